@@ -1,0 +1,172 @@
+//! The command line: raw arguments (clap) and their conversion into the
+//! library's plain options.
+
+use std::ops::RangeInclusive;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use nqueens::plan::check_board_size;
+use nqueens::{CountOptions, Method, SplitDepth};
+
+/// Counts the solutions of the N-queens problem on every core.
+#[derive(Debug, Parser)]
+#[command(name = "nqueens", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count all solutions for one or more N and check them against A000170.
+    Count(CountArgs),
+}
+
+/// Arguments of `nqueens count`.
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    /// Board sizes: N (1..32), an inclusive range A..B, or several of either.
+    #[arg(required = true, value_name = "N", value_parser = parse_board_sizes)]
+    pub sizes: Vec<RangeInclusive<u32>>,
+
+    /// How the search tree is cut: none (the full tree) or mirror (left half
+    /// of the first row, doubled).
+    #[arg(short, long, default_value = "mirror", value_parser = parse_method)]
+    pub method: Method,
+
+    /// Worker threads [default: every core].
+    #[arg(short = 'j', long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+
+    /// Rows expanded into independent tasks before the parallel search
+    /// [default: the shallowest depth giving 10,000 tasks].
+    #[arg(long, value_name = "ROWS")]
+    pub split_depth: Option<u32>,
+
+    /// Output format: one table row, JSON object or CSV record per N.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Progress bar on stderr: auto shows it only when stderr is a terminal.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+}
+
+/// Output formats of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// An aligned table with a header.
+    Text,
+    /// One JSON object per line.
+    Json,
+    /// Comma-separated values with a header.
+    Csv,
+}
+
+/// When to draw the progress bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressMode {
+    /// Only when stderr is a terminal.
+    Auto,
+    /// Even when stderr is a file or pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl CountArgs {
+    /// The board sizes in the order given, ranges expanded.
+    pub fn board_sizes(&self) -> Vec<u32> {
+        self.sizes.iter().flat_map(|range| range.clone()).collect()
+    }
+
+    /// The library options these arguments stand for.
+    pub fn count_options(&self) -> CountOptions {
+        CountOptions {
+            method: self.method,
+            threads: self.threads,
+            split_depth: self.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows),
+        }
+    }
+}
+
+/// Parses `N` or `A..B` (inclusive), each within the supported sizes.
+pub fn parse_board_sizes(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let size = |part: &str| -> Result<u32, String> {
+        let part = part.trim();
+        let value: u64 = part.parse().map_err(|_| {
+            format!("'{part}' is not a board size: expected a whole number from 1 to 32")
+        })?;
+        check_board_size(value).map_err(|err| err.to_string())
+    };
+    match text.split_once("..") {
+        None => size(text).map(|n| n..=n),
+        Some((start, end)) => {
+            let end = end.strip_prefix('=').unwrap_or(end);
+            let (start, end) = (size(start)?, size(end)?);
+            if start > end {
+                return Err(format!(
+                    "the range {start}..{end} is empty: write it as low..high, e.g. {end}..{start}"
+                ));
+            }
+            Ok(start..=end)
+        }
+    }
+}
+
+fn parse_method(text: &str) -> Result<Method, String> {
+    text.parse().map_err(|err: nqueens::Error| err.to_string())
+}
+
+fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("the thread count must be at least 1".to_string()),
+        Ok(threads) => Ok(threads),
+        Err(_) => Err(format!(
+            "'{text}' is not a thread count: expected a whole number from 1"
+        )),
+    }
+}
+
+/// Folds a clap error into one line: what was wrong and what is accepted.
+pub fn one_line_error(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let parts: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("For more information"))
+        .filter(|line| !line.starts_with("Usage:"))
+        .collect();
+    let mut line = parts.join(" ");
+    if !line.starts_with("error:") {
+        line.insert_str(0, "error: ");
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn board_sizes_parse() {
+        assert_eq!(parse_board_sizes("16"), Ok(16..=16));
+        assert_eq!(parse_board_sizes("8..12"), Ok(8..=12));
+        assert_eq!(parse_board_sizes("8..=12"), Ok(8..=12));
+        assert!(parse_board_sizes("12..8").unwrap_err().contains("empty"));
+        assert!(parse_board_sizes("a..b").unwrap_err().contains("'a'"));
+        assert!(parse_board_sizes("0").unwrap_err().contains("from 1 to 32"));
+        assert!(parse_board_sizes("33")
+            .unwrap_err()
+            .contains("from 1 to 32"));
+        assert!(parse_board_sizes("-3").is_err());
+        assert!(parse_board_sizes("").is_err());
+    }
+}

@@ -1,0 +1,127 @@
+//! Runs a plan's tasks on a rayon pool and reduces their counts.
+//!
+//! Tasks are many more than threads and uneven in cost, so they are handed
+//! out by work stealing. The engine knows nothing of terminals or files: a
+//! front end watches it through [`RunHooks`] (progress, per-task results),
+//! steers it with a skip filter (checkpoints, shards) and stops it with a
+//! cancel flag.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::kernel::{count_completions, Tally};
+use crate::plan::{Plan, Task};
+
+/// What one finished task contributed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TaskOutcome {
+    /// The task's id in its plan.
+    pub id: u64,
+    /// Completions found below the task's prefix (before weighting).
+    pub tally: Tally,
+    /// The task's weight.
+    pub weight: u32,
+    /// Wall time the kernel took on this task.
+    pub seconds: f64,
+}
+
+/// Hooks a front end may set; all are called from worker threads.
+#[derive(Default)]
+pub struct RunHooks<'a> {
+    /// Tasks for which this returns true are not run (held by a checkpoint,
+    /// or belonging to another shard).
+    pub skip: Option<&'a (dyn Fn(&Task) -> bool + Sync)>,
+    /// Called once per finished task, as soon as it finishes.
+    pub on_task: Option<&'a (dyn Fn(&TaskOutcome) + Sync)>,
+    /// When set, no further task is started; tasks in flight finish.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// The reduced result of running a plan.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunTotals {
+    /// Sum of weight x solutions over the tasks run.
+    pub solutions: u128,
+    /// Queens placed by the kernel over the tasks run (not weighted).
+    pub nodes: u128,
+    /// Tasks run to the end.
+    pub tasks_run: u64,
+    /// Tasks skipped by the filter.
+    pub tasks_skipped: u64,
+    /// Tasks not started because the run was cancelled.
+    pub tasks_cancelled: u64,
+}
+
+impl RunTotals {
+    fn merge(self, other: RunTotals) -> RunTotals {
+        RunTotals {
+            solutions: self.solutions + other.solutions,
+            nodes: self.nodes + other.nodes,
+            tasks_run: self.tasks_run + other.tasks_run,
+            tasks_skipped: self.tasks_skipped + other.tasks_skipped,
+            tasks_cancelled: self.tasks_cancelled + other.tasks_cancelled,
+        }
+    }
+}
+
+/// Runs every task of `plan` on `threads` worker threads.
+pub fn run(plan: &Plan, threads: usize, hooks: &RunHooks<'_>) -> Result<RunTotals, Error> {
+    if threads == 0 {
+        return Err(Error::ZeroThreads);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|index| format!("nqueens-worker-{index}"))
+        .build()
+        .map_err(|err| Error::ThreadPool {
+            threads,
+            reason: err.to_string(),
+        })?;
+    let n = plan.n;
+    Ok(pool.install(|| {
+        plan.tasks
+            .par_iter()
+            // One task per split: tasks are already coarse enough, and
+            // finer stealing keeps the tail short.
+            .with_max_len(1)
+            .map(|task| run_task(n, task, hooks))
+            .reduce(RunTotals::default, RunTotals::merge)
+    }))
+}
+
+fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
+    if hooks.skip.is_some_and(|skip| skip(task)) {
+        return RunTotals {
+            tasks_skipped: 1,
+            ..RunTotals::default()
+        };
+    }
+    if hooks
+        .cancel
+        .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+    {
+        return RunTotals {
+            tasks_cancelled: 1,
+            ..RunTotals::default()
+        };
+    }
+    let started = hooks.on_task.map(|_| Instant::now());
+    let tally = count_completions(n, task.board);
+    if let (Some(on_task), Some(started)) = (hooks.on_task, started) {
+        on_task(&TaskOutcome {
+            id: task.id,
+            tally,
+            weight: task.weight,
+            seconds: started.elapsed().as_secs_f64(),
+        });
+    }
+    RunTotals {
+        solutions: u128::from(tally.solutions) * u128::from(task.weight),
+        nodes: u128::from(tally.nodes),
+        tasks_run: 1,
+        ..RunTotals::default()
+    }
+}

@@ -1,0 +1,58 @@
+//! What a caller of the library can get wrong, one variant per mistake, each
+//! with a message that says what was wrong and what is accepted.
+
+use thiserror::Error;
+
+/// Errors of the counting library.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The board size is outside what the kernel supports.
+    #[error("N = {n} is out of range: N must be from {min} to {max}")]
+    BoardSizeOutOfRange {
+        /// The size asked for.
+        n: u64,
+        /// Smallest accepted size.
+        min: u32,
+        /// Largest accepted size.
+        max: u32,
+    },
+    /// The split depth would give an unreasonably large plan.
+    #[error(
+        "split depth {depth} gives more than {limit} tasks for N = {n}: use a smaller --split-depth (or leave it out to choose automatically)"
+    )]
+    SplitTooDeep {
+        /// Board size.
+        n: u32,
+        /// Depth asked for.
+        depth: u32,
+        /// Largest number of tasks a plan may hold.
+        limit: usize,
+    },
+    /// A split depth deeper than the board.
+    #[error("split depth {depth} is deeper than the board: for N = {n} it must be from 0 to {n}")]
+    SplitDeeperThanBoard {
+        /// Board size.
+        n: u32,
+        /// Depth asked for.
+        depth: u32,
+    },
+    /// Zero worker threads.
+    #[error("the thread count must be at least 1")]
+    ZeroThreads,
+    /// The method name is not one this build knows.
+    #[error("unknown method '{name}': accepted methods are {accepted}")]
+    UnknownMethod {
+        /// The name given.
+        name: String,
+        /// The names accepted, comma-separated.
+        accepted: String,
+    },
+    /// Rayon could not start its threads.
+    #[error("could not start {threads} worker threads: {reason}")]
+    ThreadPool {
+        /// Threads asked for.
+        threads: usize,
+        /// What the system said.
+        reason: String,
+    },
+}

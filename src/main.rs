@@ -1,0 +1,107 @@
+//! The `nqueens` command: parses, calls the library, prints. Only this file
+//! exits the process or prints errors.
+
+mod cli;
+mod exit_codes;
+mod output;
+mod progress;
+
+use std::io::{self, Write};
+
+use anyhow::Context;
+use clap::error::ErrorKind;
+use clap::Parser;
+use nqueens::{count_with_hooks, RunHooks, TaskOutcome};
+
+use crate::cli::{Cli, Command, CountArgs};
+use crate::exit_codes::ExitCode;
+use crate::output::ReportWriter;
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err)
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) =>
+        {
+            let _ = err.print();
+            std::process::exit(ExitCode::Success.code());
+        }
+        Err(err) if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            std::process::exit(ExitCode::Usage.code());
+        }
+        Err(err) => {
+            eprintln!("{}", cli::one_line_error(&err));
+            std::process::exit(ExitCode::Usage.code());
+        }
+    };
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::Success,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            exit_code_of(&err)
+        }
+    };
+    std::process::exit(code.code());
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Count(args) => run_count(&args),
+    }
+}
+
+fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
+    let options = args.count_options();
+    let stdout = io::stdout();
+    let mut writer = ReportWriter::new(stdout.lock(), args.format);
+    let mut mismatches = Vec::new();
+    for n in args.board_sizes() {
+        let bar = progress::task_bar(args.progress, format!("N={n}"));
+        let on_task = |_: &TaskOutcome| bar.inc(1);
+        let hooks = RunHooks {
+            on_task: Some(&on_task),
+            ..RunHooks::default()
+        };
+        let report = count_with_hooks(n, &options, &hooks, |plan| {
+            bar.set_length(plan.tasks.len() as u64)
+        })?;
+        bar.finish_and_clear();
+        writer.write(&report).context("cannot write the result")?;
+        if let (Some(false), Some(known)) = (report.matches_published(), report.published()) {
+            mismatches.push(format!(
+                "N = {n}: counted {} but A000170 says {known}",
+                report.solutions
+            ));
+        }
+    }
+    if mismatches.is_empty() {
+        return Ok(ExitCode::Success);
+    }
+    for mismatch in &mismatches {
+        eprintln!("error: WRONG COUNT: {mismatch}");
+    }
+    io::stderr().flush().ok();
+    Ok(ExitCode::CountMismatch)
+}
+
+/// Mistakes in what the user asked for are usage errors; the rest failures.
+fn exit_code_of(err: &anyhow::Error) -> ExitCode {
+    match err.downcast_ref::<nqueens::Error>() {
+        Some(nqueens::Error::ThreadPool { .. }) | None => ExitCode::Failure,
+        Some(_) => ExitCode::Usage,
+    }
+}
+
+/// A reader closing the pipe early (`nqueens ... | head`) is not a failure.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

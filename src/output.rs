@@ -1,0 +1,149 @@
+//! Output formats for count reports: a table for people, JSON lines and CSV
+//! for programs. Rows are written and flushed as each count finishes.
+
+use std::io::{self, Write};
+
+use nqueens::Report;
+use serde::Serialize;
+
+use crate::cli::Format;
+
+/// One count as programs read it; the JSON object and the CSV record.
+#[derive(Debug, Serialize)]
+pub struct CountRecord {
+    /// Board size.
+    pub n: u32,
+    /// All solutions counted.
+    pub solutions: u128,
+    /// Method counted with.
+    pub method: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Queens placed.
+    pub nodes: u128,
+    /// Nodes per second of wall time.
+    pub nodes_per_second: f64,
+    /// Whether the count equals A000170; null where the table ends.
+    pub matches_published: Option<bool>,
+}
+
+impl From<&Report> for CountRecord {
+    fn from(report: &Report) -> CountRecord {
+        CountRecord {
+            n: report.n,
+            solutions: report.solutions,
+            method: report.method.to_string(),
+            threads: report.threads,
+            seconds: report.seconds,
+            nodes: report.nodes,
+            nodes_per_second: report.nodes_per_second(),
+            matches_published: report.matches_published(),
+        }
+    }
+}
+
+/// Writes count reports in one format.
+pub struct ReportWriter<W: Write> {
+    out: W,
+    format: Format,
+    wrote_header: bool,
+}
+
+const CSV_HEADER: &str =
+    "n,solutions,method,threads,seconds,nodes,nodes_per_second,matches_published";
+
+impl<W: Write> ReportWriter<W> {
+    /// A writer of `format` onto `out`.
+    pub fn new(out: W, format: Format) -> ReportWriter<W> {
+        ReportWriter {
+            out,
+            format,
+            wrote_header: false,
+        }
+    }
+
+    /// Writes one report (after the header, the first time) and flushes.
+    pub fn write(&mut self, report: &Report) -> io::Result<()> {
+        let record = CountRecord::from(report);
+        match self.format {
+            Format::Text => {
+                if !self.wrote_header {
+                    writeln!(
+                        self.out,
+                        "{:>3} {:>20} {:>7} {:>7} {:>10} {:>22} {:>12}  published",
+                        "N", "solutions", "method", "threads", "seconds", "nodes", "nodes/s"
+                    )?;
+                }
+                let check = match (report.matches_published(), report.published()) {
+                    (Some(true), _) => "ok".to_string(),
+                    (Some(false), Some(known)) => format!("MISMATCH (A000170 says {known})"),
+                    _ => "unknown".to_string(),
+                };
+                writeln!(
+                    self.out,
+                    "{:>3} {:>20} {:>7} {:>7} {:>10.3} {:>22} {:>12}  {}",
+                    record.n,
+                    record.solutions,
+                    record.method,
+                    record.threads,
+                    record.seconds,
+                    record.nodes,
+                    human_rate(record.nodes_per_second),
+                    check
+                )?;
+            }
+            Format::Json => {
+                serde_json::to_writer(&mut self.out, &record)?;
+                writeln!(self.out)?;
+            }
+            Format::Csv => {
+                if !self.wrote_header {
+                    writeln!(self.out, "{CSV_HEADER}")?;
+                }
+                let matches = record
+                    .matches_published
+                    .map_or(String::new(), |known| known.to_string());
+                writeln!(
+                    self.out,
+                    "{},{},{},{},{:.6},{},{:.0},{}",
+                    record.n,
+                    record.solutions,
+                    record.method,
+                    record.threads,
+                    record.seconds,
+                    record.nodes,
+                    record.nodes_per_second,
+                    matches
+                )?;
+            }
+        }
+        self.wrote_header = true;
+        self.out.flush()
+    }
+}
+
+/// A rate with an SI prefix, e.g. `412.3 M/s`.
+pub fn human_rate(per_second: f64) -> String {
+    const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+    for (scale, prefix) in PREFIXES {
+        if per_second >= scale {
+            return format!("{:.1} {prefix}/s", per_second / scale);
+        }
+    }
+    format!("{per_second:.0} /s")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_get_prefixes() {
+        assert_eq!(human_rate(412_345_678.0), "412.3 M/s");
+        assert_eq!(human_rate(2_500.0), "2.5 k/s");
+        assert_eq!(human_rate(12.0), "12 /s");
+        assert_eq!(human_rate(3.2e9), "3.2 G/s");
+    }
+}
