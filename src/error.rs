@@ -18,7 +18,7 @@ pub enum Error {
     },
     /// The split depth would give an unreasonably large plan.
     #[error(
-        "split depth {depth} gives more than {limit} tasks for N = {n}: use a smaller --split-depth (or leave it out to choose automatically)"
+        "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller --split-depth, or leave it out to choose automatically"
     )]
     SplitTooDeep {
         /// Board size.

@@ -22,14 +22,22 @@ pub struct Tally {
     pub nodes: u64,
 }
 
-impl Tally {
-    /// Component-wise sum.
-    #[inline]
-    pub fn add(self, other: Tally) -> Tally {
+impl std::ops::Add for Tally {
+    type Output = Tally;
+
+    #[inline(always)]
+    fn add(self, other: Tally) -> Tally {
         Tally {
             solutions: self.solutions + other.solutions,
             nodes: self.nodes + other.nodes,
         }
+    }
+}
+
+impl std::ops::AddAssign for Tally {
+    #[inline(always)]
+    fn add_assign(&mut self, other: Tally) {
+        *self = *self + other;
     }
 }
 
@@ -232,7 +240,7 @@ fn search(n: u32, start: Board) -> Tally {
         let next_ld = (ld | bit) << 1;
         let next_rd = (rd | bit) >> 1;
         if level == last_level {
-            tally = tally.add(three_rows(mask, next_cols, next_ld, next_rd));
+            tally += three_rows(mask, next_cols, next_ld, next_rd);
             continue;
         }
         let next_free = mask & !(next_cols | next_ld | next_rd);

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 use anyhow::Context;
 use clap::error::ErrorKind;
 use clap::Parser;
-use nqueens::{count_with_hooks, RunHooks, TaskOutcome};
+use nqueens::{count_with_hooks, Report, RunHooks, TaskOutcome};
 
 use crate::cli::{Cli, Command, CountArgs};
 use crate::exit_codes::ExitCode;
@@ -72,12 +72,7 @@ fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
         })?;
         bar.finish_and_clear();
         writer.write(&report).context("cannot write the result")?;
-        if let (Some(false), Some(known)) = (report.matches_published(), report.published()) {
-            mismatches.push(format!(
-                "N = {n}: counted {} but A000170 says {known}",
-                report.solutions
-            ));
-        }
+        mismatches.extend(mismatch(&report));
     }
     if mismatches.is_empty() {
         return Ok(ExitCode::Success);
@@ -87,6 +82,17 @@ fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
     }
     io::stderr().flush().ok();
     Ok(ExitCode::CountMismatch)
+}
+
+/// The complaint about a count that disagrees with the published table.
+fn mismatch(report: &Report) -> Option<String> {
+    match (report.matches_published(), report.published()) {
+        (Some(false), Some(known)) => Some(format!(
+            "N = {}: counted {} but A000170 says {known}",
+            report.n, report.solutions
+        )),
+        _ => None,
+    }
 }
 
 /// Mistakes in what the user asked for are usage errors; the rest failures.
@@ -104,4 +110,33 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<io::Error>()
             .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nqueens::{count, CountOptions};
+
+    #[test]
+    fn a_wrong_count_is_named_and_a_right_one_is_not() {
+        let mut report = count(10, &CountOptions::default()).unwrap();
+        assert_eq!(mismatch(&report), None);
+        report.solutions += 1;
+        let complaint = mismatch(&report).unwrap();
+        assert!(
+            complaint.contains("counted 725 but A000170 says 724"),
+            "{complaint}"
+        );
+        // Past the table there is nothing to compare with.
+        report.n = 28;
+        assert_eq!(mismatch(&report), None);
+    }
+
+    #[test]
+    fn input_mistakes_are_usage_errors() {
+        let usage = anyhow::Error::new(nqueens::Error::ZeroThreads);
+        assert_eq!(exit_code_of(&usage), ExitCode::Usage);
+        let failure = anyhow::anyhow!("disk full");
+        assert_eq!(exit_code_of(&failure), ExitCode::Failure);
+    }
 }

@@ -27,7 +27,12 @@ pub const AUTO_MIN_TASKS: usize = 10_000;
 pub const AUTO_MIN_ROWS_LEFT: u32 = 5;
 
 /// Largest plan built, whatever depth is asked for (about 40 bytes a task).
-pub const MAX_TASKS: usize = 50_000_000;
+pub const MAX_TASKS: usize = 20_000_000;
+
+/// Most queens placed while expanding prefixes. Near the bottom of the board
+/// most prefixes die before reaching the split depth, so the task count alone
+/// would not stop an absurd depth from searching the whole tree.
+pub const MAX_PREFIX_NODES: u64 = 5 * MAX_TASKS as u64;
 
 /// How the search tree is cut into tasks and which part of it is searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -252,7 +257,7 @@ fn mirror_roots(n: u32) -> (Vec<Root>, u64) {
 
 /// Appends the tasks of `root` expanded to row `depth`, in lexicographic
 /// order, counting the queens placed. Errs when the plan grows past
-/// [`MAX_TASKS`].
+/// [`MAX_TASKS`] or the expansion past [`MAX_PREFIX_NODES`].
 fn expand(
     n: u32,
     root: Root,
@@ -276,6 +281,9 @@ fn expand(
         let bit = free & free.wrapping_neg();
         free &= free - 1;
         *nodes += 1;
+        if *nodes > MAX_PREFIX_NODES {
+            return Err(());
+        }
         let child = Root {
             board: root.board.place(bit),
             weight: root.weight,

@@ -1,0 +1,211 @@
+//! The real binary, one test per behaviour.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn nqueens() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// Runs a command expected to be refused as a usage error and returns its
+/// single line of stderr.
+fn usage_error(args: &[&str]) -> String {
+    let output = nqueens().args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    assert!(output.stdout.is_empty(), "{args:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn count_prints_a_checked_table_row() {
+    nqueens().args(["count", "8"]).assert().success().stdout(
+        predicate::str::is_match(r"(?m)^\s+8\s+92\s+mirror\s+\d+\s+[\d.]+\s+\d+\s+.*/s\s+ok$")
+            .unwrap(),
+    );
+}
+
+#[test]
+fn count_range_prints_one_row_per_n() {
+    let output = nqueens()
+        .args(["count", "4..7", "--progress", "never"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    for (line, expected) in lines[1..].iter().zip(["2", "10", "4", "40"]) {
+        assert_eq!(line.split_whitespace().nth(1), Some(expected), "{line}");
+    }
+}
+
+#[test]
+fn json_is_one_object_per_n_with_every_field() {
+    let output = nqueens()
+        .args(["count", "8", "10", "12", "--format", "json", "-j", "2"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 3);
+    for (row, (n, solutions)) in rows.iter().zip([(8, 92), (10, 724), (12, 14200)]) {
+        assert_eq!(row["n"], n);
+        assert_eq!(row["solutions"], solutions);
+        assert_eq!(row["method"], "mirror");
+        assert_eq!(row["threads"], 2);
+        assert_eq!(row["matches_published"], true);
+        assert!(row["seconds"].as_f64().unwrap() >= 0.0);
+        assert!(row["nodes"].as_u64().unwrap() > 0);
+        assert!(row["nodes_per_second"].is_number());
+    }
+}
+
+#[test]
+fn csv_has_a_header_and_a_record_per_n() {
+    let output = nqueens()
+        .args(["count", "5..6", "--format", "csv", "-m", "none"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "n,solutions,method,threads,seconds,nodes,nodes_per_second,matches_published"
+    );
+    assert!(lines[1].starts_with("5,10,none,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("6,4,none,"), "{}", lines[2]);
+    assert!(lines[1].ends_with(",true"));
+    assert_eq!(lines.len(), 3);
+}
+
+#[test]
+fn forced_progress_goes_to_stderr_and_leaves_stdout_clean() {
+    let output = nqueens()
+        .args(["count", "13", "--progress", "always", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let row: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(row["solutions"], 73712);
+    assert!(!output.stderr.is_empty(), "a forced bar draws something");
+}
+
+#[test]
+fn progress_is_silent_when_not_a_terminal() {
+    nqueens()
+        .args(["count", "12"])
+        .assert()
+        .success()
+        .stderr(predicate::str::is_empty());
+}
+
+#[test]
+fn split_depth_and_threads_do_not_change_the_count() {
+    for args in [
+        ["-j", "1", "--split-depth", "0"],
+        ["-j", "3", "--split-depth", "5"],
+    ] {
+        nqueens()
+            .args(["count", "11", "--format", "csv"])
+            .args(args)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("\n11,2680,mirror,"));
+    }
+}
+
+#[test]
+fn bad_ranges_are_refused() {
+    assert!(usage_error(&["count", "10..8"]).contains("empty"));
+    assert!(usage_error(&["count", "a..b"]).contains("'a' is not a board size"));
+    assert!(usage_error(&["count", "8..x"]).contains("'x'"));
+}
+
+#[test]
+fn sizes_out_of_range_are_refused() {
+    assert!(usage_error(&["count", "0"]).contains("from 1 to 32"));
+    assert!(usage_error(&["count", "33"]).contains("from 1 to 32"));
+    assert!(usage_error(&["count", "-4"]).contains("error:"));
+    assert!(usage_error(&["count", "99999999999999999999"]).contains("board size"));
+}
+
+#[test]
+fn zero_threads_are_refused() {
+    assert!(usage_error(&["count", "8", "--threads", "0"]).contains("at least 1"));
+    assert!(usage_error(&["count", "8", "-j", "many"]).contains("thread count"));
+}
+
+#[test]
+fn unknown_methods_and_formats_are_refused() {
+    let method = usage_error(&["count", "8", "--method", "sideways"]);
+    assert!(
+        method.contains("sideways") && method.contains("none, mirror"),
+        "{method}"
+    );
+    let format = usage_error(&["count", "8", "--format", "xml"]);
+    assert!(format.contains("text, json, csv"), "{format}");
+}
+
+#[test]
+fn impossible_split_depths_are_refused() {
+    assert!(usage_error(&["count", "8", "--split-depth", "9"]).contains("from 0 to 8"));
+    assert!(
+        usage_error(&["count", "30", "--split-depth", "30", "-m", "none"]).contains("too deep")
+    );
+    assert!(usage_error(&["count", "8", "--split-depth", "-1"]).contains("error:"));
+}
+
+#[test]
+fn missing_arguments_are_usage_errors() {
+    nqueens().assert().code(2);
+    nqueens().arg("count").assert().code(2);
+    nqueens().arg("frobnicate").assert().code(2);
+}
+
+#[test]
+fn help_and_version_succeed() {
+    nqueens()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("count"));
+    nqueens()
+        .args(["count", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--split-depth"));
+    nqueens().arg("--version").assert().success();
+}
+
+#[test]
+fn closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command as StdCommand, Stdio};
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "1..14", "--format", "csv"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{status:?} {stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}

@@ -1,0 +1,198 @@
+//! Counting methods against each other and against the published tables, at
+//! several split depths and thread counts.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use nqueens::{count, count_with_hooks, naive, published};
+use nqueens::{CountOptions, Method, Plan, RunHooks, SplitDepth, Task, TaskOutcome};
+
+fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOptions {
+    CountOptions {
+        method,
+        threads: Some(threads),
+        split_depth,
+    }
+}
+
+#[test]
+fn methods_agree_at_every_depth_and_thread_count() {
+    for n in 1..=14u32 {
+        let mut depths = vec![SplitDepth::Auto];
+        depths.extend((0..=n.min(4)).map(SplitDepth::Rows));
+        let mut totals = Vec::new();
+        for method in Method::ALL {
+            let mut nodes_of_method = None;
+            for &split in &depths {
+                for threads in [1, 2, 3] {
+                    let report = count(n, &options(method, threads, split)).unwrap();
+                    assert!(report.complete);
+                    totals.push((method, split, threads, report.solutions));
+                    // Nodes are queens placed: the split must not change them.
+                    let nodes = *nodes_of_method.get_or_insert(report.nodes);
+                    assert_eq!(report.nodes, nodes, "n={n} {method} {split:?} nodes");
+                }
+            }
+        }
+        let first = totals[0].3;
+        for (method, split, threads, solutions) in totals {
+            assert_eq!(
+                solutions, first,
+                "n={n} {method} {split:?} threads={threads}"
+            );
+        }
+    }
+}
+
+#[test]
+fn counts_equal_the_published_table_up_to_15() {
+    for n in 1..=15u32 {
+        let report = count(n, &CountOptions::default()).unwrap();
+        assert_eq!(Some(report.solutions), published::total(n), "n={n}");
+        assert_eq!(report.matches_published(), Some(true));
+    }
+    let full = count(15, &options(Method::None, 2, SplitDepth::Auto)).unwrap();
+    assert_eq!(Some(full.solutions), published::total(15));
+}
+
+#[test]
+fn full_tree_nodes_equal_the_naive_search() {
+    for n in 1..=10u32 {
+        let report = count(n, &options(Method::None, 2, SplitDepth::Rows(n.min(2)))).unwrap();
+        assert_eq!(
+            report.nodes,
+            u128::from(naive::count_completions(n, &[]).nodes),
+            "n={n}"
+        );
+    }
+}
+
+#[test]
+fn mirror_searches_about_half_the_full_tree() {
+    for n in 8..=14u32 {
+        let none = count(n, &options(Method::None, 2, SplitDepth::Auto)).unwrap();
+        let mirror = count(n, &options(Method::Mirror, 2, SplitDepth::Auto)).unwrap();
+        let ratio = mirror.nodes as f64 / none.nodes as f64;
+        assert!((0.45..0.56).contains(&ratio), "n={n} ratio {ratio}");
+    }
+}
+
+#[test]
+fn plans_are_deterministic_and_ordered() {
+    for method in Method::ALL {
+        for depth in [1, 3] {
+            let a = Plan::build(12, method, SplitDepth::Rows(depth)).unwrap();
+            let b = Plan::build(12, method, SplitDepth::Rows(depth)).unwrap();
+            assert_eq!(a.fingerprint(), b.fingerprint());
+            assert_eq!(a.tasks, b.tasks);
+            for (index, task) in a.tasks.iter().enumerate() {
+                assert_eq!(task.id, index as u64);
+            }
+        }
+        let shallow = Plan::build(12, method, SplitDepth::Rows(2)).unwrap();
+        let deep = Plan::build(12, method, SplitDepth::Rows(3)).unwrap();
+        assert_ne!(shallow.fingerprint(), deep.fingerprint());
+        assert!(deep.tasks.len() > shallow.tasks.len());
+    }
+    let none = Plan::build(12, Method::None, SplitDepth::Rows(3)).unwrap();
+    let mirror = Plan::build(12, Method::Mirror, SplitDepth::Rows(3)).unwrap();
+    assert_ne!(none.fingerprint(), mirror.fingerprint());
+    assert_eq!(none.fingerprint_hex().len(), 16);
+}
+
+#[test]
+fn auto_split_gives_enough_tasks_for_large_boards() {
+    for n in [14u32, 16, 18] {
+        for method in Method::ALL {
+            let plan = Plan::build(n, method, SplitDepth::Auto).unwrap();
+            assert!(
+                plan.tasks.len() >= nqueens::plan::AUTO_MIN_TASKS,
+                "n={n} {method}"
+            );
+            assert!(plan.split_depth + nqueens::plan::AUTO_MIN_ROWS_LEFT <= n);
+        }
+    }
+}
+
+#[test]
+fn skipped_tasks_are_left_out_and_the_rest_adds_up() {
+    let n = 12;
+    let opts = options(Method::Mirror, 2, SplitDepth::Rows(3));
+    let total = count(n, &opts).unwrap().solutions;
+    let mut parts = 0;
+    for parity in 0..2u64 {
+        let skip = move |task: &Task| task.id % 2 != parity;
+        let hooks = RunHooks {
+            skip: Some(&skip),
+            ..RunHooks::default()
+        };
+        let report = count_with_hooks(n, &opts, &hooks, |_| {}).unwrap();
+        assert!(!report.complete);
+        parts += report.solutions;
+    }
+    assert_eq!(parts, total);
+}
+
+#[test]
+fn each_task_is_reported_once() {
+    let seen = Mutex::new(Vec::new());
+    let on_task = |outcome: &TaskOutcome| seen.lock().unwrap().push(outcome.id);
+    let hooks = RunHooks {
+        on_task: Some(&on_task),
+        ..RunHooks::default()
+    };
+    let mut tasks = 0;
+    count_with_hooks(13, &CountOptions::default(), &hooks, |plan| {
+        tasks = plan.tasks.len()
+    })
+    .unwrap();
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_unstable();
+    assert_eq!(seen, (0..tasks as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn cancel_stops_handing_out_tasks() {
+    let cancel = AtomicBool::new(false);
+    let done = AtomicU64::new(0);
+    let on_task = |_: &TaskOutcome| {
+        if done.fetch_add(1, Ordering::Relaxed) == 9 {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    };
+    let hooks = RunHooks {
+        on_task: Some(&on_task),
+        cancel: Some(&cancel),
+        ..RunHooks::default()
+    };
+    let report = count_with_hooks(
+        14,
+        &options(Method::Mirror, 2, SplitDepth::Auto),
+        &hooks,
+        |_| {},
+    )
+    .unwrap();
+    assert!(!report.complete);
+    assert!(report.solutions < published::total(14).unwrap());
+    // Only tasks already in flight when the flag went up may finish after it.
+    assert!(done.load(Ordering::Relaxed) <= 12);
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    assert!(count(0, &CountOptions::default()).is_err());
+    assert!(count(33, &CountOptions::default()).is_err());
+    let zero = CountOptions {
+        threads: Some(0),
+        ..CountOptions::default()
+    };
+    assert_eq!(count(8, &zero).unwrap_err(), nqueens::Error::ZeroThreads);
+    assert!(Plan::build(8, Method::None, SplitDepth::Rows(9)).is_err());
+    let huge = Plan::build(30, Method::None, SplitDepth::Rows(30)).unwrap_err();
+    assert!(
+        matches!(huge, nqueens::Error::SplitTooDeep { .. }),
+        "{huge}"
+    );
+    assert!("sideways".parse::<Method>().is_err());
+    assert_eq!("MIRROR".parse::<Method>(), Ok(Method::Mirror));
+}
