@@ -19,7 +19,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Count all solutions for one or more N and check them against A000170.
+    /// Count all solutions (A000170) and unique ones (A002562) for one or more
+    /// N, and check both against the published tables.
     Count(CountArgs),
 }
 
@@ -30,9 +31,10 @@ pub struct CountArgs {
     #[arg(required = true, value_name = "N", value_parser = parse_board_sizes)]
     pub sizes: Vec<RangeInclusive<u32>>,
 
-    /// How the search tree is cut: none (the full tree) or mirror (left half
-    /// of the first row, doubled).
-    #[arg(short, long, default_value = "mirror", value_parser = parse_method)]
+    /// How the search tree is cut: none (the full tree), mirror (left half of
+    /// the first row, doubled), d4 (all 8 symmetries, orbits weighted at the
+    /// leaves), auto (d4 from N = 10, mirror below).
+    #[arg(short, long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
 
     /// Worker threads [default: every core].

@@ -11,20 +11,55 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::d4;
 use crate::error::Error;
-use crate::kernel::{count_completions, Tally};
-use crate::plan::{Plan, Task};
+use crate::kernel::count_completions;
+use crate::plan::{Plan, Task, TaskKind};
+
+/// What one task counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskCount {
+    /// Solutions below the task's prefix, weighted.
+    pub solutions: u64,
+    /// Classes of solutions under symmetry counted (`d4` tasks; 0 otherwise).
+    pub orbits: u64,
+    /// Of those classes, how many have 2, 4 and 8 boards (`d4` tasks).
+    pub orbit_sizes: [u64; 3],
+    /// Queens placed.
+    pub nodes: u64,
+}
+
+/// Counts one task of an `n` plan, whatever its kind.
+pub fn count_task(n: u32, task: &Task) -> TaskCount {
+    match task.kind {
+        TaskKind::Plain => {
+            let tally = count_completions(n, task.board);
+            TaskCount {
+                solutions: tally.solutions * u64::from(task.weight),
+                nodes: tally.nodes,
+                ..TaskCount::default()
+            }
+        }
+        TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => {
+            let tally = d4::count_task(n, task);
+            TaskCount {
+                solutions: tally.solutions,
+                orbits: tally.orbits,
+                orbit_sizes: tally.by_orbit_size,
+                nodes: tally.nodes,
+            }
+        }
+    }
+}
 
 /// What one finished task contributed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TaskOutcome {
     /// The task's id in its plan.
     pub id: u64,
-    /// Completions found below the task's prefix (before weighting).
-    pub tally: Tally,
-    /// The task's weight.
-    pub weight: u32,
-    /// Wall time the kernel took on this task.
+    /// What it counted.
+    pub count: TaskCount,
+    /// Wall time the search took on this task.
     pub seconds: f64,
 }
 
@@ -45,6 +80,10 @@ pub struct RunHooks<'a> {
 pub struct RunTotals {
     /// Sum of weight x solutions over the tasks run.
     pub solutions: u128,
+    /// Classes of solutions under symmetry counted (`d4` plans).
+    pub orbits: u128,
+    /// Of those classes, how many have 2, 4 and 8 boards (`d4` plans).
+    pub orbit_sizes: [u128; 3],
     /// Queens placed by the kernel over the tasks run (not weighted).
     pub nodes: u128,
     /// Tasks run to the end.
@@ -59,6 +98,8 @@ impl RunTotals {
     fn merge(self, other: RunTotals) -> RunTotals {
         RunTotals {
             solutions: self.solutions + other.solutions,
+            orbits: self.orbits + other.orbits,
+            orbit_sizes: [0, 1, 2].map(|i| self.orbit_sizes[i] + other.orbit_sizes[i]),
             nodes: self.nodes + other.nodes,
             tasks_run: self.tasks_run + other.tasks_run,
             tasks_skipped: self.tasks_skipped + other.tasks_skipped,
@@ -109,18 +150,19 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
         };
     }
     let started = hooks.on_task.map(|_| Instant::now());
-    let tally = count_completions(n, task.board);
+    let count = count_task(n, task);
     if let (Some(on_task), Some(started)) = (hooks.on_task, started) {
         on_task(&TaskOutcome {
             id: task.id,
-            tally,
-            weight: task.weight,
+            count,
             seconds: started.elapsed().as_secs_f64(),
         });
     }
     RunTotals {
-        solutions: u128::from(tally.solutions) * u128::from(task.weight),
-        nodes: u128::from(tally.nodes),
+        solutions: u128::from(count.solutions),
+        orbits: u128::from(count.orbits),
+        orbit_sizes: count.orbit_sizes.map(u128::from),
+        nodes: u128::from(count.nodes),
         tasks_run: 1,
         ..RunTotals::default()
     }

@@ -29,12 +29,14 @@ pub enum Error {
         limit: usize,
     },
     /// A split depth deeper than the board.
-    #[error("split depth {depth} is deeper than the board: for N = {n} it must be from 0 to {n}")]
+    #[error("split depth {depth} is out of range: for N = {n} it must be from 0 to {deepest}")]
     SplitDeeperThanBoard {
         /// Board size.
         n: u32,
         /// Depth asked for.
         depth: u32,
+        /// Deepest split accepted for this N.
+        deepest: u32,
     },
     /// Zero worker threads.
     #[error("the thread count must be at least 1")]

@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plan::force_open_sides;
+
 /// Largest board the kernel accepts. Counting beyond it is far out of reach,
 /// and 2N diagonal bits still fit in one u64.
 pub const MAX_N: u32 = 32;
@@ -147,16 +149,27 @@ const STACK_DEPTH: usize = MAX_N as usize;
 /// on each row: the upper one must be free on its row, the lower one must not
 /// be hit by the diagonals coming down from above, and the two columns must
 /// not be neighbours (the upper queen would attack the lower one).
+/// `upper_allowed` and `last_allowed` are the squares the rows may use at
+/// all (the whole row for plain searches; bounded rows for `d4`), and
+/// `upper_forced` the columns that must take the upper row's queen if still
+/// open (see [`force_open_sides`]; 0 for plain searches).
 #[inline(always)]
-fn two_rows(mask: u64, cols: u64, ld: u64, rd: u64) -> Tally {
-    let free = mask & !(cols | ld | rd);
+pub(crate) fn two_rows(
+    mask: u64,
+    board: (u64, u64, u64),
+    upper_allowed: u64,
+    last_allowed: u64,
+    upper_forced: u64,
+) -> Tally {
+    let (cols, ld, rd) = board;
     let open = mask & !cols;
+    let free = force_open_sides(upper_allowed & !(cols | ld | rd), upper_forced & open);
     let low = open & open.wrapping_neg();
     let high = open ^ low;
     let below = (ld << 1) | (rd >> 1);
     let apart = u64::from((low << 1) != high);
-    let low_first = u64::from(free & low != 0) & u64::from(high & below == 0);
-    let high_first = u64::from(free & high != 0) & u64::from(low & below == 0);
+    let low_first = u64::from(free & low != 0) & u64::from(high & (last_allowed & !below) != 0);
+    let high_first = u64::from(free & high != 0) & u64::from(low & (last_allowed & !below) != 0);
     let solutions = (low_first + high_first) * apart;
     Tally {
         solutions,
@@ -168,15 +181,23 @@ fn two_rows(mask: u64, cols: u64, ld: u64, rd: u64) -> Tally {
 
 /// Completions of a board with three rows left: a tight loop over the first,
 /// closed form for the other two. A loop of its own predicts better than one
-/// more frame of the general search.
+/// more frame of the general search. `allowed` holds the squares each of the
+/// three rows may use at all, `forced` the columns each must take if open.
 #[inline(always)]
-fn three_rows(mask: u64, cols: u64, ld: u64, rd: u64) -> Tally {
-    let mut free = mask & !(cols | ld | rd);
+pub(crate) fn three_rows(
+    mask: u64,
+    board: (u64, u64, u64),
+    allowed: [u64; 3],
+    forced: [u64; 3],
+) -> Tally {
+    let (cols, ld, rd) = board;
+    let mut free = force_open_sides(allowed[0] & !(cols | ld | rd), forced[0] & !cols);
     let mut tally = Tally::default();
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free &= free - 1;
-        let below = two_rows(mask, cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+        let next = (cols | bit, (ld | bit) << 1, (rd | bit) >> 1);
+        let below = two_rows(mask, next, allowed[1], allowed[2], forced[1]);
         tally.solutions += below.solutions;
         tally.nodes += below.nodes + 1;
     }
@@ -206,8 +227,8 @@ fn search(n: u32, start: Board) -> Tally {
                 nodes: count,
             };
         }
-        2 => return two_rows(mask, start.cols, start.ld, start.rd),
-        3 => return three_rows(mask, start.cols, start.ld, start.rd),
+        2 => return two_rows(mask, (start.cols, start.ld, start.rd), mask, mask, 0),
+        3 => return three_rows(mask, (start.cols, start.ld, start.rd), [mask; 3], [0; 3]),
         _ => {}
     }
     // Frames 0..=last_level place queens on rows start.row..=n-4.
@@ -240,7 +261,7 @@ fn search(n: u32, start: Board) -> Tally {
         let next_ld = (ld | bit) << 1;
         let next_rd = (rd | bit) >> 1;
         if level == last_level {
-            tally += three_rows(mask, next_cols, next_ld, next_rd);
+            tally += three_rows(mask, (next_cols, next_ld, next_rd), [mask; 3], [0; 3]);
             continue;
         }
         let next_free = mask & !(next_cols | next_ld | next_rd);

@@ -13,19 +13,22 @@
 //! assert_eq!(report.matches_published(), Some(true));
 //! ```
 
+pub mod d4;
 pub mod engine;
 pub mod error;
 pub mod kernel;
 pub mod naive;
 pub mod plan;
 pub mod published;
+pub mod symmetric;
 
 use std::time::Instant;
 
-pub use engine::{RunHooks, RunTotals, TaskOutcome};
+pub use engine::{RunHooks, RunTotals, TaskCount, TaskOutcome};
 pub use error::Error;
 pub use kernel::{Board, Tally, MAX_N};
-pub use plan::{Method, Plan, SplitDepth, Task, MIN_N};
+pub use plan::{Method, Plan, SplitDepth, Task, TaskKind, MIN_N};
+pub use symmetric::Turn;
 
 /// What to count with.
 #[derive(Clone, Debug)]
@@ -41,7 +44,7 @@ pub struct CountOptions {
 impl Default for CountOptions {
     fn default() -> CountOptions {
         CountOptions {
-            method: Method::Mirror,
+            method: Method::Auto,
             threads: None,
             split_depth: SplitDepth::Auto,
         }
@@ -63,6 +66,16 @@ pub struct Report {
     pub threads: usize,
     /// Solutions counted (all of them, symmetric images included).
     pub solutions: u128,
+    /// Solutions up to the 8 symmetries of the square, by Burnside's lemma
+    /// from `solutions`, P and R; `None` if they are inconsistent.
+    pub unique: Option<u128>,
+    /// P: solutions unchanged by a half turn.
+    pub half_turn_symmetric: u128,
+    /// R: solutions unchanged by a quarter turn.
+    pub quarter_turn_symmetric: u128,
+    /// Unique solutions as the `d4` leaves classified them, with how many
+    /// classes have 2, 4 and 8 boards; `None` for other methods.
+    pub orbits: Option<Orbits>,
     /// Queens placed, while building the plan and in the kernel.
     pub nodes: u128,
     /// Wall time, plan building included.
@@ -73,15 +86,50 @@ pub struct Report {
     pub complete: bool,
 }
 
+/// The classes of solutions a `d4` count found at its leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orbits {
+    /// Classes counted: the unique solutions.
+    pub unique: u128,
+    /// Classes of 2, 4 and 8 boards.
+    pub by_size: [u128; 3],
+}
+
 impl Report {
     /// The published count for this N, where one is known.
     pub fn published(&self) -> Option<u128> {
         published::total(self.n)
     }
 
+    /// The published unique count for this N, where one is known.
+    pub fn published_unique(&self) -> Option<u128> {
+        published::unique(self.n)
+    }
+
     /// Whether the count equals the published one; `None` past the table.
     pub fn matches_published(&self) -> Option<bool> {
         self.published().map(|known| known == self.solutions)
+    }
+
+    /// Whether the unique count (and the leaf classification, where there
+    /// is one) equals the published one; `None` past the table.
+    pub fn unique_matches_published(&self) -> Option<bool> {
+        let known = self.published_unique()?;
+        let leaves_agree = self.orbits.is_none_or(|orbits| orbits.unique == known);
+        Some(self.unique == Some(known) && leaves_agree)
+    }
+
+    /// Whether every check that can be made passed: the total and unique
+    /// counts against the tables, the two unique routes against each other.
+    pub fn is_consistent(&self) -> bool {
+        let routes_agree = match (self.unique, self.orbits) {
+            (Some(unique), Some(orbits)) => unique == orbits.unique,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        routes_agree
+            && self.matches_published() != Some(false)
+            && self.unique_matches_published() != Some(false)
     }
 
     /// Nodes per second of wall time.
@@ -121,6 +169,13 @@ pub fn count_with_hooks(
     let plan = Plan::build(n, options.method, options.split_depth)?;
     on_plan(&plan);
     let totals = engine::run(&plan, threads, hooks)?;
+    let half_turn = u128::from(symmetric::count_symmetric(n, Turn::Half));
+    let quarter_turn = u128::from(symmetric::count_symmetric(n, Turn::Quarter));
+    let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;
+    let orbits = (plan.method == Method::D4 && complete).then_some(Orbits {
+        unique: totals.orbits,
+        by_size: totals.orbit_sizes,
+    });
     Ok(Report {
         n,
         method: plan.method,
@@ -128,9 +183,15 @@ pub fn count_with_hooks(
         tasks: plan.tasks.len(),
         threads,
         solutions: totals.solutions,
+        unique: complete
+            .then(|| symmetric::unique_by_burnside(n, totals.solutions, half_turn, quarter_turn))
+            .flatten(),
+        half_turn_symmetric: half_turn,
+        quarter_turn_symmetric: quarter_turn,
+        orbits,
         nodes: totals.nodes + u128::from(plan.prefix_nodes),
         seconds: started.elapsed().as_secs_f64(),
         fingerprint: plan.fingerprint(),
-        complete: totals.tasks_cancelled == 0 && totals.tasks_skipped == 0,
+        complete,
     })
 }

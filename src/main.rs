@@ -84,15 +84,39 @@ fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::CountMismatch)
 }
 
-/// The complaint about a count that disagrees with the published table.
+/// The complaint about a count that disagrees with the published tables, or
+/// whose two routes to the unique count disagree.
 fn mismatch(report: &Report) -> Option<String> {
-    match (report.matches_published(), report.published()) {
-        (Some(false), Some(known)) => Some(format!(
-            "N = {}: counted {} but A000170 says {known}",
-            report.n, report.solutions
-        )),
-        _ => None,
+    if report.is_consistent() {
+        return None;
     }
+    let n = report.n;
+    let shown = |value: Option<u128>| value.map_or("none".to_string(), |value| value.to_string());
+    let mut complaints = Vec::new();
+    if report.matches_published() == Some(false) {
+        complaints.push(format!(
+            "counted {} solutions but A000170 says {}",
+            report.solutions,
+            shown(report.published())
+        ));
+    }
+    if report.unique_matches_published() == Some(false) || report.unique.is_none() {
+        complaints.push(format!(
+            "unique {} (Burnside) but A002562 says {}",
+            shown(report.unique),
+            shown(report.published_unique())
+        ));
+    }
+    if let Some(orbits) = report.orbits {
+        if Some(orbits.unique) != report.unique {
+            complaints.push(format!(
+                "the d4 leaves found {} classes but Burnside gives {}",
+                orbits.unique,
+                shown(report.unique)
+            ));
+        }
+    }
+    Some(format!("N = {n}: {}", complaints.join("; ")))
 }
 
 /// Mistakes in what the user asked for are usage errors; the rest failures.

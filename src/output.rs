@@ -15,6 +15,12 @@ pub struct CountRecord {
     pub n: u32,
     /// All solutions counted.
     pub solutions: u128,
+    /// Solutions up to symmetry (Burnside); null if the run was incomplete.
+    pub unique: Option<u128>,
+    /// P: solutions unchanged by a half turn.
+    pub half_turn_symmetric: u128,
+    /// R: solutions unchanged by a quarter turn.
+    pub quarter_turn_symmetric: u128,
     /// Method counted with.
     pub method: String,
     /// Worker threads.
@@ -27,6 +33,12 @@ pub struct CountRecord {
     pub nodes_per_second: f64,
     /// Whether the count equals A000170; null where the table ends.
     pub matches_published: Option<bool>,
+    /// Whether the unique count equals A002562 (and, for `d4`, the leaf
+    /// classification agrees); null where the table ends.
+    pub unique_matches_published: Option<bool>,
+    /// Unique solutions as the `d4` leaves classified them; null for other
+    /// methods.
+    pub unique_from_orbits: Option<u128>,
 }
 
 impl From<&Report> for CountRecord {
@@ -34,12 +46,17 @@ impl From<&Report> for CountRecord {
         CountRecord {
             n: report.n,
             solutions: report.solutions,
+            unique: report.unique,
+            half_turn_symmetric: report.half_turn_symmetric,
+            quarter_turn_symmetric: report.quarter_turn_symmetric,
             method: report.method.to_string(),
             threads: report.threads,
             seconds: report.seconds,
             nodes: report.nodes,
             nodes_per_second: report.nodes_per_second(),
             matches_published: report.matches_published(),
+            unique_matches_published: report.unique_matches_published(),
+            unique_from_orbits: report.orbits.map(|orbits| orbits.unique),
         }
     }
 }
@@ -52,7 +69,7 @@ pub struct ReportWriter<W: Write> {
 }
 
 const CSV_HEADER: &str =
-    "n,solutions,method,threads,seconds,nodes,nodes_per_second,matches_published";
+    "n,solutions,unique,half_turn_symmetric,quarter_turn_symmetric,method,threads,seconds,nodes,nodes_per_second,matches_published,unique_matches_published";
 
 impl<W: Write> ReportWriter<W> {
     /// A writer of `format` onto `out`.
@@ -72,20 +89,34 @@ impl<W: Write> ReportWriter<W> {
                 if !self.wrote_header {
                     writeln!(
                         self.out,
-                        "{:>3} {:>20} {:>7} {:>7} {:>10} {:>22} {:>12}  published",
-                        "N", "solutions", "method", "threads", "seconds", "nodes", "nodes/s"
+                        "{:>3} {:>19} {:>18} {:>6} {:>4} {:>6} {:>7} {:>9} {:>20} {:>11}  published",
+                        "N", "solutions", "unique", "P", "R", "method", "threads", "seconds", "nodes",
+                        "nodes/s"
                     )?;
                 }
-                let check = match (report.matches_published(), report.published()) {
-                    (Some(true), _) => "ok".to_string(),
-                    (Some(false), Some(known)) => format!("MISMATCH (A000170 says {known})"),
-                    _ => "unknown".to_string(),
+                let check = if !report.complete {
+                    "incomplete".to_string()
+                } else {
+                    match (
+                        report.matches_published(),
+                        report.unique_matches_published(),
+                    ) {
+                        (Some(true), Some(true)) => "ok".to_string(),
+                        (None, _) => "unknown".to_string(),
+                        _ => "MISMATCH".to_string(),
+                    }
                 };
+                let unique = record
+                    .unique
+                    .map_or("?".to_string(), |unique| unique.to_string());
                 writeln!(
                     self.out,
-                    "{:>3} {:>20} {:>7} {:>7} {:>10.3} {:>22} {:>12}  {}",
+                    "{:>3} {:>19} {:>18} {:>6} {:>4} {:>6} {:>7} {:>9.3} {:>20} {:>11}  {}",
                     record.n,
                     record.solutions,
+                    unique,
+                    record.half_turn_symmetric,
+                    record.quarter_turn_symmetric,
                     record.method,
                     record.threads,
                     record.seconds,
@@ -102,20 +133,26 @@ impl<W: Write> ReportWriter<W> {
                 if !self.wrote_header {
                     writeln!(self.out, "{CSV_HEADER}")?;
                 }
-                let matches = record
-                    .matches_published
-                    .map_or(String::new(), |known| known.to_string());
+                let blank_or = |value: Option<String>| value.unwrap_or_default();
                 writeln!(
                     self.out,
-                    "{},{},{},{},{:.6},{},{:.0},{}",
+                    "{},{},{},{},{},{},{},{:.6},{},{:.0},{},{}",
                     record.n,
                     record.solutions,
+                    blank_or(record.unique.map(|unique| unique.to_string())),
+                    record.half_turn_symmetric,
+                    record.quarter_turn_symmetric,
                     record.method,
                     record.threads,
                     record.seconds,
                     record.nodes,
                     record.nodes_per_second,
-                    matches
+                    blank_or(record.matches_published.map(|known| known.to_string())),
+                    blank_or(
+                        record
+                            .unique_matches_published
+                            .map(|known| known.to_string())
+                    ),
                 )?;
             }
         }

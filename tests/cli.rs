@@ -23,8 +23,10 @@ fn usage_error(args: &[&str]) -> String {
 #[test]
 fn count_prints_a_checked_table_row() {
     nqueens().args(["count", "8"]).assert().success().stdout(
-        predicate::str::is_match(r"(?m)^\s+8\s+92\s+mirror\s+\d+\s+[\d.]+\s+\d+\s+.*/s\s+ok$")
-            .unwrap(),
+        predicate::str::is_match(
+            r"(?m)^\s+8\s+92\s+12\s+4\s+0\s+mirror\s+\d+\s+[\d.]+\s+\d+\s+.*/s\s+ok$",
+        )
+        .unwrap(),
     );
 }
 
@@ -56,10 +58,25 @@ fn json_is_one_object_per_n_with_every_field() {
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     assert_eq!(rows.len(), 3);
-    for (row, (n, solutions)) in rows.iter().zip([(8, 92), (10, 724), (12, 14200)]) {
+    let expected = [
+        (8, 92, 12, 4, 0, "mirror"),
+        (10, 724, 92, 12, 0, "d4"),
+        (12, 14200, 1787, 80, 8, "d4"),
+    ];
+    for (row, (n, solutions, unique, p, r, method)) in rows.iter().zip(expected) {
         assert_eq!(row["n"], n);
         assert_eq!(row["solutions"], solutions);
-        assert_eq!(row["method"], "mirror");
+        assert_eq!(row["unique"], unique);
+        assert_eq!(row["half_turn_symmetric"], p);
+        assert_eq!(row["quarter_turn_symmetric"], r);
+        assert_eq!(row["method"], method, "auto picks by N");
+        assert_eq!(row["unique_matches_published"], true);
+        let from_orbits = if method == "d4" {
+            serde_json::json!(unique)
+        } else {
+            serde_json::Value::Null
+        };
+        assert_eq!(row["unique_from_orbits"], from_orbits);
         assert_eq!(row["threads"], 2);
         assert_eq!(row["matches_published"], true);
         assert!(row["seconds"].as_f64().unwrap() >= 0.0);
@@ -79,11 +96,11 @@ fn csv_has_a_header_and_a_record_per_n() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "n,solutions,method,threads,seconds,nodes,nodes_per_second,matches_published"
+        "n,solutions,unique,half_turn_symmetric,quarter_turn_symmetric,method,threads,seconds,nodes,nodes_per_second,matches_published,unique_matches_published"
     );
-    assert!(lines[1].starts_with("5,10,none,"), "{}", lines[1]);
-    assert!(lines[2].starts_with("6,4,none,"), "{}", lines[2]);
-    assert!(lines[1].ends_with(",true"));
+    assert!(lines[1].starts_with("5,10,2,2,2,none,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("6,4,1,4,0,none,"), "{}", lines[2]);
+    assert!(lines[1].ends_with(",true,true"));
     assert_eq!(lines.len(), 3);
 }
 
@@ -120,7 +137,7 @@ fn split_depth_and_threads_do_not_change_the_count() {
             .args(args)
             .assert()
             .success()
-            .stdout(predicate::str::contains("\n11,2680,mirror,"));
+            .stdout(predicate::str::contains("\n11,2680,341,48,0,d4,"));
     }
 }
 
@@ -160,8 +177,9 @@ fn unknown_methods_and_formats_are_refused() {
 fn impossible_split_depths_are_refused() {
     assert!(usage_error(&["count", "8", "--split-depth", "9"]).contains("from 0 to 8"));
     assert!(
-        usage_error(&["count", "30", "--split-depth", "30", "-m", "none"]).contains("too deep")
+        usage_error(&["count", "30", "--split-depth", "16", "-m", "none"]).contains("too deep")
     );
+    assert!(usage_error(&["count", "30", "--split-depth", "17"]).contains("from 0 to 16"));
     assert!(usage_error(&["count", "8", "--split-depth", "-1"]).contains("error:"));
 }
 

@@ -1,0 +1,106 @@
+//! Solutions unchanged by a half turn (P) or a quarter turn (R), and the
+//! unique count they give by Burnside's lemma.
+//!
+//! A symmetric solution is fixed by its top half (or quarter): queens are
+//! placed a whole orbit at a time (pairs for the half turn, fours for the
+//! quarter turn), so these searches are tiny next to the full count and can
+//! run for every method. Unique = (total + P + 2R) / 8 for N >= 2, because
+//! no solution for N >= 2 is unchanged by a reflection.
+
+use crate::kernel::full_mask;
+
+/// Which rotation the solutions must be unchanged by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// 180 degrees.
+    Half,
+    /// 90 degrees (and so also 180 and 270).
+    Quarter,
+}
+
+/// Occupied rows, columns and diagonals, all as absolute bit indices.
+#[derive(Clone, Copy)]
+struct Occupied {
+    rows: u64,
+    cols: u64,
+    /// Diagonals r + c.
+    sums: u64,
+    /// Diagonals c - r + n - 1.
+    diffs: u64,
+}
+
+/// Solutions of the `n` board unchanged by `turn`.
+pub fn count_symmetric(n: u32, turn: Turn) -> u64 {
+    let empty = Occupied {
+        rows: 0,
+        cols: 0,
+        sums: 0,
+        diffs: 0,
+    };
+    descend(n, turn, empty)
+}
+
+fn descend(n: u32, turn: Turn, occupied: Occupied) -> u64 {
+    // Orbits fill rows out of order: take the first row still empty.
+    let row = occupied.rows.trailing_ones();
+    if row >= n {
+        return 1;
+    }
+    let mut candidates = full_mask(n)
+        & !(occupied.cols | (occupied.sums >> row) | (occupied.diffs >> (n - 1 - row)));
+    let mut total = 0;
+    while candidates != 0 {
+        let col = candidates.trailing_zeros();
+        candidates &= candidates - 1;
+        if let Some(next) = place_orbit(n, turn, occupied, row, col) {
+            total += descend(n, turn, next);
+        }
+    }
+    total
+}
+
+/// Places the queen (row, col) and its images under `turn`, or `None` if
+/// any of them is attacked (by the board or by each other).
+fn place_orbit(n: u32, turn: Turn, mut occupied: Occupied, row: u32, col: u32) -> Option<Occupied> {
+    let last = n - 1;
+    let (mut r, mut c) = (row, col);
+    loop {
+        let (row_bit, col_bit) = (1u64 << r, 1u64 << c);
+        let sum_bit = 1u64 << (r + c);
+        let diff_bit = 1u64 << (c + last - r);
+        if occupied.rows & row_bit != 0
+            || occupied.cols & col_bit != 0
+            || occupied.sums & sum_bit != 0
+            || occupied.diffs & diff_bit != 0
+        {
+            return None;
+        }
+        occupied.rows |= row_bit;
+        occupied.cols |= col_bit;
+        occupied.sums |= sum_bit;
+        occupied.diffs |= diff_bit;
+        (r, c) = match turn {
+            Turn::Half => (last - r, last - c),
+            Turn::Quarter => (c, last - r),
+        };
+        if (r, c) == (row, col) {
+            return Some(occupied);
+        }
+    }
+}
+
+/// Solutions up to symmetry from the total, P and R (Burnside's lemma);
+/// `None` if they are inconsistent (the sum is not a multiple of 8).
+pub fn unique_by_burnside(
+    n: u32,
+    total: u128,
+    half_turn: u128,
+    quarter_turn: u128,
+) -> Option<u128> {
+    if n == 1 {
+        // The lone queen is fixed by every symmetry, reflections included.
+        return (total == 1).then_some(1);
+    }
+    let sum = total + half_turn + 2 * quarter_turn;
+    (sum % 8 == 0).then_some(sum / 8)
+}
