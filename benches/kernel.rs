@@ -1,23 +1,47 @@
-//! The kernel alone on fixed tasks: the second-row prefixes of N = 13 and 14
-//! under the mirror method, one after another on one thread.
+//! The search alone on fixed tasks: every task of a depth-2 plan at N = 13
+//! and 14, per method, one after another on one thread; and the plain
+//! kernel's two builds (dispatched, portable) on the mirror tasks.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use nqueens::engine::count_task;
 use nqueens::kernel::{count_completions, count_completions_portable};
-use nqueens::{published, Method, Plan, SplitDepth};
+use nqueens::{published, Board, Method, Plan, SplitDepth, Tally};
 
-fn kernel(c: &mut Criterion) {
+fn per_method(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tasks");
+    group.sample_size(20);
+    for n in [13u32, 14] {
+        let expected = published::total(n).unwrap();
+        for method in Method::SEARCHING {
+            let plan = Plan::build(n, method, SplitDepth::Rows(2)).unwrap();
+            group.bench_function(format!("{method}/{n}"), |b| {
+                b.iter(|| {
+                    let total: u128 = plan
+                        .tasks
+                        .iter()
+                        .map(|task| u128::from(count_task(n, black_box(task)).solutions))
+                        .sum();
+                    assert_eq!(total, expected);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+fn plain_builds(c: &mut Criterion) {
     let mut group = c.benchmark_group("kernel");
     group.sample_size(20);
     for n in [13u32, 14] {
         let plan = Plan::build(n, Method::Mirror, SplitDepth::Rows(2)).unwrap();
         let expected = published::total(n).unwrap();
-        let run = |f: fn(u32, nqueens::Board) -> nqueens::Tally| {
+        let run = |kernel: fn(u32, Board) -> Tally| {
             plan.tasks
                 .iter()
                 .map(|task| {
-                    u128::from(f(n, black_box(task.board)).solutions) * u128::from(task.weight)
+                    u128::from(kernel(n, black_box(task.board)).solutions) * u128::from(task.weight)
                 })
                 .sum::<u128>()
         };
@@ -31,5 +55,5 @@ fn kernel(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernel);
+criterion_group!(benches, per_method, plain_builds);
 criterion_main!(benches);
