@@ -148,11 +148,24 @@ mod tests {
         report.solutions += 1;
         let complaint = mismatch(&report).unwrap();
         assert!(
-            complaint.contains("counted 725 but A000170 says 724"),
+            complaint.contains("counted 725 solutions but A000170 says 724"),
             "{complaint}"
         );
-        // Past the table there is nothing to compare with.
+        report.solutions -= 1;
+        report.unique = Some(91);
+        let complaint = mismatch(&report).unwrap();
+        assert!(
+            complaint.contains("unique 91 (Burnside) but A002562 says 92"),
+            "{complaint}"
+        );
+        assert!(
+            complaint.contains("the d4 leaves found 92 classes"),
+            "{complaint}"
+        );
+        // Past the tables only the two unique routes can be compared.
         report.n = 28;
+        assert!(mismatch(&report).is_some());
+        report.unique = Some(92);
         assert_eq!(mismatch(&report), None);
     }
 
