@@ -17,7 +17,7 @@
 //! The search itself is the plain kernel's, with the row masks added and the
 //! queens' columns recorded for the leaf comparison.
 
-use crate::kernel::{full_mask, three_rows, Board, Tally, MAX_N};
+use crate::kernel::{full_mask, three_rows, two_rows, Board, Tally, MAX_N};
 #[cfg(doc)]
 use crate::plan::open_squares;
 use crate::plan::{allowed_columns, force_open_sides, Task, TaskKind};
@@ -74,12 +74,20 @@ struct Rules {
     sides: u64,
 }
 
+/// `row` as an index into per-row arrays of [`MAX_N`] slots. Rows are below
+/// N <= MAX_N = 32, so the mask changes nothing but lets the compiler drop the
+/// bounds check from the hot loop.
+#[inline(always)]
+fn slot(row: u32) -> usize {
+    (row & (MAX_N - 1)) as usize
+}
+
 impl Rules {
     /// Squares of `row` open to the search, given the columns taken and the
     /// attacks from above: [`open_squares`] with the masks precomputed.
     #[inline(always)]
     fn free(&self, row: u32, cols: u64, attacked: u64) -> u64 {
-        let free = self.allowed[row as usize] & !(cols | attacked);
+        let free = self.allowed[slot(row)] & !(cols | attacked);
         if row == self.last_side_row {
             force_open_sides(free, self.sides & !cols)
         } else {
@@ -127,7 +135,11 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
     let mut row = start.row;
     let (mut cols, mut ld, mut rd) = (start.cols, start.ld, start.rd);
     let mut free = rules.free(row, cols, ld | rd);
-    let mut tally = D4Tally::default();
+    // The common outcomes stay in registers: queens placed, and boards of
+    // weight 8 from the closed-form endings. Everything else is rare.
+    let mut nodes = 0u64;
+    let mut boards_of_8 = 0u64;
+    let mut rare = D4Tally::default();
     loop {
         if free == 0 {
             if level == 0 {
@@ -140,8 +152,8 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
         }
         let bit = free & free.wrapping_neg();
         free &= free - 1;
-        tally.nodes += 1;
-        columns[row as usize] = bit.trailing_zeros();
+        nodes += 1;
+        columns[slot(row)] = bit.trailing_zeros();
         let next = Board {
             row: row + 1,
             cols: cols | bit,
@@ -149,7 +161,13 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
             rd: (rd | bit) >> 1,
         };
         if level == last_level {
-            tally += ending(rules, next, columns);
+            match ending(rules, next, columns) {
+                Ending::ClosedForm(tally) => {
+                    boards_of_8 += tally.solutions;
+                    nodes += tally.nodes;
+                }
+                Ending::Explicit(tally) => rare += tally,
+            }
             continue;
         }
         let next_free = rules.free(next.row, next.cols, next.ld | next.rd);
@@ -160,23 +178,36 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
             (cols, ld, rd, free) = (next.cols, next.ld, next.rd, next_free);
         }
     }
+    let mut tally = rare;
+    tally.nodes += nodes;
+    tally.add_boards(boards_of_8, 8);
     tally
+}
+
+/// How an ending was counted.
+enum Ending {
+    /// In closed form: every solution has weight 8.
+    ClosedForm(Tally),
+    /// Leaf by leaf, each classified.
+    Explicit(D4Tally),
 }
 
 /// The last three rows below `board` (at row n-3): closed form with weight 8
 /// unless a leaf could tie with one of its rotations.
 #[inline(always)]
-fn ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) -> D4Tally {
+fn ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) -> Ending {
     if let Some(k) = rules.edge {
-        if may_tie(rules.n, k, board, columns) {
-            return explicit(rules, board, columns);
+        let (classify_all, tie_last) = possible_ties(rules.n, k, board, columns);
+        if classify_all || tie_last != 0 {
+            let tally = classified_ending(rules, k, board, columns, classify_all, tie_last);
+            return Ending::Explicit(tally);
         }
     }
-    let n = rules.n as usize;
+    let n = rules.n;
     let allowed = [
-        rules.allowed[n - 3],
-        rules.allowed[n - 2],
-        rules.allowed[n - 1],
+        rules.allowed[slot(n - 3)],
+        rules.allowed[slot(n - 2)],
+        rules.allowed[slot(n - 1)],
     ];
     let forced_on = |row: u32| {
         if row == rules.last_side_row {
@@ -185,37 +216,105 @@ fn ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) -> D
             0
         }
     };
-    let forced = [forced_on(rules.n - 3), forced_on(rules.n - 2), 0];
-    let Tally { solutions, nodes } = three_rows(
+    let forced = [forced_on(n - 3), forced_on(n - 2), 0];
+    Ending::ClosedForm(three_rows(
         rules.mask,
         (board.cols, board.ld, board.rd),
         allowed,
         forced,
-    );
-    let mut tally = D4Tally {
-        nodes,
-        ..D4Tally::default()
-    };
-    tally.add_boards(solutions, 8);
-    tally
+    ))
 }
 
-/// Whether a completion of `board` (at row n-3, rows above recorded in
-/// `columns`) could have a rotation with its top-row queen in column k too.
-/// Rotating a quarter turn clockwise brings the left column's queen to the
-/// top row, at column n-1-r for its row r; a half turn brings the bottom
-/// queen, at n-1-c; three quarters the right column's queen, at r.
+/// Which completions of `board` (at row n-3) could have a rotation with its
+/// top-row queen in column k too: all of them (`true`), or those whose
+/// bottom queen is on a column of the returned mask. A quarter turn
+/// clockwise brings the left column's queen to the top row, at column n-1-r
+/// for its row r; a half turn the bottom queen, at n-1-c; three quarters the
+/// right column's queen, at r.
 #[inline(always)]
-fn may_tie(n: u32, k: u32, board: Board, columns: &[u32; MAX_N as usize]) -> bool {
-    let known = |row: u32, col: u32| -> bool {
+fn possible_ties(n: u32, k: u32, board: Board, columns: &[u32; MAX_N as usize]) -> (bool, u64) {
+    let placed_or_open = |row: u32, col: u32| -> bool {
         if row < board.row {
-            columns[row as usize] == col
+            columns[slot(row)] == col
         } else {
             // Not placed yet: possible while the column is open.
             board.cols & (1u64 << col) == 0
         }
     };
-    known(n - 1 - k, 0) || known(n - 1, n - 1 - k) || known(k, n - 1)
+    let classify_all = placed_or_open(n - 1 - k, 0) || placed_or_open(k, n - 1);
+    let bottom_tie = (1u64 << (n - 1 - k)) & !board.cols;
+    (classify_all, bottom_tie)
+}
+
+/// The last three rows below `board` (at row n-3) of an edge task whose
+/// leaves may tie: the same loop and closed form as the fast ending, and
+/// each solution that could tie (every one when `classify_all`, else those
+/// whose bottom queen is on a column of `tie_last`) is built and classified.
+/// The closed form's two orders are known: one open column takes row n-2
+/// and the other the last row.
+#[inline(never)]
+fn classified_ending(
+    rules: &Rules,
+    k: u32,
+    board: Board,
+    columns: &mut [u32; MAX_N as usize],
+    classify_all: bool,
+    tie_last: u64,
+) -> D4Tally {
+    let n = rules.n;
+    let mask = rules.mask;
+    let upper_allowed = rules.allowed[slot(n - 2)];
+    let last_allowed = rules.allowed[slot(n - 1)];
+    let upper_forced = if n - 2 == rules.last_side_row {
+        rules.sides
+    } else {
+        0
+    };
+    let mut tally = D4Tally::default();
+    let mut free3 = rules.free(n - 3, board.cols, board.ld | board.rd);
+    while free3 != 0 {
+        let bit3 = free3 & free3.wrapping_neg();
+        free3 &= free3 - 1;
+        tally.nodes += 1;
+        let third = board.place(bit3);
+        let below = two_rows(
+            mask,
+            (third.cols, third.ld, third.rd),
+            upper_allowed,
+            last_allowed,
+            upper_forced,
+        );
+        tally.nodes += below.nodes;
+        if below.solutions == 0 {
+            continue;
+        }
+        columns[slot(n - 3)] = bit3.trailing_zeros();
+        // Which of the two orders are solutions, as the closed form decides.
+        let free2 = rules.free(n - 2, third.cols, third.ld | third.rd);
+        let open = mask & !third.cols;
+        let low = open & open.wrapping_neg();
+        let high = open ^ low;
+        let hit = (third.ld << 1) | (third.rd >> 1);
+        let mut found = 0;
+        for (upper, lower) in [(low, high), (high, low)] {
+            let lower_free = lower & last_allowed & !hit & !(upper << 1) & !(upper >> 1);
+            if free2 & upper == 0 || lower_free == 0 {
+                continue;
+            }
+            found += 1;
+            if classify_all || lower & tie_last != 0 {
+                columns[slot(n - 2)] = upper.trailing_zeros();
+                columns[slot(n - 1)] = lower.trailing_zeros();
+                if let Some(orbit_size) = classify(n, k, &columns[..n as usize]) {
+                    tally.add_boards(1, orbit_size);
+                }
+            } else {
+                tally.add_boards(1, 8);
+            }
+        }
+        debug_assert_eq!(found, below.solutions);
+    }
+    tally
 }
 
 /// Plain recursive search of the rows below `board`, classifying each
@@ -240,7 +339,7 @@ fn explicit(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) ->
         let bit = free & free.wrapping_neg();
         free &= free - 1;
         tally.nodes += 1;
-        columns[board.row as usize] = bit.trailing_zeros();
+        columns[slot(board.row)] = bit.trailing_zeros();
         tally += explicit(rules, board.place(bit), columns);
     }
     tally
