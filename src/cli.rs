@@ -2,9 +2,11 @@
 //! library's plain options.
 
 use std::ops::RangeInclusive;
+use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::plan::check_board_size;
+use nqueens::render::BoardFormat;
 use nqueens::{CountOptions, Method, SplitDepth};
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -22,6 +24,88 @@ pub enum Command {
     /// Count all solutions (A000170) and unique ones (A002562) for one or more
     /// N, and check both against the published tables.
     Count(CountArgs),
+    /// List every solution of an N board in lexicographic order.
+    List(ListArgs),
+    /// Print one solution for any N >= 4, up to 100,000,000, without search.
+    Solve(SolveArgs),
+    /// Check boards read from a file or stdin, one per line, and report the
+    /// invalid ones.
+    Check(CheckArgs),
+}
+
+/// Largest board `solve` builds (8 bytes of memory per row, plus output).
+pub const SOLVE_MAX_N: u64 = 100_000_000;
+
+/// Arguments of `nqueens list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Board size (1..32).
+    #[arg(value_name = "N", value_parser = parse_board_size)]
+    pub n: u32,
+
+    /// Print columns 1..N instead of 0..N-1 (vector format).
+    #[arg(long)]
+    pub one_based: bool,
+
+    /// Print only solution I (0-based, in the same order).
+    #[arg(long, value_name = "I", conflicts_with = "limit")]
+    pub nth: Option<u128>,
+
+    /// Stop after K solutions.
+    #[arg(long, value_name = "K")]
+    pub limit: Option<u64>,
+
+    /// vector (columns per row), grid (text board), fen (ranks joined by /),
+    /// svg (a picture: one board to stdout, or one file per board with
+    /// --out-dir).
+    #[arg(long, default_value = "vector", value_parser = parse_board_format)]
+    pub format: BoardFormat,
+
+    /// Write one SVG file per solution into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+
+    /// Worker threads rendering pieces of the list [default: every core].
+    #[arg(short = 'j', long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+}
+
+/// Arguments of `nqueens solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Board size (1 or 4..=100,000,000).
+    #[arg(value_name = "N", value_parser = parse_solve_size)]
+    pub n: u64,
+
+    /// A different valid board per seed (random start, conflicts repaired)
+    /// instead of the fixed construction.
+    #[arg(long)]
+    pub random: bool,
+
+    /// Seed for --random.
+    #[arg(long, value_name = "S", requires = "random", default_value_t = 0)]
+    pub seed: u64,
+
+    /// Print columns 1..N instead of 0..N-1 (vector format).
+    #[arg(long)]
+    pub one_based: bool,
+
+    /// vector, grid (N <= 1000), fen or svg (N <= 256).
+    #[arg(long, default_value = "vector", value_parser = parse_board_format)]
+    pub format: BoardFormat,
+}
+
+/// Arguments of `nqueens check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// File of boards, one per line as columns separated by spaces [default:
+    /// stdin].
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// The columns are 1..N instead of 0..N-1.
+    #[arg(long)]
+    pub one_based: bool,
 }
 
 /// Arguments of `nqueens count`.
@@ -115,6 +199,32 @@ pub fn parse_board_sizes(text: &str) -> Result<RangeInclusive<u32>, String> {
             Ok(start..=end)
         }
     }
+}
+
+fn parse_board_size(text: &str) -> Result<u32, String> {
+    let range = parse_board_sizes(text)?;
+    if range.start() != range.end() {
+        return Err(format!(
+            "'{text}' is a range: this command takes one board size"
+        ));
+    }
+    Ok(*range.start())
+}
+
+fn parse_solve_size(text: &str) -> Result<u64, String> {
+    let n: u64 = text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}")
+    })?;
+    if n == 0 || n > SOLVE_MAX_N {
+        return Err(format!(
+            "N = {n} is out of range: N must be from 1 to {SOLVE_MAX_N}"
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_board_format(text: &str) -> Result<BoardFormat, String> {
+    text.parse()
 }
 
 fn parse_method(text: &str) -> Result<Method, String> {

@@ -13,6 +13,7 @@
 //! assert_eq!(report.matches_published(), Some(true));
 //! ```
 
+pub mod construct;
 pub mod d4;
 pub mod engine;
 pub mod error;
@@ -20,7 +21,10 @@ pub mod kernel;
 pub mod naive;
 pub mod plan;
 pub mod published;
+pub mod render;
+pub mod solutions;
 pub mod symmetric;
+pub mod validate;
 
 use std::time::Instant;
 

@@ -6,14 +6,18 @@ mod exit_codes;
 mod output;
 mod progress;
 
-use std::io::{self, Write};
+use std::fs;
+use std::io::{self, BufRead, BufWriter, Write};
 
 use anyhow::Context;
 use clap::error::ErrorKind;
 use clap::Parser;
-use nqueens::{count_with_hooks, Report, RunHooks, TaskOutcome};
+use nqueens::render::{render, BoardFormat};
+use nqueens::solutions::{nth_solution, write_solutions, Solutions};
+use nqueens::validate::{check, Violation};
+use nqueens::{count, count_with_hooks, CountOptions, Report, RunHooks, TaskOutcome};
 
-use crate::cli::{Cli, Command, CountArgs};
+use crate::cli::{CheckArgs, Cli, Command, CountArgs, ListArgs, SolveArgs};
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
 
@@ -52,7 +56,201 @@ fn main() {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Count(args) => run_count(&args),
+        Command::List(args) => run_list(&args),
+        Command::Solve(args) => run_solve(&args),
+        Command::Check(args) => run_check(&args),
     }
+}
+
+/// A mistake in what the user asked for, found after parsing: exit status 2.
+#[derive(Debug)]
+struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(message: String) -> anyhow::Error {
+    anyhow::Error::new(UsageError(message))
+}
+
+fn run_list(args: &ListArgs) -> anyhow::Result<ExitCode> {
+    let n = args.n;
+    let (format, one_based) = (args.format, args.one_based);
+    let to_files = args.out_dir.is_some();
+    if to_files && format != BoardFormat::Svg {
+        return Err(usage(
+            "--out-dir writes SVG files: add --format svg".to_string(),
+        ));
+    }
+    let single = args.nth.is_some() || args.limit == Some(1);
+    if format == BoardFormat::Svg && !to_files && !single {
+        return Err(usage(
+            "svg draws one board to stdout: pick it with --nth I or --limit 1, or give --out-dir DIR for one file per solution"
+                .to_string(),
+        ));
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    if let Some(index) = args.nth {
+        let Some(solution) = nth_solution(n, index) else {
+            let total = count(n, &CountOptions::default())?.solutions;
+            return Err(usage(format!(
+                "--nth {index} is past the last solution: N = {n} has {total} solutions, numbered 0 to {}",
+                total.saturating_sub(1)
+            )));
+        };
+        return write_boards(&mut out, args, [solution].into_iter());
+    }
+    if to_files {
+        let limit = args.limit.unwrap_or(u64::MAX) as usize;
+        return write_boards(&mut out, args, Solutions::new(n).take(limit));
+    }
+    let threads = nqueens::resolve_threads(args.threads)?;
+    let draw = |solution: &nqueens::solutions::Solution, text: &mut Vec<u8>| {
+        render(text, solution.columns(), format, one_based);
+        if format == BoardFormat::Grid {
+            // A blank line between boards keeps a list of grids readable.
+            text.push(b'\n');
+        }
+    };
+    write_solutions(n, threads, args.limit, &draw, &mut out)?;
+    out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+/// Writes boards one by one: to stdout, or one SVG file each into --out-dir.
+fn write_boards(
+    out: &mut impl Write,
+    args: &ListArgs,
+    boards: impl Iterator<Item = nqueens::solutions::Solution>,
+) -> anyhow::Result<ExitCode> {
+    let mut text = Vec::new();
+    let Some(dir) = &args.out_dir else {
+        for board in boards {
+            text.clear();
+            render(&mut text, board.columns(), args.format, args.one_based);
+            out.write_all(&text)?;
+        }
+        out.flush()?;
+        return Ok(ExitCode::Success);
+    };
+    fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+    let first = args.nth.unwrap_or(0);
+    let mut written = 0u64;
+    for (offset, board) in boards.enumerate() {
+        text.clear();
+        render(&mut text, board.columns(), BoardFormat::Svg, false);
+        let index = first + offset as u128;
+        let path = dir.join(format!("queens-{}-{index:08}.svg", args.n));
+        fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+        written += 1;
+    }
+    eprintln!("wrote {written} SVG files to {}", dir.display());
+    Ok(ExitCode::Success)
+}
+
+fn run_solve(args: &SolveArgs) -> anyhow::Result<ExitCode> {
+    let n = args.n;
+    if let Some(max) = args.format.max_n() {
+        if n > max {
+            return Err(usage(format!(
+                "--format {} draws boards up to N = {max}: use vector or fen for N = {n}",
+                args.format
+            )));
+        }
+    }
+    let board = if args.random {
+        nqueens::construct::random_solution(n, args.seed)
+    } else {
+        nqueens::construct::explicit_solution(n)
+    };
+    let Some(board) = board else {
+        anyhow::bail!("no solution exists for N = {n}: N = 2 and N = 3 have none");
+    };
+    let mut text = Vec::with_capacity(board.len() * 9 + 64);
+    render(&mut text, &board, args.format, args.one_based);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    out.write_all(&text)?;
+    out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+fn run_check(args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let input: Box<dyn BufRead> = match &args.file {
+        Some(path) => Box::new(io::BufReader::new(
+            fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
+        )),
+        None => Box::new(io::BufReader::new(io::stdin())),
+    };
+    let shift = u64::from(args.one_based);
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let (mut boards, mut invalid) = (0u64, 0u64);
+    for (index, line) in input.lines().enumerate() {
+        let line = line.context("cannot read the input")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        boards += 1;
+        if let Err(reason) = check_line(&line, shift) {
+            invalid += 1;
+            writeln!(out, "line {}: invalid: {reason}", index + 1)?;
+        }
+    }
+    out.flush()?;
+    let noun = if boards == 1 { "board" } else { "boards" };
+    eprintln!(
+        "checked {boards} {noun}: {} valid, {invalid} invalid",
+        boards - invalid
+    );
+    Ok(if invalid == 0 {
+        ExitCode::Success
+    } else {
+        ExitCode::Failure
+    })
+}
+
+/// Parses one board (columns separated by white space, 1-based when `shift`
+/// is 1) and checks it; the reason names rows as the input counts them.
+fn check_line(line: &str, shift: u64) -> Result<(), String> {
+    let mut columns = Vec::new();
+    for token in line.split_ascii_whitespace() {
+        let col: u64 = token
+            .parse()
+            .map_err(|_| format!("'{token}' is not a column number"))?;
+        if col < shift {
+            return Err(format!(
+                "column {col} is not on the board: columns are numbered from 1"
+            ));
+        }
+        columns.push(col - shift);
+    }
+    check(&columns).map_err(|violation| match violation {
+        Violation::OffBoard { row, col, n } => format!(
+            "row {} has column {}, off a board of {n} columns",
+            row as u64 + shift,
+            col + shift
+        ),
+        Violation::SameColumn { first, second, col } => format!(
+            "rows {} and {} share column {}",
+            first as u64 + shift,
+            second as u64 + shift,
+            col + shift
+        ),
+        Violation::SameDiagonal { first, second } => format!(
+            "rows {} and {} are on one diagonal",
+            first as u64 + shift,
+            second as u64 + shift
+        ),
+        Violation::Empty => "no queens".to_string(),
+    })
 }
 
 fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
@@ -121,6 +319,9 @@ fn mismatch(report: &Report) -> Option<String> {
 
 /// Mistakes in what the user asked for are usage errors; the rest failures.
 fn exit_code_of(err: &anyhow::Error) -> ExitCode {
+    if err.downcast_ref::<UsageError>().is_some() {
+        return ExitCode::Usage;
+    }
     match err.downcast_ref::<nqueens::Error>() {
         Some(nqueens::Error::ThreadPool { .. }) | None => ExitCode::Failure,
         Some(_) => ExitCode::Usage,
