@@ -1,0 +1,57 @@
+//! Listing, constructing and checking boards: each asserts what it times.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use nqueens::construct::{explicit_solution, random_solution};
+use nqueens::render::{render, BoardFormat};
+use nqueens::solutions::{write_solutions, Solution};
+use nqueens::validate::check;
+
+fn boards(c: &mut Criterion) {
+    let mut group = c.benchmark_group("boards");
+    group.sample_size(10);
+    let draw =
+        |s: &Solution, out: &mut Vec<u8>| render(out, s.columns(), BoardFormat::Vector, false);
+    group.bench_function("list/12/vector", |b| {
+        b.iter(|| {
+            let mut out = Vec::new();
+            assert_eq!(
+                write_solutions(12, 1, None, &draw, &mut out).unwrap(),
+                14_200
+            );
+        })
+    });
+    group.bench_function("solve/1000000/explicit", |b| {
+        b.iter(|| {
+            assert_eq!(
+                explicit_solution(black_box(1_000_000)).unwrap().len(),
+                1_000_000
+            )
+        })
+    });
+    group.bench_function("solve/100000/random", |b| {
+        b.iter(|| {
+            assert_eq!(
+                random_solution(black_box(100_000), 7).unwrap().len(),
+                100_000
+            )
+        })
+    });
+    let board = explicit_solution(1_000_000).unwrap();
+    group.bench_function("check/1000000", |b| {
+        b.iter(|| assert_eq!(check(black_box(&board)), Ok(())))
+    });
+    let mut text = Vec::new();
+    group.bench_function("render/1000000/vector", |b| {
+        b.iter(|| {
+            text.clear();
+            render(&mut text, black_box(&board), BoardFormat::Vector, false);
+            assert!(text.len() > 6_000_000);
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, boards);
+criterion_main!(benches);
