@@ -31,6 +31,60 @@ pub enum Command {
     /// Check boards read from a file or stdin, one per line, and report the
     /// invalid ones.
     Check(CheckArgs),
+    /// Time a fixed, checked count at several thread counts: a CPU
+    /// throughput benchmark.
+    Bench(BenchArgs),
+}
+
+/// Arguments of `nqueens bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Board size of the workload (must have a published count: 1..27).
+    #[arg(long, default_value_t = nqueens::bench::DEFAULT_N, value_parser = parse_board_size)]
+    pub n: u32,
+
+    /// Counting method of the workload.
+    #[arg(short, long, default_value = "auto", value_parser = parse_method)]
+    pub method: Method,
+
+    /// Timed runs per thread count.
+    #[arg(long, default_value_t = 5, value_parser = parse_runs)]
+    pub runs: usize,
+
+    /// Thread counts to time, comma-separated [default: 1, 2, 4, ... up to
+    /// every core].
+    #[arg(short = 'j', long, value_name = "T,T,...", value_parser = parse_thread_list)]
+    pub threads: Option<ThreadList>,
+
+    /// Skip the untimed warm-up run at each thread count.
+    #[arg(long)]
+    pub no_warmup: bool,
+
+    /// table (for people), json (one object), csv (a row per thread count)
+    /// or markdown (a table to paste).
+    #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
+    pub format: BenchFormat,
+
+    /// No progress line.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// A list of thread counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadList(pub Vec<usize>);
+
+/// Output formats of `bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchFormat {
+    /// Aligned columns with a header and the score.
+    Table,
+    /// The whole report as one JSON object.
+    Json,
+    /// One record per thread count, with a header.
+    Csv,
+    /// A Markdown table with the machine above it.
+    Markdown,
 }
 
 /// Largest board `solve` builds (8 bytes of memory per row, plus output).
@@ -225,6 +279,24 @@ fn parse_solve_size(text: &str) -> Result<u64, String> {
 
 fn parse_board_format(text: &str) -> Result<BoardFormat, String> {
     text.parse()
+}
+
+fn parse_runs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("the number of runs must be at least 1".to_string()),
+        Ok(runs) => Ok(runs),
+        Err(_) => Err(format!(
+            "'{text}' is not a number of runs: expected a whole number from 1"
+        )),
+    }
+}
+
+fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
+    let counts = text
+        .split(',')
+        .map(|part| parse_threads(part.trim()))
+        .collect::<Result<Vec<usize>, String>>()?;
+    Ok(ThreadList(counts))
 }
 
 fn parse_method(text: &str) -> Result<Method, String> {

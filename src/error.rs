@@ -49,6 +49,27 @@ pub enum Error {
         /// The names accepted, comma-separated.
         accepted: String,
     },
+    /// A benchmark needs a known answer to check every run against.
+    #[error("no published count for N = {n}: bench needs N from 0 to 27")]
+    NoPublishedCount {
+        /// Board size.
+        n: u32,
+    },
+    /// A benchmark with no timed runs.
+    #[error("the number of runs must be at least 1")]
+    NoRuns,
+    /// A benchmark run counted a different number than expected.
+    #[error("WRONG COUNT with {threads} threads: N = {n} counted {counted}, expected {expected}")]
+    WrongCount {
+        /// Board size.
+        n: u32,
+        /// Threads of the failing run.
+        threads: usize,
+        /// What the run counted.
+        counted: u128,
+        /// What it should have counted.
+        expected: u128,
+    },
     /// Rayon could not start its threads.
     #[error("could not start {threads} worker threads: {reason}")]
     ThreadPool {

@@ -13,6 +13,7 @@
 //! assert_eq!(report.matches_published(), Some(true));
 //! ```
 
+pub mod bench;
 pub mod construct;
 pub mod d4;
 pub mod engine;

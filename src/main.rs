@@ -17,7 +17,7 @@ use nqueens::solutions::{nth_solution, write_solutions, Solutions};
 use nqueens::validate::{check, Violation};
 use nqueens::{count, count_with_hooks, CountOptions, Report, RunHooks, TaskOutcome};
 
-use crate::cli::{CheckArgs, Cli, Command, CountArgs, ListArgs, SolveArgs};
+use crate::cli::{BenchArgs, CheckArgs, Cli, Command, CountArgs, ListArgs, SolveArgs};
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
 
@@ -59,7 +59,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List(args) => run_list(&args),
         Command::Solve(args) => run_solve(&args),
         Command::Check(args) => run_check(&args),
+        Command::Bench(args) => run_bench(&args),
     }
+}
+
+fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let mut config = nqueens::bench::BenchConfig::standard(args.n, args.method)?;
+    config.runs = args.runs;
+    config.warmup = !args.no_warmup;
+    if let Some(list) = &args.threads {
+        config.thread_counts = list.0.clone();
+    }
+    let bar = progress::bench_bar(args.quiet);
+    let report = nqueens::bench::run_bench(&config, |step| {
+        bar.set_length(step.total as u64);
+        bar.set_position(step.done as u64);
+        bar.set_message(format!("{} threads", step.threads));
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    output::write_bench(&mut out, &report, args.format)?;
+    out.flush()?;
+    Ok(ExitCode::Success)
 }
 
 /// A mistake in what the user asked for, found after parsing: exit status 2.
@@ -323,6 +346,7 @@ fn exit_code_of(err: &anyhow::Error) -> ExitCode {
         return ExitCode::Usage;
     }
     match err.downcast_ref::<nqueens::Error>() {
+        Some(nqueens::Error::WrongCount { .. }) => ExitCode::CountMismatch,
         Some(nqueens::Error::ThreadPool { .. }) | None => ExitCode::Failure,
         Some(_) => ExitCode::Usage,
     }

@@ -28,3 +28,19 @@ pub fn task_bar(mode: ProgressMode, label: String) -> ProgressBar {
     bar.set_prefix(label);
     bar
 }
+
+/// The benchmark's progress line: runs done, current thread count, elapsed.
+/// Hidden with `quiet` or when stderr is not a terminal.
+pub fn bench_bar(quiet: bool) -> ProgressBar {
+    let target = if quiet {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr_with_hz(REFRESH_HZ)
+    };
+    let bar = ProgressBar::with_draw_target(None, target);
+    let style =
+        ProgressStyle::with_template("bench [{elapsed_precise}] {bar:30} {pos}/{len} runs ({msg})")
+            .expect("the progress template is valid");
+    bar.set_style(style);
+    bar
+}

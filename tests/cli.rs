@@ -407,3 +407,99 @@ fn check_refuses_an_unreadable_file() {
         "{stderr}"
     );
 }
+
+#[test]
+fn bench_json_has_every_field() {
+    let output = nqueens()
+        .args([
+            "bench", "--n", "10", "--runs", "2", "-j", "1,2", "--format", "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for field in [
+        "n",
+        "method",
+        "solutions",
+        "nodes",
+        "runs",
+        "cpu_model",
+        "logical_cores",
+        "physical_cores",
+        "version",
+        "profile",
+        "results",
+        "score_all_cores",
+        "score_one_core",
+    ] {
+        assert!(!report[field].is_null(), "{field} missing");
+    }
+    assert_eq!(report["solutions"], 724);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for result in results {
+        for field in [
+            "threads",
+            "seconds",
+            "median_seconds",
+            "min_seconds",
+            "max_seconds",
+            "spread_percent",
+            "nodes_per_second",
+            "nodes_per_second_per_thread",
+            "speedup",
+            "efficiency_percent",
+        ] {
+            assert!(!result[field].is_null(), "{field} missing");
+        }
+        assert_eq!(result["seconds"].as_array().unwrap().len(), 2);
+    }
+}
+
+#[test]
+fn bench_csv_and_markdown_have_a_row_per_thread_count() {
+    let csv = nqueens()
+        .args([
+            "bench", "--n", "10", "--runs", "2", "-j", "1,2", "--format", "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(csv.status.success());
+    let text = String::from_utf8(csv.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let columns = lines[0].split(',').count();
+    assert_eq!(columns, 17);
+    assert!(lines[1].starts_with("10,d4,1,2,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("10,d4,2,2,"), "{}", lines[2]);
+    let markdown = nqueens()
+        .args([
+            "bench",
+            "--n",
+            "10",
+            "--runs",
+            "2",
+            "-j",
+            "1,2",
+            "--format",
+            "markdown",
+            "--no-warmup",
+        ])
+        .output()
+        .unwrap();
+    assert!(markdown.status.success());
+    let text = String::from_utf8(markdown.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|line| line.starts_with('|')).collect();
+    assert_eq!(rows.len(), 4, "header, rule and two thread counts:\n{text}");
+    assert!(text.contains("score: "), "{text}");
+}
+
+#[test]
+fn bench_refuses_bad_settings() {
+    assert!(usage_error(&["bench", "--runs", "0"]).contains("at least 1"));
+    assert!(usage_error(&["bench", "-j", "1,0"]).contains("at least 1"));
+    assert!(usage_error(&["bench", "-j", "1,x"]).contains("thread count"));
+    assert!(usage_error(&["bench", "--n", "28"]).contains("published"));
+    assert!(usage_error(&["bench", "--format", "xml"]).contains("table, json, csv, markdown"));
+}

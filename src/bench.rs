@@ -1,0 +1,255 @@
+//! A CPU throughput benchmark: one fixed, checked workload, timed at several
+//! thread counts, reduced to medians, spreads and a score.
+//!
+//! N-queens counting is pure integer and branch work with no memory traffic,
+//! so nodes per second compare CPUs well, but only for the same workload and
+//! the same version of the search: a faster kernel or another method changes
+//! what a node costs. Every run's count is checked; a wrong count fails the
+//! benchmark instead of producing a number.
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::plan::{effective_method, Method, SplitDepth};
+use crate::{count, published, CountOptions};
+
+/// The default workload: N = 17 with the default method, about 10 s on one
+/// core of a 2020s server core (12.4 s measured on the development machine).
+pub const DEFAULT_N: u32 = 17;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// Board size.
+    pub n: u32,
+    /// Counting method.
+    pub method: Method,
+    /// Timed runs per thread count.
+    pub runs: usize,
+    /// Whether to run once untimed first (caches, frequency, page faults).
+    pub warmup: bool,
+    /// Thread counts to time, in order.
+    pub thread_counts: Vec<usize>,
+    /// The count every run must produce (the published value).
+    pub expected_solutions: u128,
+}
+
+impl BenchConfig {
+    /// The standard configuration for `n` and `method`: 5 runs, a warm-up,
+    /// threads 1, 2, 4, ... up to every core, checked against A000170.
+    pub fn standard(n: u32, method: Method) -> Result<BenchConfig, Error> {
+        let expected = published::total(n).ok_or(Error::NoPublishedCount { n })?;
+        Ok(BenchConfig {
+            n,
+            method,
+            runs: 5,
+            warmup: true,
+            thread_counts: default_thread_counts(num_cpus::get()),
+            expected_solutions: expected,
+        })
+    }
+}
+
+/// 1, 2, 4, ... below `cores`, then `cores` itself.
+pub fn default_thread_counts(cores: usize) -> Vec<usize> {
+    let cores = cores.max(1);
+    let mut counts: Vec<usize> = std::iter::successors(Some(1usize), |t| Some(t * 2))
+        .take_while(|&t| t < cores)
+        .collect();
+    counts.push(cores);
+    counts
+}
+
+/// The timings at one thread count.
+#[derive(Clone, Debug, Serialize)]
+pub struct ThreadResult {
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time of every timed run, in order.
+    pub seconds: Vec<f64>,
+    /// Median wall time.
+    pub median_seconds: f64,
+    /// Fastest run.
+    pub min_seconds: f64,
+    /// Slowest run.
+    pub max_seconds: f64,
+    /// (max - min) / median, in percent.
+    pub spread_percent: f64,
+    /// Nodes per second at the median time.
+    pub nodes_per_second: f64,
+    /// Nodes per second per thread at the median time.
+    pub nodes_per_second_per_thread: f64,
+    /// Median time at 1 thread over median time here; null without 1 thread.
+    pub speedup: Option<f64>,
+    /// Speedup over threads, in percent; null without 1 thread.
+    pub efficiency_percent: Option<f64>,
+}
+
+/// A whole benchmark, as printed and exported.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// Board size.
+    pub n: u32,
+    /// Method counted with (after `auto` is resolved).
+    pub method: String,
+    /// Solutions every run counted (checked against A000170).
+    pub solutions: u128,
+    /// Nodes per run (the same for every run and thread count).
+    pub nodes: u128,
+    /// Timed runs per thread count.
+    pub runs: usize,
+    /// CPU model, from the operating system.
+    pub cpu_model: String,
+    /// Logical cores.
+    pub logical_cores: usize,
+    /// Physical cores.
+    pub physical_cores: usize,
+    /// Version of this crate.
+    pub version: String,
+    /// Build profile: release or debug.
+    pub profile: String,
+    /// Results per thread count.
+    pub results: Vec<ThreadResult>,
+    /// Median nodes per second at the largest thread count timed.
+    pub score_all_cores: f64,
+    /// Median nodes per second at 1 thread, if timed.
+    pub score_one_core: Option<f64>,
+}
+
+/// Where a running benchmark is, for progress displays.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchProgress {
+    /// Runs finished so far, warm-ups included.
+    pub done: usize,
+    /// Runs in all.
+    pub total: usize,
+    /// Thread count of the run just finished.
+    pub threads: usize,
+}
+
+/// Runs the benchmark, calling `on_run` after every run. Fails on the first
+/// count that differs from `config.expected_solutions`.
+pub fn run_bench(
+    config: &BenchConfig,
+    mut on_run: impl FnMut(BenchProgress),
+) -> Result<BenchReport, Error> {
+    if config.runs == 0 {
+        return Err(Error::NoRuns);
+    }
+    if config.thread_counts.contains(&0) || config.thread_counts.is_empty() {
+        return Err(Error::ZeroThreads);
+    }
+    let per_count = config.runs + usize::from(config.warmup);
+    let total = per_count * config.thread_counts.len();
+    let mut done = 0;
+    let mut nodes = 0;
+    let mut timings = Vec::new();
+    for &threads in &config.thread_counts {
+        let options = CountOptions {
+            method: config.method,
+            threads: Some(threads),
+            split_depth: SplitDepth::Auto,
+        };
+        let mut seconds = Vec::with_capacity(config.runs);
+        for run in 0..per_count {
+            let report = count(config.n, &options)?;
+            if report.solutions != config.expected_solutions {
+                return Err(Error::WrongCount {
+                    n: config.n,
+                    threads,
+                    counted: report.solutions,
+                    expected: config.expected_solutions,
+                });
+            }
+            nodes = report.nodes;
+            if run >= usize::from(config.warmup) {
+                seconds.push(report.seconds);
+            }
+            done += 1;
+            on_run(BenchProgress {
+                done,
+                total,
+                threads,
+            });
+        }
+        timings.push((threads, seconds));
+    }
+    let one_thread_median = timings
+        .iter()
+        .find(|(threads, _)| *threads == 1)
+        .map(|(_, seconds)| median(seconds));
+    let results: Vec<ThreadResult> = timings
+        .into_iter()
+        .map(|(threads, seconds)| {
+            let median_seconds = median(&seconds);
+            let min_seconds = seconds.iter().copied().fold(f64::INFINITY, f64::min);
+            let max_seconds = seconds.iter().copied().fold(0.0, f64::max);
+            let nodes_per_second = nodes as f64 / median_seconds;
+            let speedup = one_thread_median.map(|one| one / median_seconds);
+            ThreadResult {
+                threads,
+                median_seconds,
+                min_seconds,
+                max_seconds,
+                spread_percent: 100.0 * (max_seconds - min_seconds) / median_seconds,
+                nodes_per_second,
+                nodes_per_second_per_thread: nodes_per_second / threads as f64,
+                speedup,
+                efficiency_percent: speedup.map(|s| 100.0 * s / threads as f64),
+                seconds,
+            }
+        })
+        .collect();
+    let widest = results
+        .iter()
+        .max_by_key(|result| result.threads)
+        .expect("at least one thread count");
+    Ok(BenchReport {
+        n: config.n,
+        method: effective_method(config.n, config.method).to_string(),
+        solutions: config.expected_solutions,
+        nodes,
+        runs: config.runs,
+        cpu_model: cpu_model(),
+        logical_cores: num_cpus::get(),
+        physical_cores: num_cpus::get_physical(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        profile: if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+        .to_string(),
+        score_all_cores: widest.nodes_per_second,
+        score_one_core: results
+            .iter()
+            .find(|result| result.threads == 1)
+            .map(|result| result.nodes_per_second),
+        results,
+    })
+}
+
+/// The median of a non-empty list.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[middle]
+    } else {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    }
+}
+
+/// The CPU's model name as the operating system reports it.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, model)| model.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
