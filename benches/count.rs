@@ -1,7 +1,8 @@
-//! Whole counts (plan, engine, kernel) at N = 12..14 on every core, per method.
+//! Whole counts (plan, engine, kernel) at N = 12..14 on every core, per
+//! method, and plan building alone (the prefix split) at N = 16..18.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nqueens::{count, published, CountOptions, Method};
+use nqueens::{count, published, CountOptions, Method, Plan, SplitDepth};
 
 fn whole_count(c: &mut Criterion) {
     let mut group = c.benchmark_group("count");
@@ -21,5 +22,21 @@ fn whole_count(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, whole_count);
+fn plan_building(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plan");
+    group.sample_size(20);
+    for method in Method::SEARCHING {
+        for n in [16u32, 18] {
+            group.bench_function(format!("{method}/{n}"), |b| {
+                b.iter(|| {
+                    let plan = Plan::build(n, method, SplitDepth::Auto).unwrap();
+                    assert!(plan.tasks.len() >= nqueens::plan::AUTO_MIN_TASKS);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, whole_count, plan_building);
 criterion_main!(benches);
