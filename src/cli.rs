@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::plan::check_board_size;
 use nqueens::render::BoardFormat;
+use nqueens::shard::ShardSpec;
 use nqueens::{CountOptions, Method, SplitDepth};
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -34,6 +35,21 @@ pub enum Command {
     /// Time a fixed, checked count at several thread counts: a CPU
     /// throughput benchmark.
     Bench(BenchArgs),
+    /// Sum the result files of shards 0..K-1 of one count, after checking
+    /// that they belong together.
+    Merge(MergeArgs),
+}
+
+/// Arguments of `nqueens merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard result files (from `count --shard I/K --out FILE`).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output format, as for `count`.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Arguments of `nqueens bench`.
@@ -191,6 +207,27 @@ pub struct CountArgs {
     /// Progress bar on stderr: auto shows it only when stderr is a terminal.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
+
+    /// Journal of finished tasks: created if missing, resumed if present
+    /// (one N only).
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<PathBuf>,
+
+    /// Count only shard I of K (tasks whose id mod K is I) and write the
+    /// result file for `nqueens merge` [default: from SLURM_ARRAY_TASK_ID and
+    /// SLURM_ARRAY_TASK_COUNT, or JOB_COMPLETION_INDEX with --shards].
+    #[arg(long, value_name = "I/K", value_parser = parse_shard)]
+    pub shard: Option<ShardSpec>,
+
+    /// Shard count K when the index comes from JOB_COMPLETION_INDEX
+    /// (Kubernetes indexed jobs).
+    #[arg(long, value_name = "K")]
+    pub shards: Option<u64>,
+
+    /// Where a shard writes its result [default:
+    /// nqueens-N-METHOD-shard-I-of-K.json].
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Output formats of `count`.
@@ -278,6 +315,10 @@ fn parse_solve_size(text: &str) -> Result<u64, String> {
 }
 
 fn parse_board_format(text: &str) -> Result<BoardFormat, String> {
+    text.parse()
+}
+
+fn parse_shard(text: &str) -> Result<ShardSpec, String> {
     text.parse()
 }
 

@@ -95,7 +95,19 @@ pub struct RunTotals {
 }
 
 impl RunTotals {
-    fn merge(self, other: RunTotals) -> RunTotals {
+    /// Adds a task counted earlier (a checkpoint's) as if run now.
+    pub fn add_task(&mut self, count: &TaskCount) {
+        self.solutions += u128::from(count.solutions);
+        self.orbits += u128::from(count.orbits);
+        for (sum, part) in self.orbit_sizes.iter_mut().zip(count.orbit_sizes) {
+            *sum += u128::from(part);
+        }
+        self.nodes += u128::from(count.nodes);
+        self.tasks_run += 1;
+    }
+
+    /// The sum of two totals.
+    pub fn merge(self, other: RunTotals) -> RunTotals {
         RunTotals {
             solutions: self.solutions + other.solutions,
             orbits: self.orbits + other.orbits,

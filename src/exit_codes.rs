@@ -11,6 +11,8 @@ pub enum ExitCode {
     Usage = 2,
     /// A count disagreed with the published table.
     CountMismatch = 3,
+    /// Stopped by SIGINT or SIGTERM; finished tasks are in the checkpoint.
+    Interrupted = 130,
 }
 
 impl ExitCode {

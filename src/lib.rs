@@ -18,11 +18,13 @@ pub mod construct;
 pub mod d4;
 pub mod engine;
 pub mod error;
+pub mod journal;
 pub mod kernel;
 pub mod naive;
 pub mod plan;
 pub mod published;
 pub mod render;
+pub mod shard;
 pub mod solutions;
 pub mod symmetric;
 pub mod validate;
@@ -174,18 +176,69 @@ pub fn count_with_hooks(
     let plan = Plan::build(n, options.method, options.split_depth)?;
     on_plan(&plan);
     let totals = engine::run(&plan, threads, hooks)?;
+    let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(make_report(
+        &PlanSummary::of(&plan),
+        threads,
+        &totals,
+        seconds,
+        complete,
+    ))
+}
+
+/// What a report needs to know of the plan a count ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanSummary {
+    /// Board size.
+    pub n: u32,
+    /// Method (resolved).
+    pub method: Method,
+    /// Split depth.
+    pub split_depth: u32,
+    /// Tasks in the plan.
+    pub tasks: usize,
+    /// The plan's fingerprint.
+    pub fingerprint: u64,
+    /// Queens placed building the plan.
+    pub prefix_nodes: u64,
+}
+
+impl PlanSummary {
+    /// The summary of `plan`.
+    pub fn of(plan: &Plan) -> PlanSummary {
+        PlanSummary {
+            n: plan.n,
+            method: plan.method,
+            split_depth: plan.split_depth,
+            tasks: plan.tasks.len(),
+            fingerprint: plan.fingerprint(),
+            prefix_nodes: plan.prefix_nodes,
+        }
+    }
+}
+
+/// The report of a count from its totals: runs the small symmetric searches
+/// for P and R, and derives the unique count when the count is `complete`.
+pub fn make_report(
+    plan: &PlanSummary,
+    threads: usize,
+    totals: &RunTotals,
+    seconds: f64,
+    complete: bool,
+) -> Report {
+    let n = plan.n;
     let half_turn = u128::from(symmetric::count_symmetric(n, Turn::Half));
     let quarter_turn = u128::from(symmetric::count_symmetric(n, Turn::Quarter));
-    let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;
     let orbits = (plan.method == Method::D4 && complete).then_some(Orbits {
         unique: totals.orbits,
         by_size: totals.orbit_sizes,
     });
-    Ok(Report {
+    Report {
         n,
         method: plan.method,
         split_depth: plan.split_depth,
-        tasks: plan.tasks.len(),
+        tasks: plan.tasks,
         threads,
         solutions: totals.solutions,
         unique: complete
@@ -195,8 +248,8 @@ pub fn count_with_hooks(
         quarter_turn_symmetric: quarter_turn,
         orbits,
         nodes: totals.nodes + u128::from(plan.prefix_nodes),
-        seconds: started.elapsed().as_secs_f64(),
-        fingerprint: plan.fingerprint(),
+        seconds,
+        fingerprint: plan.fingerprint,
         complete,
-    })
+    }
 }

@@ -5,6 +5,7 @@ mod cli;
 mod exit_codes;
 mod output;
 mod progress;
+mod scaleout;
 
 use std::fs;
 use std::io::{self, BufRead, BufWriter, Write};
@@ -60,6 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Solve(args) => run_solve(&args),
         Command::Check(args) => run_check(&args),
         Command::Bench(args) => run_bench(&args),
+        Command::Merge(args) => scaleout::run_merge(&args),
     }
 }
 
@@ -277,21 +279,44 @@ fn check_line(line: &str, shift: u64) -> Result<(), String> {
 }
 
 fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
+    scaleout::install_signal_handler();
+    let sizes = args.board_sizes();
+    let shard = scaleout::shard_of(args)?;
+    if args.checkpoint.is_some() || shard.is_some() {
+        if sizes.len() != 1 {
+            return Err(usage(
+                "--checkpoint and --shard take one N: run one count per N".to_string(),
+            ));
+        }
+        return scaleout::run_tracked_count(args, sizes[0], shard);
+    }
+    if args.out.is_some() {
+        return Err(usage(
+            "--out names a shard's result file: add --shard I/K".to_string(),
+        ));
+    }
     let options = args.count_options();
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();
-    for n in args.board_sizes() {
+    for n in sizes {
         let bar = progress::task_bar(args.progress, format!("N={n}"));
         let on_task = |_: &TaskOutcome| bar.inc(1);
         let hooks = RunHooks {
             on_task: Some(&on_task),
+            cancel: Some(&scaleout::INTERRUPTED),
             ..RunHooks::default()
         };
         let report = count_with_hooks(n, &options, &hooks, |plan| {
             bar.set_length(plan.tasks.len() as u64)
         })?;
         bar.finish_and_clear();
+        if !report.complete {
+            eprintln!(
+                "interrupted: N = {n} not finished; nothing was saved (add --checkpoint FILE to make a run resumable)"
+            );
+            return Ok(ExitCode::Interrupted);
+        }
         writer.write(&report).context("cannot write the result")?;
         mismatches.extend(mismatch(&report));
     }
@@ -344,6 +369,11 @@ fn mismatch(report: &Report) -> Option<String> {
 fn exit_code_of(err: &anyhow::Error) -> ExitCode {
     if err.downcast_ref::<UsageError>().is_some() {
         return ExitCode::Usage;
+    }
+    match err.downcast_ref::<nqueens::journal::JournalError>() {
+        Some(nqueens::journal::JournalError::Io { .. }) => return ExitCode::Failure,
+        Some(_) => return ExitCode::Usage,
+        None => {}
     }
     match err.downcast_ref::<nqueens::Error>() {
         Some(nqueens::Error::WrongCount { .. }) => ExitCode::CountMismatch,

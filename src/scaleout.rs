@@ -1,0 +1,305 @@
+//! Counts that survive and spread: the checkpoint journal and shards on the
+//! `count` command, interruption by signal, and `merge`.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use nqueens::engine::{self, RunHooks, RunTotals, TaskOutcome};
+use nqueens::journal::Journal;
+use nqueens::shard::{merge, ShardResult, ShardSpec, SHARD_FORMAT};
+use nqueens::{make_report, resolve_threads, Method, Plan, PlanSummary, Report, Task};
+
+use crate::cli::{CountArgs, MergeArgs};
+use crate::exit_codes::ExitCode;
+use crate::output::ReportWriter;
+use crate::{mismatch, progress, usage};
+
+/// Set by the SIGINT/SIGTERM handler: stop handing out tasks.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the handler: the first signal asks the run to stop after the
+/// tasks in flight; a second one exits at once (every finished task is
+/// already in the journal).
+pub fn install_signal_handler() {
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(ExitCode::Interrupted.code());
+        }
+    });
+}
+
+/// The shard to run: `--shard`, else from the job scheduler's environment.
+pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
+    if let Some(shard) = args.shard {
+        return Ok(Some(shard));
+    }
+    let number = |name: &str| -> anyhow::Result<Option<u64>> {
+        match std::env::var(name) {
+            Ok(text) => text
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| usage(format!("{name}={text} is not a whole number"))),
+            Err(_) => Ok(None),
+        }
+    };
+    if let (Some(id), Some(count)) = (
+        number("SLURM_ARRAY_TASK_ID")?,
+        number("SLURM_ARRAY_TASK_COUNT")?,
+    ) {
+        // Arrays may start anywhere (--array=1-8): count from the first.
+        let first = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        let index = id.checked_sub(first).ok_or_else(|| {
+            usage(format!(
+                "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {first}"
+            ))
+        })?;
+        return ShardSpec::new(index, count)
+            .map(Some)
+            .map_err(|err| usage(format!("from SLURM: {err}")));
+    }
+    if let Some(index) = number("JOB_COMPLETION_INDEX")? {
+        let Some(count) = args.shards else {
+            return Err(usage(
+                "JOB_COMPLETION_INDEX is set: give the shard count with --shards K (or --shard I/K)".to_string(),
+            ));
+        };
+        return ShardSpec::new(index, count)
+            .map(Some)
+            .map_err(|err| usage(format!("from JOB_COMPLETION_INDEX: {err}")));
+    }
+    if args.shards.is_some() {
+        return Err(usage(
+            "--shards K needs JOB_COMPLETION_INDEX in the environment; otherwise use --shard I/K"
+                .to_string(),
+        ));
+    }
+    Ok(None)
+}
+
+/// The command line that resumes this run, for the interruption message.
+fn resume_command() -> String {
+    std::env::args()
+        .map(|arg| {
+            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$\\".contains(c)) {
+                format!("'{}'", arg.replace('\'', "'\\''"))
+            } else {
+                arg
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One N with a checkpoint and/or a shard.
+pub fn run_tracked_count(
+    args: &CountArgs,
+    n: u32,
+    shard: Option<ShardSpec>,
+) -> anyhow::Result<ExitCode> {
+    let options = args.count_options();
+    let threads = resolve_threads(options.threads)?;
+    let started = Instant::now();
+    let plan = Plan::build(n, options.method, options.split_depth)?;
+    let summary = PlanSummary::of(&plan);
+    let (journal, resumed) = match &args.checkpoint {
+        Some(path) => {
+            let (journal, resumed) = Journal::open(path, &plan)?;
+            if resumed.dropped_torn_line {
+                eprintln!(
+                    "warning: checkpoint {}: dropped a torn last line (a task cut off mid-write will be counted again)",
+                    path.display()
+                );
+            }
+            (Some(journal), Some(resumed))
+        }
+        None => (None, None),
+    };
+    let in_shard = |task: &Task| shard.is_none_or(|shard| shard.contains(task.id));
+    let done_before = |task: &Task| {
+        resumed
+            .as_ref()
+            .is_some_and(|resumed| resumed.done[task.id as usize].is_some())
+    };
+    let mut prior = RunTotals::default();
+    if let Some(resumed) = &resumed {
+        for task in plan.tasks.iter().filter(|task| in_shard(task)) {
+            if let Some(count) = &resumed.done[task.id as usize] {
+                prior.add_task(count);
+            }
+        }
+        if resumed.finished() > 0 && !resumed.complete {
+            eprintln!(
+                "resuming: {} of {} tasks already counted",
+                prior.tasks_run,
+                plan.tasks.iter().filter(|task| in_shard(task)).count()
+            );
+        }
+    }
+    let bar = progress::task_bar(args.progress, format!("N={n}"));
+    bar.set_length(plan.tasks.iter().filter(|task| in_shard(task)).count() as u64);
+    bar.set_position(prior.tasks_run);
+    let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
+    let on_task = |outcome: &TaskOutcome| {
+        bar.inc(1);
+        if let Some(journal) = &journal {
+            if let Err(err) = journal.record(outcome.id, &outcome.count) {
+                // Losing the journal would lose work: stop, and say why.
+                journal_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(err);
+                stop.store(true, Ordering::SeqCst);
+            }
+        }
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
+    };
+    let skip = |task: &Task| !in_shard(task) || done_before(task);
+    let hooks = RunHooks {
+        skip: Some(&skip),
+        on_task: Some(&on_task),
+        cancel: Some(&stop),
+    };
+    stop.store(INTERRUPTED.load(Ordering::SeqCst), Ordering::SeqCst);
+    let run = engine::run(&plan, threads, &hooks)?;
+    bar.finish_and_clear();
+    if let Some(journal) = &journal {
+        journal
+            .sync()
+            .with_context(|| format!("cannot sync the checkpoint {}", journal.path().display()))?;
+    }
+    if let Some(err) = journal_error
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+    {
+        return Err(anyhow::Error::new(err)
+            .context("cannot write the checkpoint; finished tasks up to the failure are kept"));
+    }
+    let totals = prior.merge(RunTotals {
+        tasks_skipped: 0,
+        ..run
+    });
+    let shard_tasks = plan.tasks.iter().filter(|task| in_shard(task)).count() as u64;
+    if run.tasks_cancelled > 0 {
+        eprintln!(
+            "interrupted: {} of {shard_tasks} tasks counted{}",
+            totals.tasks_run,
+            if journal.is_some() {
+                format!(" and saved; resume with:\n  {}", resume_command())
+            } else {
+                "; nothing was saved (add --checkpoint FILE to make a run resumable)".to_string()
+            }
+        );
+        return Ok(ExitCode::Interrupted);
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(shard) = shard {
+        let result = ShardResult {
+            format: SHARD_FORMAT.to_string(),
+            fingerprint: plan.fingerprint_hex(),
+            n,
+            method: plan.method.to_string(),
+            split_depth: plan.split_depth,
+            shard: shard.index,
+            shards: shard.count,
+            tasks_in_plan: plan.tasks.len() as u64,
+            tasks_done: totals.tasks_run,
+            solutions: totals.solutions,
+            orbits: totals.orbits,
+            orbit_sizes: totals.orbit_sizes,
+            nodes: totals.nodes,
+            prefix_nodes: plan.prefix_nodes,
+            threads,
+            seconds,
+        };
+        let path = args.out.clone().unwrap_or_else(|| {
+            PathBuf::from(format!(
+                "nqueens-{n}-{}-shard-{}-of-{}.json",
+                plan.method, shard.index, shard.count
+            ))
+        });
+        write_shard(&path, &result)?;
+        if let Some(journal) = &journal {
+            journal.complete(totals.solutions)?;
+        }
+        eprintln!(
+            "shard {shard}: {} tasks, {} solutions (partial), written to {}",
+            totals.tasks_run,
+            totals.solutions,
+            path.display()
+        );
+        return Ok(ExitCode::Success);
+    }
+    if let Some(journal) = &journal {
+        if !resumed.as_ref().is_some_and(|resumed| resumed.complete) {
+            journal.complete(totals.solutions)?;
+        }
+    }
+    let report = make_report(&summary, threads, &totals, seconds, true);
+    print_report(&report, args.format)
+}
+
+/// Writes a shard result through a temporary file, so a crash never leaves
+/// a half-written result behind.
+fn write_shard(path: &Path, result: &ShardResult) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(result)?;
+    let temporary = path.with_extension("json.partial");
+    fs::write(&temporary, format!("{text}\n"))
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
+    fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn print_report(report: &Report, format: crate::cli::Format) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut writer = ReportWriter::new(stdout.lock(), format);
+    writer.write(report).context("cannot write the result")?;
+    if let Some(complaint) = mismatch(report) {
+        eprintln!("error: WRONG COUNT: {complaint}");
+        io::stderr().flush().ok();
+        return Ok(ExitCode::CountMismatch);
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `nqueens merge`.
+pub fn run_merge(args: &MergeArgs) -> anyhow::Result<ExitCode> {
+    let mut results = Vec::new();
+    for path in &args.files {
+        let name = path.display().to_string();
+        let text = fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+        let result: ShardResult = serde_json::from_str(&text)
+            .map_err(|err| usage(format!("{name} is not an nqueens shard file: {err}")))?;
+        results.push((name, result));
+    }
+    let merged = merge(&results).map_err(usage)?;
+    let first = &merged.first;
+    let method: Method = first.method.parse()?;
+    let fingerprint = u64::from_str_radix(&first.fingerprint, 16)
+        .map_err(|_| usage(format!("{} has a malformed fingerprint", results[0].0)))?;
+    let summary = PlanSummary {
+        n: first.n,
+        method,
+        split_depth: first.split_depth,
+        tasks: first.tasks_in_plan as usize,
+        fingerprint,
+        prefix_nodes: 0,
+    };
+    let totals = RunTotals {
+        solutions: merged.solutions,
+        orbits: merged.orbits,
+        orbit_sizes: merged.orbit_sizes,
+        nodes: merged.nodes,
+        ..RunTotals::default()
+    };
+    let report = make_report(&summary, merged.threads, &totals, merged.seconds, true);
+    print_report(&report, args.format)
+}

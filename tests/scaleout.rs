@@ -1,0 +1,365 @@
+//! Checkpoints, signals, shards and merge, through the real binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+fn nqueens() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// A fresh scratch directory per test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nqueens-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The solutions column of a CSV count.
+fn csv_solutions(stdout: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stdout);
+    let last = text.lines().last().unwrap_or_default().to_string();
+    last.split(',').nth(1).unwrap_or_default().to_string()
+}
+
+/// Starts a long checkpointed count, lets it work for `after`, sends
+/// `signal`, and returns its exit status and stderr.
+fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, String) {
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "count",
+            "16",
+            "-m",
+            "mirror",
+            "-j",
+            "2",
+            "--format",
+            "csv",
+            "--checkpoint",
+        ])
+        .arg(journal)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let _ = StdCommand::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn resume(journal: &Path) -> String {
+    let output = nqueens()
+        .args([
+            "count",
+            "16",
+            "-m",
+            "mirror",
+            "-j",
+            "2",
+            "--format",
+            "csv",
+            "--checkpoint",
+        ])
+        .arg(journal)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    csv_solutions(&output.stdout)
+}
+
+#[test]
+fn sigint_and_sigterm_stop_cleanly_and_resume_exactly() {
+    let dir = scratch("signals");
+    for signal in ["-INT", "-TERM"] {
+        let journal = dir.join(format!("run{signal}.ckpt"));
+        let (code, stderr) = interrupt(&journal, signal, Duration::from_millis(500));
+        assert_eq!(code, Some(130), "{signal}: {stderr}");
+        assert!(stderr.contains("resume with:"), "{stderr}");
+        assert!(stderr.contains("--checkpoint"), "{stderr}");
+        let lines = std::fs::read_to_string(&journal).unwrap().lines().count();
+        assert!(lines > 1, "finished tasks were saved");
+        assert_eq!(resume(&journal), "14772512");
+        let text = std::fs::read_to_string(&journal).unwrap();
+        assert!(text
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("complete 14772512 "));
+    }
+}
+
+#[test]
+fn kill_9_at_random_moments_loses_nothing_finished() {
+    let dir = scratch("kill9");
+    let journal = dir.join("run.ckpt");
+    // Two kills at different moments, then a resume that finishes.
+    for millis in [150u64, 420] {
+        let jitter = u64::from(std::process::id() % 97);
+        let (code, _) = interrupt(&journal, "-9", Duration::from_millis(millis + jitter));
+        assert_ne!(code, Some(0));
+    }
+    assert_eq!(resume(&journal), "14772512");
+}
+
+#[test]
+fn a_finished_journal_just_reprints_the_result() {
+    let dir = scratch("finished");
+    let journal = dir.join("done.ckpt");
+    for _ in 0..2 {
+        nqueens()
+            .args(["count", "13", "--format", "csv", "--checkpoint"])
+            .arg(&journal)
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("\n13,73712,9233,"));
+    }
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(
+        text.lines()
+            .filter(|line| line.starts_with("complete"))
+            .count(),
+        1
+    );
+    let tasks = text
+        .lines()
+        .filter(|line| line.starts_with("task "))
+        .count();
+    let header_tasks: usize = text
+        .lines()
+        .next()
+        .unwrap()
+        .split("tasks=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(tasks, header_tasks, "every task journaled once");
+}
+
+/// Runs a checkpointed count of N = 12 on `journal` and returns (status, stdout, stderr).
+fn count_12(journal: &Path) -> (Option<i32>, String, String) {
+    let output = nqueens()
+        .args(["count", "12", "--format", "csv", "--checkpoint"])
+        .arg(journal)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn damaged_journals_are_refused_or_repaired() {
+    let dir = scratch("damaged");
+    let journal = dir.join("j.ckpt");
+    let (code, _, _) = count_12(&journal);
+    assert_eq!(code, Some(0));
+    let good = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = good.lines().collect();
+
+    // A checksum mismatch in the body.
+    let mut altered = lines.clone();
+    let tampered = altered[5].replacen("task ", "task 9", 1);
+    altered[5] = &tampered;
+    std::fs::write(&journal, altered.join("\n") + "\n").unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("damaged at line 6"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1);
+
+    // A torn last line: dropped with a warning, the count is exact.
+    let torn = lines[..lines.len() - 1].join("\n") + "\n" + &lines[lines.len() - 2][..10];
+    std::fs::write(&journal, torn).unwrap();
+    let (code, stdout, stderr) = count_12(&journal);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("dropped a torn last line"), "{stderr}");
+    assert_eq!(csv_solutions(stdout.as_bytes()), "14200");
+
+    // A damaged header.
+    std::fs::write(&journal, "nqueens-journal-v1 fingerprint=00 #0000\n").unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("header is damaged"), "{stderr}");
+
+    // Something else entirely.
+    std::fs::write(&journal, "hello\nworld\n").unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("not an nqueens journal"), "{stderr}");
+
+    // A journal of another plan names both.
+    std::fs::write(&journal, &good).unwrap();
+    let output = nqueens()
+        .args(["count", "13", "--checkpoint"])
+        .arg(&journal)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("n=12") && stderr.contains("n=13"),
+        "{stderr}"
+    );
+
+    // An empty file is a fresh start.
+    std::fs::write(&journal, "").unwrap();
+    let (code, stdout, stderr) = count_12(&journal);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(csv_solutions(stdout.as_bytes()), "14200");
+}
+
+fn shard_files(dir: &Path, n: &str, shards: u64, extra: &[&str]) -> Vec<PathBuf> {
+    (0..shards)
+        .map(|index| {
+            let tag: String = extra.concat();
+            let out = dir.join(format!("shard-{n}{tag}-{index}-of-{shards}.json"));
+            nqueens()
+                .args(["count", n, "--shard", &format!("{index}/{shards}"), "--out"])
+                .arg(&out)
+                .args(extra)
+                .assert()
+                .success();
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn shards_merge_to_the_published_total() {
+    let dir = scratch("shards");
+    for shards in [1u64, 3, 7] {
+        let files = shard_files(&dir, "13", shards, &[]);
+        nqueens()
+            .args(["merge", "--format", "csv"])
+            .args(&files)
+            .assert()
+            .success()
+            .stdout(predicates::str::contains("\n13,73712,9233,136,8,d4,"));
+    }
+    let mirror = shard_files(&dir, "12", 3, &["-m", "mirror"]);
+    nqueens().arg("merge").args(&mirror).assert().success();
+}
+
+#[test]
+fn merge_refuses_missing_duplicate_and_foreign_shards() {
+    let dir = scratch("merge-bad");
+    let files = shard_files(&dir, "12", 3, &[]);
+    let refuse = |args: Vec<&PathBuf>, needle: &str| {
+        let output = nqueens().arg("merge").args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    };
+    refuse(vec![&files[0], &files[2]], "missing shards of 3: 1");
+    refuse(
+        vec![&files[0], &files[1], &files[1], &files[2]],
+        "more than once: 1",
+    );
+    let other = shard_files(&dir, "12", 3, &["-m", "mirror"]);
+    refuse(vec![&files[0], &other[1], &files[2]], "from another run");
+    let junk = dir.join("junk.json");
+    std::fs::write(&junk, "{}").unwrap();
+    refuse(vec![&junk], "not an nqueens shard file");
+}
+
+#[test]
+fn scheduler_environments_pick_the_shard() {
+    let dir = scratch("env");
+    let direct = shard_files(&dir, "12", 3, &[]);
+    let from_slurm = dir.join("slurm.json");
+    nqueens()
+        .env("SLURM_ARRAY_TASK_ID", "2")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .args(["count", "12", "--out"])
+        .arg(&from_slurm)
+        .assert()
+        .success();
+    let from_k8s = dir.join("k8s.json");
+    nqueens()
+        .env("JOB_COMPLETION_INDEX", "1")
+        .args(["count", "12", "--shards", "3", "--out"])
+        .arg(&from_k8s)
+        .assert()
+        .success();
+    let solutions = |path: &Path| -> serde_json::Value {
+        let value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        value["solutions"].clone()
+    };
+    assert_eq!(solutions(&from_slurm), solutions(&direct[1]));
+    assert_eq!(solutions(&from_k8s), solutions(&direct[1]));
+    nqueens()
+        .env("JOB_COMPLETION_INDEX", "1")
+        .args(["count", "12"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn bad_shard_specs_are_refused() {
+    for (spec, needle) in [
+        ("3/2", "must be below"),
+        ("1/0", "at least 1"),
+        ("a/b", "not a shard"),
+        ("2", "not a shard"),
+    ] {
+        let output = nqueens()
+            .args(["count", "12", "--shard", spec])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{spec}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{spec}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1);
+    }
+    nqueens()
+        .args(["count", "12", "13", "--shard", "0/2"])
+        .assert()
+        .code(2);
+    nqueens()
+        .args(["count", "12", "--out", "x.json"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn shards_and_checkpoints_combine() {
+    let dir = scratch("shard-ckpt");
+    let journal = dir.join("s.ckpt");
+    let out = dir.join("s.json");
+    for _ in 0..2 {
+        nqueens()
+            .args(["count", "12", "--shard", "1/2", "--checkpoint"])
+            .arg(&journal)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+    }
+    let direct = shard_files(&dir, "12", 2, &[]);
+    let read = |path: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    assert_eq!(read(&out)["solutions"], read(&direct[1])["solutions"]);
+    assert_eq!(read(&out)["tasks_done"], read(&direct[1])["tasks_done"]);
+}
