@@ -38,6 +38,25 @@ pub enum Command {
     /// Sum the result files of shards 0..K-1 of one count, after checking
     /// that they belong together.
     Merge(MergeArgs),
+    /// Show the task plan of a count: tasks, fingerprint, estimated cost
+    /// spread.
+    Plan(PlanArgs),
+}
+
+/// Arguments of `nqueens plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Board size (1..32).
+    #[arg(value_name = "N", value_parser = parse_board_size)]
+    pub n: u32,
+
+    /// Counting method, as for `count`.
+    #[arg(short, long, default_value = "auto", value_parser = parse_method)]
+    pub method: Method,
+
+    /// Rows expanded into tasks, as for `count`.
+    #[arg(long, value_name = "ROWS")]
+    pub split_depth: Option<u32>,
 }
 
 /// Arguments of `nqueens merge`.
@@ -228,6 +247,11 @@ pub struct CountArgs {
     /// nqueens-N-METHOD-shard-I-of-K.json].
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+
+    /// Write each task's id, solutions, nodes and seconds to this CSV file
+    /// (one N only), for `scripts/efficiency.py`.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
 }
 
 /// Output formats of `count`.

@@ -62,7 +62,47 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => run_check(&args),
         Command::Bench(args) => run_bench(&args),
         Command::Merge(args) => scaleout::run_merge(&args),
+        Command::Plan(args) => run_plan(&args),
     }
+}
+
+fn run_plan(args: &cli::PlanArgs) -> anyhow::Result<ExitCode> {
+    let split = args
+        .split_depth
+        .map_or(nqueens::SplitDepth::Auto, nqueens::SplitDepth::Rows);
+    let plan = nqueens::Plan::build(args.n, args.method, split)?;
+    const PROBE_ROWS: u32 = 3;
+    let mut costs = nqueens::plan::estimate_costs(&plan, PROBE_ROWS);
+    costs.sort_unstable();
+    let total: u64 = costs.iter().sum();
+    let mean = total as f64 / costs.len().max(1) as f64;
+    let max = costs.last().copied().unwrap_or(0);
+    let median = costs.get(costs.len() / 2).copied().unwrap_or(0);
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    writeln!(
+        out,
+        "N = {}, method {}, split depth {}",
+        plan.n, plan.method, plan.split_depth
+    )?;
+    writeln!(out, "tasks: {}", plan.tasks.len())?;
+    writeln!(out, "fingerprint: {}", plan.fingerprint_hex())?;
+    writeln!(
+        out,
+        "queens placed building the plan: {}",
+        plan.prefix_nodes
+    )?;
+    writeln!(
+        out,
+        "estimated cost (queens in the {PROBE_ROWS} rows below each task): mean {mean:.0}, median {median}, max {max}, max/mean {:.2}",
+        if mean > 0.0 { max as f64 / mean } else { 0.0 }
+    )?;
+    writeln!(
+        out,
+        "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE",
+        plan.n, plan.method
+    )?;
+    Ok(ExitCode::Success)
 }
 
 fn run_bench(args: &BenchArgs) -> anyhow::Result<ExitCode> {
@@ -282,10 +322,10 @@ fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
     scaleout::install_signal_handler();
     let sizes = args.board_sizes();
     let shard = scaleout::shard_of(args)?;
-    if args.checkpoint.is_some() || shard.is_some() {
+    if args.checkpoint.is_some() || shard.is_some() || args.profile.is_some() {
         if sizes.len() != 1 {
             return Err(usage(
-                "--checkpoint and --shard take one N: run one count per N".to_string(),
+                "--checkpoint, --shard and --profile take one N: run one count per N".to_string(),
             ));
         }
         return scaleout::run_tracked_count(args, sizes[0], shard);

@@ -19,6 +19,37 @@ use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
 use crate::{mismatch, progress, usage};
 
+/// Per-task measurements for `--profile`, collected from the workers.
+#[derive(Default)]
+pub struct Profiler {
+    rows: Mutex<Vec<TaskOutcome>>,
+}
+
+impl Profiler {
+    /// Records one finished task.
+    pub fn record(&self, outcome: &TaskOutcome) {
+        self.rows
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(*outcome);
+    }
+
+    /// Writes `id,solutions,nodes,seconds` per task, by id.
+    pub fn write(self, path: &Path) -> anyhow::Result<()> {
+        let mut rows = self.rows.into_inner().unwrap_or_else(|p| p.into_inner());
+        rows.sort_by_key(|row| row.id);
+        let mut text = String::from("id,solutions,nodes,seconds\n");
+        for row in rows {
+            text.push_str(&format!(
+                "{},{},{},{:.9}\n",
+                row.id, row.count.solutions, row.count.nodes, row.seconds
+            ));
+        }
+        fs::write(path, text)
+            .with_context(|| format!("cannot write the profile {}", path.display()))
+    }
+}
+
 /// Set by the SIGINT/SIGTERM handler: stop handing out tasks.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -146,8 +177,12 @@ pub fn run_tracked_count(
     bar.set_position(prior.tasks_run);
     let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
+    let profiler = Profiler::default();
     let on_task = |outcome: &TaskOutcome| {
         bar.inc(1);
+        if args.profile.is_some() {
+            profiler.record(outcome);
+        }
         if let Some(journal) = &journal {
             if let Err(err) = journal.record(outcome.id, &outcome.count) {
                 // Losing the journal would lose work: stop, and say why.
@@ -201,6 +236,9 @@ pub fn run_tracked_count(
         return Ok(ExitCode::Interrupted);
     }
     let seconds = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.profile {
+        profiler.write(path)?;
+    }
     if let Some(shard) = shard {
         let result = ShardResult {
             format: SHARD_FORMAT.to_string(),

@@ -363,3 +363,46 @@ fn shards_and_checkpoints_combine() {
     assert_eq!(read(&out)["solutions"], read(&direct[1])["solutions"]);
     assert_eq!(read(&out)["tasks_done"], read(&direct[1])["tasks_done"]);
 }
+
+#[test]
+fn plan_prints_tasks_fingerprint_and_spread() {
+    let output = nqueens().args(["plan", "14"]).output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("method d4"), "{text}");
+    assert!(text.contains("tasks: "), "{text}");
+    assert!(text.contains("max/mean"), "{text}");
+    let fingerprint = text
+        .lines()
+        .find(|line| line.starts_with("fingerprint: "))
+        .unwrap();
+    let plan = nqueens::Plan::build(14, nqueens::Method::D4, nqueens::SplitDepth::Auto).unwrap();
+    assert_eq!(
+        fingerprint,
+        format!("fingerprint: {}", plan.fingerprint_hex())
+    );
+}
+
+#[test]
+fn profile_lists_every_task_once() {
+    let dir = scratch("profile");
+    let profile = dir.join("p.csv");
+    nqueens()
+        .args(["count", "12", "--profile"])
+        .arg(&profile)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&profile).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("id,solutions,nodes,seconds"));
+    let ids: Vec<u64> = lines
+        .map(|line| line.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    let plan = nqueens::Plan::build(12, nqueens::Method::D4, nqueens::SplitDepth::Auto).unwrap();
+    assert_eq!(ids, (0..plan.tasks.len() as u64).collect::<Vec<_>>());
+    nqueens()
+        .args(["count", "12", "13", "--profile"])
+        .arg(&profile)
+        .assert()
+        .code(2);
+}
