@@ -252,6 +252,11 @@ pub struct CountArgs {
     /// (one N only), for `scripts/efficiency.py`.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
+
+    /// Count across the ranks of `mpirun` (builds with `--features mpi`);
+    /// -j is then the threads of each rank.
+    #[arg(long, conflicts_with_all = ["checkpoint", "shard", "shards", "profile", "out"])]
+    pub mpi: bool,
 }
 
 /// Output formats of `count`.

@@ -122,27 +122,42 @@ impl RunTotals {
 
 /// Runs every task of `plan` on `threads` worker threads.
 pub fn run(plan: &Plan, threads: usize, hooks: &RunHooks<'_>) -> Result<RunTotals, Error> {
+    let pool = worker_pool(threads)?;
+    Ok(run_tasks(&pool, plan.n, &plan.tasks, hooks))
+}
+
+/// A pool of `threads` workers for [`run_tasks`].
+pub fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
         return Err(Error::ZeroThreads);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|index| format!("nqueens-worker-{index}"))
         .build()
         .map_err(|err| Error::ThreadPool {
             threads,
             reason: err.to_string(),
-        })?;
-    let n = plan.n;
-    Ok(pool.install(|| {
-        plan.tasks
+        })
+}
+
+/// Runs `tasks` (of an `n` plan) on `pool`: for callers that hand out a
+/// plan's tasks in pieces, such as MPI ranks.
+pub fn run_tasks(
+    pool: &rayon::ThreadPool,
+    n: u32,
+    tasks: &[Task],
+    hooks: &RunHooks<'_>,
+) -> RunTotals {
+    pool.install(|| {
+        tasks
             .par_iter()
             // One task per split: tasks are already coarse enough, and
             // finer stealing keeps the tail short.
             .with_max_len(1)
             .map(|task| run_task(n, task, hooks))
             .reduce(RunTotals::default, RunTotals::merge)
-    }))
+    })
 }
 
 fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {

@@ -70,6 +70,9 @@ pub enum Error {
         /// What it should have counted.
         expected: u128,
     },
+    /// MPI failed or the ranks disagree.
+    #[error("MPI: {0}")]
+    Mpi(String),
     /// Rayon could not start its threads.
     #[error("could not start {threads} worker threads: {reason}")]
     ThreadPool {

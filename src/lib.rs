@@ -16,6 +16,8 @@
 pub mod bench;
 pub mod construct;
 pub mod d4;
+#[cfg(feature = "mpi")]
+pub mod distributed;
 pub mod engine;
 pub mod error;
 pub mod journal;

@@ -66,6 +66,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+#[cfg(feature = "mpi")]
+fn run_mpi_count(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
+    use mpi::topology::Communicator;
+    let universe = nqueens::distributed::start()?;
+    let world = universe.world();
+    let options = args.count_options();
+    let stdout = io::stdout();
+    let mut writer = ReportWriter::new(stdout.lock(), args.format);
+    let mut mismatches = Vec::new();
+    for &n in sizes {
+        // Only rank 0 gets a report, and only it prints.
+        if let Some(report) = nqueens::distributed::count(&world, n, &options)? {
+            writer.write(&report).context("cannot write the result")?;
+            mismatches.extend(mismatch(&report));
+        }
+    }
+    if world.rank() == 0 && !mismatches.is_empty() {
+        for complaint in &mismatches {
+            eprintln!("error: WRONG COUNT: {complaint}");
+        }
+        return Ok(ExitCode::CountMismatch);
+    }
+    Ok(ExitCode::Success)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_mpi_count(_: &CountArgs, _: &[u32]) -> anyhow::Result<ExitCode> {
+    Err(usage(
+        "this nqueens was built without MPI: build it with `cargo build --release --features mpi` (needs an MPI library and libclang)"
+            .to_string(),
+    ))
+}
+
 fn run_plan(args: &cli::PlanArgs) -> anyhow::Result<ExitCode> {
     let split = args
         .split_depth
@@ -319,8 +352,11 @@ fn check_line(line: &str, shift: u64) -> Result<(), String> {
 }
 
 fn run_count(args: &CountArgs) -> anyhow::Result<ExitCode> {
-    scaleout::install_signal_handler();
     let sizes = args.board_sizes();
+    if args.mpi {
+        return run_mpi_count(args, &sizes);
+    }
+    scaleout::install_signal_handler();
     let shard = scaleout::shard_of(args)?;
     if args.checkpoint.is_some() || shard.is_some() || args.profile.is_some() {
         if sizes.len() != 1 {
