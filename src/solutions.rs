@@ -119,10 +119,18 @@ impl Iterator for Solutions {
     }
 }
 
+/// Indexes below this are found by walking the stream (a million boards
+/// take well under a second); beyond, whole subtrees are counted instead.
+pub const NTH_STREAM_LIMIT: u128 = 1_000_000;
+
 /// The solution at 0-based position `index` in lexicographic order, or
-/// `None` past the last. Whole subtrees before it are counted, not walked.
+/// `None` past the last. Early indexes are walked to; later ones skip whole
+/// subtrees by counting them with the kernel.
 pub fn nth_solution(n: u32, index: u128) -> Option<Solution> {
     assert!((1..=MAX_N).contains(&n), "board size out of range");
+    if index < NTH_STREAM_LIMIT {
+        return Solutions::new(n).nth(index as usize);
+    }
     let mut remaining = index;
     let mut board = Board::EMPTY;
     let mut columns = Vec::with_capacity(n as usize);

@@ -49,6 +49,17 @@ fn nth_equals_the_stream_at_every_index() {
 }
 
 #[test]
+fn nth_by_counting_equals_nth_by_walking() {
+    // Past the stream limit the subtrees are counted; both routes must agree.
+    let limit = nqueens::solutions::NTH_STREAM_LIMIT;
+    for index in [limit, limit + 1, limit + 123_456, 2_279_183] {
+        let walked = Solutions::new(15).nth(index as usize);
+        assert_eq!(nth_solution(15, index), walked, "index {index}");
+    }
+    assert_eq!(nth_solution(15, 2_279_184), None);
+}
+
+#[test]
 fn parallel_listing_equals_the_sequential_stream() {
     let draw =
         |s: &Solution, out: &mut Vec<u8>| render(out, s.columns(), BoardFormat::Vector, false);
