@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use nqueens::engine::{self, RunHooks, RunTotals, TaskOutcome};
-use nqueens::journal::Journal;
+use nqueens::journal::{Journal, Resumed};
 use nqueens::shard::{merge, ShardResult, ShardSpec, SHARD_FORMAT};
 use nqueens::{make_report, resolve_threads, Method, Plan, PlanSummary, Report, Task};
 
@@ -265,9 +265,7 @@ pub fn run_tracked_count(
             ))
         });
         write_shard(&path, &result)?;
-        if let Some(journal) = &journal {
-            journal.complete(totals.solutions)?;
-        }
+        mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
         eprintln!(
             "shard {shard}: {} tasks, {} solutions (partial), written to {}",
             totals.tasks_run,
@@ -276,13 +274,23 @@ pub fn run_tracked_count(
         );
         return Ok(ExitCode::Success);
     }
-    if let Some(journal) = &journal {
-        if !resumed.as_ref().is_some_and(|resumed| resumed.complete) {
-            journal.complete(totals.solutions)?;
-        }
-    }
+    mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
     let report = make_report(&summary, threads, &totals, seconds, true);
     print_report(&report, args.format)
+}
+
+/// Ends the journal with its `complete` line, unless it already has one.
+fn mark_complete(
+    journal: Option<&Journal>,
+    resumed: Option<&Resumed>,
+    solutions: u128,
+) -> io::Result<()> {
+    match journal {
+        Some(journal) if !resumed.is_some_and(|resumed| resumed.complete) => {
+            journal.complete(solutions)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Writes a shard result through a temporary file, so a crash never leaves
