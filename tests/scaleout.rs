@@ -25,21 +25,25 @@ fn csv_solutions(stdout: &[u8]) -> String {
     last.split(',').nth(1).unwrap_or_default().to_string()
 }
 
+/// A count long enough to interrupt (a second or two), journaled to the
+/// path that follows these arguments.
+const LONG_COUNT: [&str; 9] = [
+    "count",
+    "16",
+    "-m",
+    "mirror",
+    "-j",
+    "2",
+    "--format",
+    "csv",
+    "--checkpoint",
+];
+
 /// Starts a long checkpointed count, lets it work for `after`, sends
 /// `signal`, and returns its exit status and stderr.
 fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, String) {
     let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args([
-            "count",
-            "16",
-            "-m",
-            "mirror",
-            "-j",
-            "2",
-            "--format",
-            "csv",
-            "--checkpoint",
-        ])
+        .args(LONG_COUNT)
         .arg(journal)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -57,21 +61,7 @@ fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, Str
 }
 
 fn resume(journal: &Path) -> String {
-    let output = nqueens()
-        .args([
-            "count",
-            "16",
-            "-m",
-            "mirror",
-            "-j",
-            "2",
-            "--format",
-            "csv",
-            "--checkpoint",
-        ])
-        .arg(journal)
-        .output()
-        .unwrap();
+    let output = nqueens().args(LONG_COUNT).arg(journal).output().unwrap();
     assert!(
         output.status.success(),
         "{}",
