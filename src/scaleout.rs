@@ -157,6 +157,7 @@ pub fn run_tracked_count(
             .as_ref()
             .is_some_and(|resumed| resumed.done[task.id as usize].is_some())
     };
+    let shard_tasks = plan.tasks.iter().filter(|task| in_shard(task)).count() as u64;
     let mut prior = RunTotals::default();
     if let Some(resumed) = &resumed {
         for task in plan.tasks.iter().filter(|task| in_shard(task)) {
@@ -167,13 +168,12 @@ pub fn run_tracked_count(
         if resumed.finished() > 0 && !resumed.complete {
             eprintln!(
                 "resuming: {} of {} tasks already counted",
-                prior.tasks_run,
-                plan.tasks.iter().filter(|task| in_shard(task)).count()
+                prior.tasks_run, shard_tasks
             );
         }
     }
     let bar = progress::task_bar(args.progress, format!("N={n}"));
-    bar.set_length(plan.tasks.iter().filter(|task| in_shard(task)).count() as u64);
+    bar.set_length(shard_tasks);
     bar.set_position(prior.tasks_run);
     let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
@@ -222,7 +222,6 @@ pub fn run_tracked_count(
         tasks_skipped: 0,
         ..run
     });
-    let shard_tasks = plan.tasks.iter().filter(|task| in_shard(task)).count() as u64;
     if run.tasks_cancelled > 0 {
         eprintln!(
             "interrupted: {} of {shard_tasks} tasks counted{}",
