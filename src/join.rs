@@ -1,0 +1,569 @@
+//! The `join` method: counts solutions by pairing half boards instead of
+//! searching row by row.
+//!
+//! Let h = N/2. Columns 0..h are the east half, N-h..N the west half (odd N
+//! has a middle column between them). In a solution the rows whose queen is
+//! in the east form a set R of h rows (h-1 when the middle row's queen is in
+//! the east), the west queens take the other rows, and the two halves can
+//! only clash on the diagonals crossing the middle. So for each R the count
+//! is the number of pairs (east half board on rows R, west half board on
+//! the other rows) whose sets of crossing diagonals, a u64 *key* each, are
+//! disjoint. Half boards are glued from two quadrant placements taken from
+//! one shared [`QuadrantTable`]; the disjoint pairs are counted by the
+//! bit-sliced [`Matcher`].
+//!
+//! Symmetry, even N (see [`even_weights`]): only the east boards with no
+//! queen on a long diagonal are built; a west board stands for 2^k images
+//! where k counts its long-diagonal queens (the reflections in the two long
+//! diagonals move those queens between the halves one at a time). Of R and
+//! its reverse (the north-south flip) only the smaller is a task; when no
+//! queen is on a long diagonal the left-right flip joins in, and only the
+//! smallest of R, its reverse, complement and reversed complement counts.
+//!
+//! Odd N: every solution has a queen in the middle row and one in the middle
+//! column. Either one queen stands on the centre (the four flips of R above
+//! leave 1/4 of those boards), or the two are distinct, at distances a != b
+//! from the centre on two perpendicular arms of the middle cross; exactly one
+//! of each 8 images has the nearer queen on the middle row's east arm and
+//! the farther on the middle column's north arm, and only those are counted,
+//! weight 8.
+//!
+//! The unique count does not come from here: it is Burnside's, from the
+//! symmetric searches, as for every method.
+
+use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+use crate::matcher::Matcher;
+
+/// Smallest N counted by joining; below it the halves are too small for the
+/// symmetry rules (and every method is instant).
+pub const JOIN_MIN_N: u32 = 4;
+
+/// Largest N counted by joining: keys must fit 64 bits, and beyond this the
+/// quadrant table outgrows any ordinary machine (h = 12 is ~5 GB).
+pub const JOIN_MAX_N: u32 = 25;
+
+/// Bytes a quadrant placement takes in the table (its two diagonal masks).
+const BYTES_PER_PLACEMENT: u64 = 8;
+
+/// Where the halves meet: the bits of a board's diagonals that form keys.
+#[derive(Clone, Copy, Debug)]
+struct Geometry {
+    n: u32,
+    /// Side of a quadrant, N/2.
+    h: u32,
+    /// First row and column of the south and west quadrants, N-h; also the
+    /// first diagonal index crossing the middle.
+    lo: u32,
+    /// Diagonals of one direction that cross the middle: N-1 for even N,
+    /// N-2 for odd N.
+    width: u32,
+}
+
+impl Geometry {
+    fn new(n: u32) -> Geometry {
+        let h = n / 2;
+        let lo = n - h;
+        Geometry {
+            n,
+            h,
+            lo,
+            width: 2 * n - 1 - 2 * lo,
+        }
+    }
+
+    /// The key of a half board with diagonal masks `d1` (index r - c + N-1)
+    /// and `d2` (index r + c): its crossing diagonals, `d1`'s in the low
+    /// `width` bits and `d2`'s above.
+    #[inline(always)]
+    fn key(&self, d1: u64, d2: u64) -> u64 {
+        let mask = (1u64 << self.width) - 1;
+        ((d1 >> self.lo) & mask) | (((d2 >> self.lo) & mask) << self.width)
+    }
+
+    /// Diagonal masks of the queen on (row, col).
+    fn queen_diagonals(&self, row: u32, col: u32) -> (u64, u64) {
+        (1u64 << (row + self.n - 1 - col), 1u64 << (row + col))
+    }
+
+    /// Shifts taking a quadrant's local diagonal indexes to the board's, for
+    /// the quadrant in the north or south and the east or west half.
+    fn shifts(&self, south: bool, west: bool) -> (u32, u32) {
+        match (south, west) {
+            (false, false) => (self.lo, 0),
+            (true, false) => (2 * self.lo, self.lo),
+            (false, true) => (0, self.lo),
+            (true, true) => (self.lo, 2 * self.lo),
+        }
+    }
+
+    fn all_rows(&self) -> u32 {
+        ((1u64 << self.n) - 1) as u32
+    }
+
+    /// Rows open to the halves: all but the middle row (odd N).
+    fn half_rows(&self) -> u32 {
+        if self.n % 2 == 1 {
+            self.all_rows() & !(1 << self.h)
+        } else {
+            self.all_rows()
+        }
+    }
+}
+
+/// Every non-attacking placement of 0..=h queens on an h x h square, grouped
+/// by (rows used, columns used): built once per h and shared read-only by
+/// all four quadrants of every task.
+pub struct QuadrantTable {
+    side: u32,
+    /// `starts[cell]..starts[cell + 1]` indexes `diagonals` for the cell
+    /// `rows << side | cols`.
+    starts: Vec<u32>,
+    /// Per placement, its local diagonal masks: index i - j + side - 1 in
+    /// the low half, i + j in the high half.
+    diagonals: Vec<u64>,
+}
+
+impl QuadrantTable {
+    /// Builds the table for squares of `side` (at most 12).
+    pub fn build(side: u32) -> QuadrantTable {
+        assert!(side <= 12, "quadrant side {side} is past the supported 12");
+        let cells = 1usize << (2 * side);
+        let mut starts = vec![0u32; cells + 1];
+        each_placement(side, &mut |rows, cols, _| starts[cell(side, rows, cols) + 1] += 1);
+        for index in 1..=cells {
+            starts[index] += starts[index - 1];
+        }
+        let mut cursor = starts.clone();
+        let mut diagonals = vec![0u64; starts[cells] as usize];
+        each_placement(side, &mut |rows, cols, diag| {
+            let slot = &mut cursor[cell(side, rows, cols)];
+            diagonals[*slot as usize] = diag;
+            *slot += 1;
+        });
+        QuadrantTable {
+            side,
+            starts,
+            diagonals,
+        }
+    }
+
+    /// Side of the squares.
+    pub fn side(&self) -> u32 {
+        self.side
+    }
+
+    /// Placements stored.
+    pub fn placements(&self) -> usize {
+        self.diagonals.len()
+    }
+
+    /// Bytes the table holds.
+    pub fn bytes(&self) -> u64 {
+        table_bytes(self.side, self.diagonals.len() as u64)
+    }
+
+    /// The placements using exactly `rows` and `cols` (local bit masks).
+    #[inline(always)]
+    pub fn cell(&self, rows: u32, cols: u32) -> &[u64] {
+        let index = cell(self.side, rows, cols);
+        &self.diagonals[self.starts[index] as usize..self.starts[index + 1] as usize]
+    }
+}
+
+fn cell(side: u32, rows: u32, cols: u32) -> usize {
+    ((rows as usize) << side) | cols as usize
+}
+
+fn table_bytes(side: u32, placements: u64) -> u64 {
+    placements * BYTES_PER_PLACEMENT + ((1u64 << (2 * side)) + 1) * 4
+}
+
+/// Calls `visit(rows, cols, diagonals)` for every non-attacking placement on
+/// a `side` square, in a fixed order.
+fn each_placement(side: u32, visit: &mut dyn FnMut(u32, u32, u64)) {
+    fn below(side: u32, row: u32, rows: u32, cols: u32, diag: u64, visit: &mut dyn FnMut(u32, u32, u64)) {
+        if row == side {
+            visit(rows, cols, diag);
+            return;
+        }
+        below(side, row + 1, rows, cols, diag, visit);
+        for col in 0..side {
+            let d1 = 1u64 << (row + side - 1 - col);
+            let d2 = 1u64 << (32 + row + col);
+            if cols & (1 << col) == 0 && diag & (d1 | d2) == 0 {
+                below(side, row + 1, rows | 1 << row, cols | 1 << col, diag | d1 | d2, visit);
+            }
+        }
+    }
+    below(side, 0, 0, 0, 0, visit);
+}
+
+/// Placements in the table for `side`, counted without storing them.
+pub fn count_placements(side: u32) -> u64 {
+    let mut total = 0u64;
+    each_placement(side, &mut |_, _, _| total += 1);
+    total
+}
+
+/// Peak bytes a `join` count of an `n` board needs: the quadrant table while
+/// it is built (its index twice), plus per-thread scratch, which is small.
+pub fn memory_needed(n: u32) -> u64 {
+    let side = n / 2;
+    table_bytes(side, count_placements(side)) + ((1u64 << (2 * side)) + 1) * 4
+}
+
+/// The table most recently asked for, shared by all threads.
+static TABLE: Mutex<Option<Arc<QuadrantTable>>> = Mutex::new(None);
+
+/// The shared table for `side`, built by the first thread that asks (the
+/// others wait for it rather than build their own).
+pub fn shared_table(side: u32) -> Arc<QuadrantTable> {
+    let mut slot = TABLE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    match slot.as_ref() {
+        Some(table) if table.side == side => Arc::clone(table),
+        _ => {
+            // Drop the old table before building a new one.
+            *slot = None;
+            let table = Arc::new(QuadrantTable::build(side));
+            *slot = Some(Arc::clone(&table));
+            table
+        }
+    }
+}
+
+/// One `join` task: a set of east rows and, for odd N, where the middle
+/// queens stand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JoinTask {
+    /// Board rows whose queen is in the east half (bit r = row r).
+    pub east_rows: u32,
+    /// Odd N only: 0 for a queen on the centre square, else the distance b
+    /// of the middle column's queen above the centre (the middle row's
+    /// queen then takes each nearer column of the east arm in turn).
+    pub middle: u32,
+}
+
+/// The tasks of an `n` board, in a stable order: by `middle`, then by the
+/// colex order of the row sets.
+pub fn tasks(n: u32) -> Vec<JoinTask> {
+    let geo = Geometry::new(n);
+    let mut tasks = Vec::new();
+    if n % 2 == 0 {
+        for_each_subset(geo.all_rows(), geo.h, |rows| {
+            if rows <= reverse_rows(rows, n) {
+                tasks.push(JoinTask {
+                    east_rows: rows,
+                    middle: 0,
+                });
+            }
+        });
+    } else {
+        let open = geo.half_rows();
+        for_each_subset(open, geo.h, |rows| {
+            if centre_weight(rows, open, n) != 0 {
+                tasks.push(JoinTask {
+                    east_rows: rows,
+                    middle: 0,
+                });
+            }
+        });
+        // The middle column's queen at distance b >= 2: the middle row's
+        // must be nearer, and at least 1.
+        for b in 2..=geo.h {
+            let open = open & !(1 << (geo.h - b));
+            for_each_subset(open, geo.h - 1, |rows| {
+                tasks.push(JoinTask {
+                    east_rows: rows,
+                    middle: b,
+                })
+            });
+        }
+    }
+    tasks
+}
+
+/// Calls `visit` with every `size`-element subset of `set`, in colex order
+/// (as integers, increasing).
+fn for_each_subset(set: u32, size: u32, mut visit: impl FnMut(u32)) {
+    let positions: Vec<u32> = (0..32).filter(|bit| set & (1 << bit) != 0).collect();
+    let slots = positions.len() as u32;
+    if size > slots {
+        return;
+    }
+    if size == 0 {
+        visit(0);
+        return;
+    }
+    // Gosper's hack walks the `size`-subsets of `slots` bits in increasing
+    // order; each is then spread onto the set's own bits.
+    let mut combination: u64 = (1 << size) - 1;
+    while combination < 1 << slots {
+        let mut rows = 0;
+        let mut rest = combination;
+        while rest != 0 {
+            rows |= 1 << positions[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        visit(rows);
+        let lowest = combination & combination.wrapping_neg();
+        let ripple = combination + lowest;
+        combination = (((ripple ^ combination) >> 2) / lowest) | ripple;
+    }
+}
+
+/// `rows` with row r moved to N-1-r: the north-south flip.
+fn reverse_rows(rows: u32, n: u32) -> u32 {
+    rows.reverse_bits() >> (32 - n)
+}
+
+/// Weight of the north-south flip alone: R and its reverse are counted
+/// through the smaller one.
+fn flip_weight(rows: u32, n: u32) -> u64 {
+    use std::cmp::Ordering::*;
+    match rows.cmp(&reverse_rows(rows, n)) {
+        Less => 2,
+        Equal => 1,
+        Greater => 0,
+    }
+}
+
+/// Weight under the north-south and east-west flips together (rows ->
+/// reverse, rows -> complement within `open`): the size of R's class if R
+/// is its smallest member, else 0.
+fn four_flip_weight(rows: u32, open: u32, n: u32) -> u64 {
+    let class = [
+        rows,
+        reverse_rows(rows, n),
+        open & !rows,
+        reverse_rows(open & !rows, n),
+    ];
+    if class.iter().any(|&other| other < rows) {
+        return 0;
+    }
+    let mut distinct = class;
+    distinct.sort_unstable();
+    1 + distinct.windows(2).filter(|pair| pair[0] != pair[1]).count() as u64
+}
+
+/// Weight of an odd-N task with the queen on the centre square.
+fn centre_weight(rows: u32, open: u32, n: u32) -> u64 {
+    four_flip_weight(rows, open, n)
+}
+
+/// Weights of an even-N task's west boards by their long-diagonal queens:
+/// index 0 = none, 1 = one, 2 = both.
+fn even_weights(rows: u32, n: u32) -> [u64; 3] {
+    let flip = flip_weight(rows, n);
+    [four_flip_weight(rows, (1 << n) - 1, n), flip * 2, flip * 4]
+}
+
+/// Reusable buffers of one worker thread.
+#[derive(Default)]
+struct Scratch {
+    table: Option<Arc<QuadrantTable>>,
+    north: Vec<(u64, u64)>,
+    south: Vec<(u64, u64)>,
+    east: Vec<u64>,
+    west: Vec<u64>,
+    matcher: Matcher,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// What a `join` task counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JoinTally {
+    /// Solutions, weighted.
+    pub solutions: u64,
+    /// Half boards built (the work measure reported as nodes).
+    pub half_boards: u64,
+    /// Pairs of half boards decided by the matcher.
+    pub pairs: u64,
+}
+
+/// Counts one task of an `n` board, in this thread's scratch space.
+pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let side = n / 2;
+        if scratch.table.as_ref().is_none_or(|table| table.side != side) {
+            scratch.table = Some(shared_table(side));
+        }
+        count_in(n, task, &mut scratch)
+    })
+}
+
+/// One half board's part of the board: its rows, its open quadrant
+/// columns, which half, and the diagonals it must leave alone.
+struct HalfSpec {
+    rows: u32,
+    cols: u32,
+    west: bool,
+    forbid: (u64, u64),
+}
+
+fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
+    let geo = Geometry::new(n);
+    let Scratch {
+        table,
+        north,
+        south,
+        east,
+        west,
+        matcher,
+    } = scratch;
+    let table = table.as_deref().expect("table loaded before counting");
+    let quadrant_cols = (1u32 << geo.h) - 1;
+    let mut tally = JoinTally::default();
+    let mut build = |spec: &HalfSpec, keys: &mut Vec<u64>| {
+        keys.clear();
+        half_boards(table, &geo, spec, north, south, keys);
+        tally.half_boards += keys.len() as u64;
+    };
+    if n % 2 == 0 {
+        let weights = even_weights(task.east_rows, n);
+        // East boards keep both long diagonals free (see the module notes).
+        let main = 1u64 << (n - 1);
+        let long_keys = geo.key(main, main);
+        let east_spec = HalfSpec {
+            rows: task.east_rows,
+            cols: quadrant_cols,
+            west: false,
+            forbid: (main, main),
+        };
+        build(&east_spec, east);
+        let west_spec = HalfSpec {
+            rows: geo.all_rows() & !task.east_rows,
+            cols: quadrant_cols,
+            west: true,
+            forbid: (0, 0),
+        };
+        build(&west_spec, west);
+        matcher.load(east);
+        tally.pairs += (east.len() * west.len()) as u64;
+        // Group the west boards by weight (the matcher sums plain counts).
+        let mut split = [0usize; 2];
+        west.sort_unstable_by_key(|&key| (key & long_keys).count_ones());
+        for (class, end) in split.iter_mut().enumerate() {
+            *end = west.partition_point(|&key| (key & long_keys).count_ones() <= class as u32);
+        }
+        let classes = [&west[..split[0]], &west[split[0]..split[1]], &west[split[1]..]];
+        tally.solutions = classes
+            .iter()
+            .zip(weights)
+            .filter(|(_, weight)| *weight != 0)
+            .map(|(keys, weight)| weight * matcher.sum_disjoint(keys, 0))
+            .sum();
+        return tally;
+    }
+    let open = geo.half_rows();
+    if task.middle == 0 {
+        let weight = centre_weight(task.east_rows, open, n);
+        let centre = geo.queen_diagonals(geo.h, geo.h);
+        let east_spec = HalfSpec {
+            rows: task.east_rows,
+            cols: quadrant_cols,
+            west: false,
+            forbid: centre,
+        };
+        build(&east_spec, east);
+        let west_spec = HalfSpec {
+            rows: open & !task.east_rows,
+            cols: quadrant_cols,
+            west: true,
+            forbid: centre,
+        };
+        build(&west_spec, west);
+        matcher.load(east);
+        tally.pairs += (east.len() * west.len()) as u64;
+        tally.solutions = weight * matcher.sum_disjoint(west, 0);
+        return tally;
+    }
+    let b = task.middle;
+    let column_queen_row = geo.h - b;
+    let column_queen = geo.queen_diagonals(column_queen_row, geo.h);
+    let open = open & !(1 << column_queen_row);
+    let west_spec = HalfSpec {
+        rows: open & !task.east_rows,
+        cols: quadrant_cols,
+        west: true,
+        forbid: column_queen,
+    };
+    build(&west_spec, west);
+    matcher.load(west);
+    let mut solutions = 0u64;
+    for a in 1..b {
+        let row_queen_col = geo.h - a;
+        let row_queen = geo.queen_diagonals(geo.h, row_queen_col);
+        let east_spec = HalfSpec {
+            rows: task.east_rows,
+            cols: quadrant_cols & !(1 << row_queen_col),
+            west: false,
+            forbid: (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
+        };
+        build(&east_spec, east);
+        // The middle row's queen is on the east side of the join: the west
+        // boards it attacks are excluded through its crossing diagonals.
+        let row_queen_key = geo.key(row_queen.0, row_queen.1);
+        tally.pairs += (east.len() * west.len()) as u64;
+        solutions += matcher.sum_disjoint(east, row_queen_key);
+    }
+    tally.solutions = 8 * solutions;
+    tally
+}
+
+/// Appends to `keys` the key of every half board of `spec`: a north and a
+/// south quadrant placement on the spec's rows, together using every open
+/// column once, not attacking each other or the forbidden diagonals.
+fn half_boards(
+    table: &QuadrantTable,
+    geo: &Geometry,
+    spec: &HalfSpec,
+    north: &mut Vec<(u64, u64)>,
+    south: &mut Vec<(u64, u64)>,
+    keys: &mut Vec<u64>,
+) {
+    let quadrant = (1u32 << geo.h) - 1;
+    let north_rows = spec.rows & quadrant;
+    let south_rows = (spec.rows >> geo.lo) & quadrant;
+    let north_queens = north_rows.count_ones();
+    let north_shift = geo.shifts(false, spec.west);
+    let south_shift = geo.shifts(true, spec.west);
+    let (forbid1, forbid2) = spec.forbid;
+    let place = |cell: &[u64], (shift1, shift2): (u32, u32), out: &mut Vec<(u64, u64)>| {
+        out.clear();
+        for &diag in cell {
+            let d1 = (diag & 0xffff_ffff) << shift1;
+            let d2 = (diag >> 32) << shift2;
+            if d1 & forbid1 | d2 & forbid2 == 0 {
+                out.push((d1, d2));
+            }
+        }
+    };
+    // Every way to split the open columns between the two quadrants.
+    let mut north_cols = spec.cols;
+    loop {
+        if north_cols.count_ones() == north_queens {
+            place(table.cell(north_rows, north_cols), north_shift, north);
+            if !north.is_empty() {
+                let south_cols = spec.cols & !north_cols;
+                place(table.cell(south_rows, south_cols), south_shift, south);
+                for &(n1, n2) in north.iter() {
+                    for &(s1, s2) in south.iter() {
+                        if n1 & s1 | n2 & s2 == 0 {
+                            keys.push(geo.key(n1 | s1, n2 | s2));
+                        }
+                    }
+                }
+            }
+        }
+        if north_cols == 0 {
+            break;
+        }
+        north_cols = (north_cols - 1) & spec.cols;
+    }
+}

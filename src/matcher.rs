@@ -1,0 +1,286 @@
+//! Counts, for each query key q, the stored keys k with k & q == 0: the
+//! inner loop of the `join` method, where half boards with disjoint
+//! diagonal sets are paired.
+//!
+//! A loop over the stored keys decides one pair per step. The bit-sliced
+//! layout decides 512 at once: the stored keys are taken in blocks of 512,
+//! and for every key bit j a 512-bit line says which keys leave j free.
+//! The key bits are cut into chunks of up to [`CHUNK_BITS`], and for every
+//! chunk and every pattern of its bits the AND of those bits' lines is
+//! precomputed. A query then ANDs one line per chunk and popcounts: a few
+//! cache-line loads per 512 pairs. On CPUs with AVX-512 (and its popcount)
+//! a line is one register; elsewhere it is eight u64s.
+
+/// Stored keys per block: one 512-bit line per key bit.
+pub const BLOCK_KEYS: usize = 512;
+
+/// Most key bits per precomputed chunk: 2^5 lines of 64 bytes each, so the
+/// tables of a block stay in the first-level cache for key widths up to 30.
+pub const CHUNK_BITS: u32 = 5;
+
+/// Below this many stored keys a plain loop is cheaper than building
+/// the tables.
+pub const SMALL_SET: usize = 48;
+
+const WORDS: usize = BLOCK_KEYS / 64;
+
+/// Most chunks a 64-bit key can need.
+const MAX_CHUNKS: usize = 64usize.div_ceil(CHUNK_BITS as usize);
+
+/// 512 bits, one per key of a block, aligned to a cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+struct Line([u64; WORDS]);
+
+impl Line {
+    const ZERO: Line = Line([0; WORDS]);
+}
+
+/// A chunk of key bits: where it starts, how wide it is, and where its
+/// 2^bits lines start within a block's tables.
+#[derive(Clone, Copy, Debug)]
+struct Chunk {
+    shift: u32,
+    mask: u64,
+    first_line: usize,
+}
+
+/// Stored keys, ready to be queried; reused across loads so a worker keeps
+/// one allocation.
+#[derive(Default)]
+pub struct Matcher {
+    /// The keys when there are fewer than [`SMALL_SET`].
+    small: Vec<u64>,
+    chunks: Vec<Chunk>,
+    lines: Vec<Line>,
+    lines_per_block: usize,
+    blocks: usize,
+}
+
+impl Matcher {
+    /// Replaces the stored keys with `keys`.
+    pub fn load(&mut self, keys: &[u64]) {
+        self.small.clear();
+        self.blocks = 0;
+        if keys.len() < SMALL_SET {
+            self.small.extend_from_slice(keys);
+            return;
+        }
+        let used = keys.iter().fold(0, |all, key| all | key);
+        let width = (64 - used.leading_zeros()).max(1);
+        let chunk_count = width.div_ceil(CHUNK_BITS);
+        self.chunks.clear();
+        let mut shift = 0;
+        let mut first_line = 0;
+        for index in 0..chunk_count {
+            // Spread the bits evenly: the first chunks take the remainder.
+            let bits = width / chunk_count + u32::from(index < width % chunk_count);
+            self.chunks.push(Chunk {
+                shift,
+                mask: (1 << bits) - 1,
+                first_line,
+            });
+            shift += bits;
+            first_line += 1 << bits;
+        }
+        self.lines_per_block = first_line;
+        self.blocks = keys.len().div_ceil(BLOCK_KEYS);
+        self.lines.clear();
+        self.lines.resize(self.blocks * self.lines_per_block, Line::ZERO);
+        for (block, block_keys) in keys.chunks(BLOCK_KEYS).enumerate() {
+            let start = block * self.lines_per_block;
+            let tables = &mut self.lines[start..start + self.lines_per_block];
+            fill_block(&self.chunks, block_keys, tables);
+        }
+    }
+
+    /// Stored keys `k` with `k & query == 0`.
+    pub fn count_disjoint(&self, query: u64) -> u64 {
+        self.sum_disjoint(&[query], 0)
+    }
+
+    /// The sum over `queries` of the stored keys disjoint from
+    /// `query | extra` (`extra`: diagonals every query shares).
+    pub fn sum_disjoint(&self, queries: &[u64], extra: u64) -> u64 {
+        if self.blocks == 0 {
+            return queries
+                .iter()
+                .map(|&query| count_disjoint_naive(&self.small, query | extra))
+                .sum();
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if has_avx512_popcount() {
+                // SAFETY: the CPU has the features the function is built
+                // for (checked just above).
+                return unsafe { self.sum_avx512(queries, extra) };
+            }
+            if std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("avx2")
+            {
+                // SAFETY: as above, popcnt and AVX2 are present.
+                return unsafe { self.sum_avx2(queries, extra) };
+            }
+        }
+        self.sum_lines(queries, extra)
+    }
+
+    /// The table line of each chunk for `query`, within a block.
+    #[inline(always)]
+    fn offsets(&self, query: u64, offsets: &mut [usize; MAX_CHUNKS]) -> usize {
+        for (offset, chunk) in offsets.iter_mut().zip(&self.chunks) {
+            *offset = chunk.first_line + ((query >> chunk.shift) & chunk.mask) as usize;
+        }
+        self.chunks.len()
+    }
+
+    #[inline(always)]
+    fn sum_lines(&self, queries: &[u64], extra: u64) -> u64 {
+        let mut total = 0u64;
+        let mut offsets = [0usize; MAX_CHUNKS];
+        for &query in queries {
+            let chunks = self.offsets(query | extra, &mut offsets);
+            let offsets = &offsets[..chunks];
+            for block in self.lines.chunks_exact(self.lines_per_block) {
+                let mut acc = block[offsets[0]];
+                for &offset in &offsets[1..] {
+                    for (word, other) in acc.0.iter_mut().zip(block[offset].0) {
+                        *word &= other;
+                    }
+                }
+                total += acc.0.iter().map(|word| u64::from(word.count_ones())).sum::<u64>();
+            }
+        }
+        total
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,avx2")]
+    fn sum_avx2(&self, queries: &[u64], extra: u64) -> u64 {
+        self.sum_lines(queries, extra)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+    fn sum_avx512(&self, queries: &[u64], extra: u64) -> u64 {
+        use std::arch::x86_64::*;
+        let mut sums = _mm512_setzero_si512();
+        let mut offsets = [0usize; MAX_CHUNKS];
+        for &query in queries {
+            let chunks = self.offsets(query | extra, &mut offsets);
+            let offsets = &offsets[..chunks];
+            for block in self.lines.chunks_exact(self.lines_per_block) {
+                // SAFETY: every offset is below lines_per_block (a chunk's
+                // first line plus a pattern of its own bits), so each
+                // pointer is a line of this block, and lines are 64-byte
+                // aligned as the aligned load needs.
+                unsafe {
+                    let base = block.as_ptr();
+                    let mut acc = _mm512_load_si512(base.add(offsets[0]).cast());
+                    for &offset in &offsets[1..] {
+                        acc = _mm512_and_si512(acc, _mm512_load_si512(base.add(offset).cast()));
+                    }
+                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
+                }
+            }
+        }
+        _mm512_reduce_add_epi64(sums) as u64
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_avx512_popcount() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+}
+
+/// Builds one block's tables from its (up to 512) keys.
+fn fill_block(chunks: &[Chunk], keys: &[u64], tables: &mut [Line]) {
+    // free[j] = which keys leave bit j free; padding keys leave nothing.
+    let mut free = [Line::ZERO; 64];
+    let mut valid = Line::ZERO;
+    for (word, group) in keys.chunks(64).enumerate() {
+        let mut rows = [0u64; 64];
+        for (row, &key) in rows.iter_mut().zip(group) {
+            *row = !key;
+        }
+        let columns = transpose64(rows);
+        for (bit, &column) in columns.iter().enumerate() {
+            free[bit].0[word] = column & low_bits(group.len());
+        }
+        valid.0[word] = low_bits(group.len());
+    }
+    for chunk in chunks {
+        let table = &mut tables[chunk.first_line..chunk.first_line + chunk.mask as usize + 1];
+        table[0] = valid;
+        for pattern in 1..table.len() {
+            let lowest = pattern.trailing_zeros() as usize;
+            let mut line = table[pattern & (pattern - 1)];
+            for (word, other) in line.0.iter_mut().zip(free[chunk.shift as usize + lowest].0) {
+                *word &= other;
+            }
+            table[pattern] = line;
+        }
+    }
+}
+
+/// A u64 with the lowest `count` bits set (count <= 64).
+fn low_bits(count: usize) -> u64 {
+    if count >= 64 {
+        u64::MAX
+    } else {
+        (1 << count) - 1
+    }
+}
+
+/// The 64 x 64 bit matrix transposed: bit i of output j is bit j of input i.
+/// Swaps ever smaller blocks across the diagonal (6 rounds of 32 swaps).
+pub fn transpose64(mut rows: [u64; 64]) -> [u64; 64] {
+    let mut width = 32;
+    let mut mask: u64 = 0x0000_0000_ffff_ffff;
+    while width != 0 {
+        let mut start = 0;
+        while start < 64 {
+            for row in start..start + width {
+                let swapped = ((rows[row] >> width) ^ rows[row + width]) & mask;
+                rows[row] ^= swapped << width;
+                rows[row + width] ^= swapped;
+            }
+            start += 2 * width;
+        }
+        width /= 2;
+        mask ^= mask << width;
+    }
+    rows
+}
+
+/// The naive twin of [`transpose64`].
+pub fn transpose64_naive(rows: &[u64; 64]) -> [u64; 64] {
+    let mut out = [0u64; 64];
+    for (i, row) in rows.iter().enumerate() {
+        for (j, column) in out.iter_mut().enumerate() {
+            *column |= ((row >> j) & 1) << i;
+        }
+    }
+    out
+}
+
+/// The naive twin of [`Matcher::count_disjoint`]: one pair per step.
+pub fn count_disjoint_naive(keys: &[u64], query: u64) -> u64 {
+    keys.iter().filter(|&&key| key & query == 0).count() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_moves_one_bit_across_the_diagonal() {
+        let mut rows = [0u64; 64];
+        rows[3] = 1 << 40;
+        let columns = transpose64(rows);
+        assert_eq!(columns[40], 1 << 3);
+        assert_eq!(columns.iter().filter(|&&c| c != 0).count(), 1);
+    }
+}
