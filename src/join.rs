@@ -363,10 +363,12 @@ fn even_weights(rows: u32, n: u32) -> [u64; 3] {
 #[derive(Default)]
 struct Scratch {
     table: Option<Arc<QuadrantTable>>,
-    north: Vec<(u64, u64)>,
-    south: Vec<(u64, u64)>,
-    east: Vec<u64>,
-    west: Vec<u64>,
+    /// Placements of the quadrant being joined, by class (see
+    /// [`HalfSpec::class_keys`]): north and south.
+    north: [Vec<(u64, u64)>; 2],
+    south: [Vec<(u64, u64)>; 2],
+    east: [Vec<u64>; 3],
+    west: [Vec<u64>; 3],
     matcher: Matcher,
 }
 
@@ -379,9 +381,10 @@ thread_local! {
 pub struct JoinTally {
     /// Solutions, weighted.
     pub solutions: u64,
-    /// Half boards built (the work measure reported as nodes).
+    /// Half boards built.
     pub half_boards: u64,
-    /// Pairs of half boards decided by the matcher.
+    /// Pairs of half boards decided by the matcher (the work measure
+    /// reported as nodes).
     pub pairs: u64,
 }
 
@@ -393,8 +396,23 @@ pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
         if scratch.table.as_ref().is_none_or(|table| table.side != side) {
             scratch.table = Some(shared_table(side));
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("bmi1")
+        {
+            // SAFETY: the CPU has the features the function is built for.
+            return unsafe { count_in_bmi(n, task, &mut scratch) };
+        }
         count_in(n, task, &mut scratch)
     })
+}
+
+/// [`count_in`] built for CPUs with popcnt and BMI1 (the column-split loop
+/// counts bits on every step).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1")]
+fn count_in_bmi(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
+    count_in(n, task, scratch)
 }
 
 /// One half board's part of the board: its rows, its open quadrant
@@ -404,8 +422,12 @@ struct HalfSpec {
     cols: u32,
     west: bool,
     forbid: (u64, u64),
+    /// Keys of the long diagonals, whose queens set a west board's weight
+    /// (even N; 0 otherwise): the board's class is how many it holds.
+    class_keys: u64,
 }
 
+#[inline(always)]
 fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     let geo = Geometry::new(n);
     let Scratch {
@@ -419,21 +441,23 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     let table = table.as_deref().expect("table loaded before counting");
     let quadrant_cols = (1u32 << geo.h) - 1;
     let mut tally = JoinTally::default();
-    let mut build = |spec: &HalfSpec, keys: &mut Vec<u64>| {
-        keys.clear();
+    let mut build = |spec: &HalfSpec, keys: &mut [Vec<u64>; 3]| {
+        for class in keys.iter_mut() {
+            class.clear();
+        }
         half_boards(table, &geo, spec, north, south, keys);
-        tally.half_boards += keys.len() as u64;
+        tally.half_boards += keys.iter().map(|class| class.len() as u64).sum::<u64>();
     };
     if n % 2 == 0 {
         let weights = even_weights(task.east_rows, n);
         // East boards keep both long diagonals free (see the module notes).
         let main = 1u64 << (n - 1);
-        let long_keys = geo.key(main, main);
         let east_spec = HalfSpec {
             rows: task.east_rows,
             cols: quadrant_cols,
             west: false,
             forbid: (main, main),
+            class_keys: 0,
         };
         build(&east_spec, east);
         let west_spec = HalfSpec {
@@ -441,23 +465,18 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
             cols: quadrant_cols,
             west: true,
             forbid: (0, 0),
+            class_keys: geo.key(main, main),
         };
         build(&west_spec, west);
-        matcher.load(east);
-        tally.pairs += (east.len() * west.len()) as u64;
-        // Group the west boards by weight (the matcher sums plain counts).
-        let mut split = [0usize; 2];
-        west.sort_unstable_by_key(|&key| (key & long_keys).count_ones());
-        for (class, end) in split.iter_mut().enumerate() {
-            *end = west.partition_point(|&key| (key & long_keys).count_ones() <= class as u32);
+        matcher.load(&east[0]);
+        let mut solutions = 0;
+        for (keys, weight) in west.iter().zip(weights) {
+            if weight != 0 {
+                tally.pairs += (east[0].len() * keys.len()) as u64;
+                solutions += weight * matcher.sum_disjoint(keys, 0);
+            }
         }
-        let classes = [&west[..split[0]], &west[split[0]..split[1]], &west[split[1]..]];
-        tally.solutions = classes
-            .iter()
-            .zip(weights)
-            .filter(|(_, weight)| *weight != 0)
-            .map(|(keys, weight)| weight * matcher.sum_disjoint(keys, 0))
-            .sum();
+        tally.solutions = solutions;
         return tally;
     }
     let open = geo.half_rows();
@@ -469,6 +488,7 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
             cols: quadrant_cols,
             west: false,
             forbid: centre,
+            class_keys: 0,
         };
         build(&east_spec, east);
         let west_spec = HalfSpec {
@@ -476,11 +496,12 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
             cols: quadrant_cols,
             west: true,
             forbid: centre,
+            class_keys: 0,
         };
         build(&west_spec, west);
-        matcher.load(east);
-        tally.pairs += (east.len() * west.len()) as u64;
-        tally.solutions = weight * matcher.sum_disjoint(west, 0);
+        matcher.load(&east[0]);
+        tally.pairs += (east[0].len() * west[0].len()) as u64;
+        tally.solutions = weight * matcher.sum_disjoint(&west[0], 0);
         return tally;
     }
     let b = task.middle;
@@ -492,9 +513,10 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
         cols: quadrant_cols,
         west: true,
         forbid: column_queen,
+        class_keys: 0,
     };
     build(&west_spec, west);
-    matcher.load(west);
+    matcher.load(&west[0]);
     let mut solutions = 0u64;
     for a in 1..b {
         let row_queen_col = geo.h - a;
@@ -504,28 +526,30 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
             cols: quadrant_cols & !(1 << row_queen_col),
             west: false,
             forbid: (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
+            class_keys: 0,
         };
         build(&east_spec, east);
         // The middle row's queen is on the east side of the join: the west
         // boards it attacks are excluded through its crossing diagonals.
         let row_queen_key = geo.key(row_queen.0, row_queen.1);
-        tally.pairs += (east.len() * west.len()) as u64;
-        solutions += matcher.sum_disjoint(east, row_queen_key);
+        tally.pairs += (east[0].len() * west[0].len()) as u64;
+        solutions += matcher.sum_disjoint(&east[0], row_queen_key);
     }
     tally.solutions = 8 * solutions;
     tally
 }
 
-/// Appends to `keys` the key of every half board of `spec`: a north and a
-/// south quadrant placement on the spec's rows, together using every open
-/// column once, not attacking each other or the forbidden diagonals.
+/// Appends to `keys[class]` the key of every half board of `spec`: a north
+/// and a south quadrant placement on the spec's rows, together using every
+/// open column once, not attacking each other or the forbidden diagonals.
+#[inline(always)]
 fn half_boards(
     table: &QuadrantTable,
     geo: &Geometry,
     spec: &HalfSpec,
-    north: &mut Vec<(u64, u64)>,
-    south: &mut Vec<(u64, u64)>,
-    keys: &mut Vec<u64>,
+    north: &mut [Vec<(u64, u64)>; 2],
+    south: &mut [Vec<(u64, u64)>; 2],
+    keys: &mut [Vec<u64>; 3],
 ) {
     let quadrant = (1u32 << geo.h) - 1;
     let north_rows = spec.rows & quadrant;
@@ -533,30 +557,23 @@ fn half_boards(
     let north_queens = north_rows.count_ones();
     let north_shift = geo.shifts(false, spec.west);
     let south_shift = geo.shifts(true, spec.west);
-    let (forbid1, forbid2) = spec.forbid;
-    let place = |cell: &[u64], (shift1, shift2): (u32, u32), out: &mut Vec<(u64, u64)>| {
-        out.clear();
-        for &diag in cell {
-            let d1 = (diag & 0xffff_ffff) << shift1;
-            let d2 = (diag >> 32) << shift2;
-            if d1 & forbid1 | d2 & forbid2 == 0 {
-                out.push((d1, d2));
-            }
-        }
-    };
+    // Two placements of a half can only meet on the diagonals both
+    // quadrants reach; those fit one u64 (each direction in 32 bits),
+    // so a pair is checked with one AND.
+    let overlap = south_shift;
     // Every way to split the open columns between the two quadrants.
     let mut north_cols = spec.cols;
     loop {
         if north_cols.count_ones() == north_queens {
-            place(table.cell(north_rows, north_cols), north_shift, north);
-            if !north.is_empty() {
+            let cell = table.cell(north_rows, north_cols);
+            place(geo, spec, cell, north_shift, overlap, north);
+            if north.iter().any(|class| !class.is_empty()) {
                 let south_cols = spec.cols & !north_cols;
-                place(table.cell(south_rows, south_cols), south_shift, south);
-                for &(n1, n2) in north.iter() {
-                    for &(s1, s2) in south.iter() {
-                        if n1 & s1 | n2 & s2 == 0 {
-                            keys.push(geo.key(n1 | s1, n2 | s2));
-                        }
+                let cell = table.cell(south_rows, south_cols);
+                place(geo, spec, cell, south_shift, overlap, south);
+                for (north_class, north) in north.iter().enumerate() {
+                    for (south_class, south) in south.iter().enumerate() {
+                        join_quadrants(north, south, &mut keys[north_class + south_class]);
                     }
                 }
             }
@@ -566,4 +583,56 @@ fn half_boards(
         }
         north_cols = (north_cols - 1) & spec.cols;
     }
+}
+
+/// Moves a quadrant cell's placements to their place on the board, as
+/// (overlap check, key) pairs, dropping those on forbidden diagonals and
+/// sorting the rest by whether they hold a class diagonal. Branch-free:
+/// each placement is written to both lists and kept by one.
+#[inline(always)]
+fn place(
+    geo: &Geometry,
+    spec: &HalfSpec,
+    cell: &[u64],
+    (shift1, shift2): (u32, u32),
+    (overlap1, overlap2): (u32, u32),
+    out: &mut [Vec<(u64, u64)>; 2],
+) {
+    let (forbid1, forbid2) = spec.forbid;
+    let [plain, classed] = out;
+    plain.resize(cell.len(), (0, 0));
+    classed.resize(cell.len(), (0, 0));
+    let (mut plain_len, mut classed_len) = (0, 0);
+    for &diag in cell {
+        let d1 = (diag & 0xffff_ffff) << shift1;
+        let d2 = (diag >> 32) << shift2;
+        let allowed = d1 & forbid1 | d2 & forbid2 == 0;
+        let check = (d1 >> overlap1) | (d2 >> overlap2) << 32;
+        let key = geo.key(d1, d2);
+        let in_class = key & spec.class_keys != 0;
+        plain[plain_len] = (check, key);
+        classed[classed_len] = (check, key);
+        plain_len += usize::from(allowed & !in_class);
+        classed_len += usize::from(allowed & in_class);
+    }
+    plain.truncate(plain_len);
+    classed.truncate(classed_len);
+}
+
+/// Appends the key of every pair of a north and a south placement that do
+/// not attack each other. Branch-free: every pair is written, and the
+/// length only moves past the good ones (about half of them die, in no
+/// pattern a predictor could learn).
+#[inline(always)]
+fn join_quadrants(north: &[(u64, u64)], south: &[(u64, u64)], keys: &mut Vec<u64>) {
+    let start = keys.len();
+    keys.resize(start + north.len() * south.len(), 0);
+    let mut len = start;
+    for &(north_check, north_key) in north {
+        for &(south_check, south_key) in south {
+            keys[len] = north_key | south_key;
+            len += usize::from(north_check & south_check == 0);
+        }
+    }
+    keys.truncate(len);
 }

@@ -24,8 +24,6 @@ pub const SMALL_SET: usize = 48;
 
 const WORDS: usize = BLOCK_KEYS / 64;
 
-/// Most chunks a 64-bit key can need.
-const MAX_CHUNKS: usize = 64usize.div_ceil(CHUNK_BITS as usize);
 
 /// 512 bits, one per key of a block, aligned to a cache line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +53,8 @@ pub struct Matcher {
     lines: Vec<Line>,
     lines_per_block: usize,
     blocks: usize,
+    /// Per query of the current sum, its line in each chunk.
+    offsets: Vec<u16>,
 }
 
 impl Matcher {
@@ -95,13 +95,13 @@ impl Matcher {
     }
 
     /// Stored keys `k` with `k & query == 0`.
-    pub fn count_disjoint(&self, query: u64) -> u64 {
+    pub fn count_disjoint(&mut self, query: u64) -> u64 {
         self.sum_disjoint(&[query], 0)
     }
 
     /// The sum over `queries` of the stored keys disjoint from
     /// `query | extra` (`extra`: diagonals every query shares).
-    pub fn sum_disjoint(&self, queries: &[u64], extra: u64) -> u64 {
+    pub fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> u64 {
         if self.blocks == 0 {
             return queries
                 .iter()
@@ -111,9 +111,17 @@ impl Matcher {
         #[cfg(target_arch = "x86_64")]
         {
             if has_avx512_popcount() {
-                // SAFETY: the CPU has the features the function is built
+                // SAFETY: the CPU has the features the functions are built
                 // for (checked just above).
-                return unsafe { self.sum_avx512(queries, extra) };
+                return unsafe {
+                    match self.chunks.len() {
+                        5 => self.sum_avx512::<5>(queries, extra),
+                        6 => self.sum_avx512::<6>(queries, extra),
+                        7 => self.sum_avx512::<7>(queries, extra),
+                        8 => self.sum_avx512::<8>(queries, extra),
+                        _ => self.sum_avx512_any(queries, extra),
+                    }
+                };
             }
             if std::arch::is_x86_feature_detected!("popcnt")
                 && std::arch::is_x86_feature_detected!("avx2")
@@ -122,29 +130,54 @@ impl Matcher {
                 return unsafe { self.sum_avx2(queries, extra) };
             }
         }
-        self.sum_lines(queries, extra)
+        self.fill_offsets(queries, extra);
+        self.sum_lines()
     }
 
-    /// The table line of each chunk for `query`, within a block.
+    /// Each query's line in every chunk, computed once for all blocks.
     #[inline(always)]
-    fn offsets(&self, query: u64, offsets: &mut [usize; MAX_CHUNKS]) -> usize {
-        for (offset, chunk) in offsets.iter_mut().zip(&self.chunks) {
-            *offset = chunk.first_line + ((query >> chunk.shift) & chunk.mask) as usize;
+    fn fill_offsets(&mut self, queries: &[u64], extra: u64) {
+        let chunks = self.chunks.len();
+        self.offsets.resize(queries.len() * chunks, 0);
+        for (lines, &query) in self.offsets.chunks_exact_mut(chunks).zip(queries) {
+            let query = query | extra;
+            for (line, chunk) in lines.iter_mut().zip(&self.chunks) {
+                *line = (chunk.first_line + ((query >> chunk.shift) & chunk.mask) as usize) as u16;
+            }
         }
-        self.chunks.len()
     }
 
+    /// [`Matcher::fill_offsets`] for exactly `CHUNKS` chunks, unrolled.
     #[inline(always)]
-    fn sum_lines(&self, queries: &[u64], extra: u64) -> u64 {
+    fn fill_offsets_fixed<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) {
+        let mut shifts = [0u32; CHUNKS];
+        let mut masks = [0u64; CHUNKS];
+        let mut firsts = [0u64; CHUNKS];
+        for (index, chunk) in self.chunks.iter().enumerate().take(CHUNKS) {
+            shifts[index] = chunk.shift;
+            masks[index] = chunk.mask;
+            firsts[index] = chunk.first_line as u64;
+        }
+        self.offsets.resize(queries.len() * CHUNKS, 0);
+        for (lines, &query) in self.offsets.chunks_exact_mut(CHUNKS).zip(queries) {
+            let query = query | extra;
+            for index in 0..CHUNKS {
+                lines[index] = (firsts[index] + ((query >> shifts[index]) & masks[index])) as u16;
+            }
+        }
+    }
+
+    /// Blocks outside, queries inside: a block's tables (a few KB) stay in
+    /// the first-level cache while every query passes over them.
+    #[inline(always)]
+    fn sum_lines(&self) -> u64 {
+        let chunks = self.chunks.len();
         let mut total = 0u64;
-        let mut offsets = [0usize; MAX_CHUNKS];
-        for &query in queries {
-            let chunks = self.offsets(query | extra, &mut offsets);
-            let offsets = &offsets[..chunks];
-            for block in self.lines.chunks_exact(self.lines_per_block) {
-                let mut acc = block[offsets[0]];
+        for block in self.lines.chunks_exact(self.lines_per_block) {
+            for offsets in self.offsets.chunks_exact(chunks) {
+                let mut acc = block[usize::from(offsets[0])];
                 for &offset in &offsets[1..] {
-                    for (word, other) in acc.0.iter_mut().zip(block[offset].0) {
+                    for (word, other) in acc.0.iter_mut().zip(block[usize::from(offset)].0) {
                         *word &= other;
                     }
                 }
@@ -156,29 +189,57 @@ impl Matcher {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,avx2")]
-    fn sum_avx2(&self, queries: &[u64], extra: u64) -> u64 {
-        self.sum_lines(queries, extra)
+    fn sum_avx2(&mut self, queries: &[u64], extra: u64) -> u64 {
+        self.fill_offsets(queries, extra);
+        self.sum_lines()
     }
 
+    /// The AVX-512 loop for `CHUNKS` chunks, unrolled.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512vpopcntdq")]
-    fn sum_avx512(&self, queries: &[u64], extra: u64) -> u64 {
+    fn sum_avx512<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
         use std::arch::x86_64::*;
+        self.fill_offsets_fixed::<CHUNKS>(queries, extra);
+        let offsets = &self.offsets;
         let mut sums = _mm512_setzero_si512();
-        let mut offsets = [0usize; MAX_CHUNKS];
-        for &query in queries {
-            let chunks = self.offsets(query | extra, &mut offsets);
-            let offsets = &offsets[..chunks];
-            for block in self.lines.chunks_exact(self.lines_per_block) {
+        for block in self.lines.chunks_exact(self.lines_per_block) {
+            let base = block.as_ptr();
+            for offsets in offsets.chunks_exact(CHUNKS) {
                 // SAFETY: every offset is below lines_per_block (a chunk's
                 // first line plus a pattern of its own bits), so each
                 // pointer is a line of this block, and lines are 64-byte
                 // aligned as the aligned load needs.
                 unsafe {
-                    let base = block.as_ptr();
-                    let mut acc = _mm512_load_si512(base.add(offsets[0]).cast());
+                    let mut acc = _mm512_load_si512(base.add(usize::from(offsets[0])).cast());
+                    for &offset in &offsets[1..CHUNKS] {
+                        let line = _mm512_load_si512(base.add(usize::from(offset)).cast());
+                        acc = _mm512_and_si512(acc, line);
+                    }
+                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
+                }
+            }
+        }
+        _mm512_reduce_add_epi64(sums) as u64
+    }
+
+    /// The AVX-512 loop for any number of chunks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+    fn sum_avx512_any(&mut self, queries: &[u64], extra: u64) -> u64 {
+        use std::arch::x86_64::*;
+        self.fill_offsets(queries, extra);
+        let offsets = &self.offsets;
+        let chunks = self.chunks.len();
+        let mut sums = _mm512_setzero_si512();
+        for block in self.lines.chunks_exact(self.lines_per_block) {
+            let base = block.as_ptr();
+            for offsets in offsets.chunks_exact(chunks) {
+                // SAFETY: as in `sum_avx512`.
+                unsafe {
+                    let mut acc = _mm512_load_si512(base.add(usize::from(offsets[0])).cast());
                     for &offset in &offsets[1..] {
-                        acc = _mm512_and_si512(acc, _mm512_load_si512(base.add(offset).cast()));
+                        let line = _mm512_load_si512(base.add(usize::from(offset)).cast());
+                        acc = _mm512_and_si512(acc, line);
                     }
                     sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
                 }
