@@ -149,6 +149,7 @@ pub fn run_bench(
             method: config.method,
             threads: Some(threads),
             split_depth: SplitDepth::Auto,
+            memory_limit: None,
         };
         let mut seconds = Vec::with_capacity(config.runs);
         for run in 0..per_count {

@@ -57,6 +57,10 @@ pub struct PlanArgs {
     /// Rows expanded into tasks, as for `count`.
     #[arg(long, value_name = "ROWS")]
     pub split_depth: Option<u32>,
+
+    /// Memory limit for the join method, as for `count`.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
 }
 
 /// Arguments of `nqueens merge`.
@@ -204,11 +208,18 @@ pub struct CountArgs {
     #[arg(required = true, value_name = "N", value_parser = parse_board_sizes)]
     pub sizes: Vec<RangeInclusive<u32>>,
 
-    /// How the search tree is cut: none (the full tree), mirror (left half of
-    /// the first row, doubled), d4 (all 8 symmetries, orbits weighted at the
-    /// leaves), auto (d4 from N = 10, mirror below).
+    /// How to count: none (the full tree), mirror (left half of the first
+    /// row, doubled), d4 (all 8 symmetries, orbits weighted at the leaves),
+    /// join (half boards paired on their diagonals; needs memory), auto
+    /// (join from N = 11 while its table fits in memory, then d4; mirror
+    /// below 10).
     #[arg(short, long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
+
+    /// Most memory the join method's table may take, in bytes or with a
+    /// suffix: 512M, 8G [default: what the system has available].
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
 
     /// Worker threads [default: every core].
     #[arg(short = 'j', long, value_parser = parse_threads)]
@@ -293,6 +304,7 @@ impl CountArgs {
             method: self.method,
             threads: self.threads,
             split_depth: self.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows),
+            memory_limit: self.max_memory,
         }
     }
 }
@@ -424,3 +436,27 @@ mod tests {
         assert!(parse_board_sizes("").is_err());
     }
 }
+
+/// Parses a byte count: digits with an optional K, M, G or T suffix
+/// (powers of 1024; a trailing B or iB is accepted).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let error = || {
+        format!("'{text}' is not a memory size: give bytes, or a number with K, M, G or T (e.g. 512M, 8G)")
+    };
+    let trimmed = text.trim();
+    let upper = trimmed.to_ascii_uppercase();
+    let upper = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (digits, scale) = match upper.chars().last() {
+        Some('K') => (&upper[..upper.len() - 1], 1u64 << 10),
+        Some('M') => (&upper[..upper.len() - 1], 1 << 20),
+        Some('G') => (&upper[..upper.len() - 1], 1 << 30),
+        Some('T') => (&upper[..upper.len() - 1], 1 << 40),
+        _ => (upper, 1),
+    };
+    let value: u64 = digits.trim().parse().map_err(|_| error())?;
+    value.checked_mul(scale).ok_or_else(error)
+}
+

@@ -101,7 +101,7 @@ pub fn count_task(n: u32, task: &Task) -> D4Tally {
     let edge = match task.kind {
         TaskKind::D4Edge { k } => Some(k),
         TaskKind::D4Corner { .. } => None,
-        TaskKind::Plain => panic!("count_task takes d4 tasks only"),
+        TaskKind::Plain | TaskKind::Join { .. } => panic!("count_task takes d4 tasks only"),
     };
     let mut allowed = [0u64; MAX_N as usize];
     for (row, slot) in allowed.iter_mut().enumerate().take(n as usize) {

@@ -12,6 +12,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::d4;
+use crate::join::{self, JoinTask};
 use crate::error::Error;
 use crate::kernel::count_completions;
 use crate::plan::{Plan, Task, TaskKind};
@@ -37,6 +38,14 @@ pub fn count_task(n: u32, task: &Task) -> TaskCount {
             TaskCount {
                 solutions: tally.solutions * u64::from(task.weight),
                 nodes: tally.nodes,
+                ..TaskCount::default()
+            }
+        }
+        TaskKind::Join { east_rows, middle } => {
+            let tally = join::count_task(n, &JoinTask { east_rows, middle });
+            TaskCount {
+                solutions: tally.solutions,
+                nodes: tally.pairs,
                 ..TaskCount::default()
             }
         }

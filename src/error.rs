@@ -38,6 +38,28 @@ pub enum Error {
         /// Deepest split accepted for this N.
         deepest: u32,
     },
+    /// The `join` method's table would not fit in memory.
+    #[error(
+        "--method join needs {} for the quadrant table of N = {n}, but the limit is {}: use --method d4 (no table), or raise --max-memory",
+        crate::error::human_bytes(*needed),
+        crate::error::human_bytes(*limit)
+    )]
+    JoinTooBig {
+        /// Board size.
+        n: u32,
+        /// Bytes the table needs at its peak.
+        needed: u64,
+        /// Bytes allowed.
+        limit: u64,
+    },
+    /// A board too large for the `join` method at all.
+    #[error("--method join counts N up to {max}, not {n}: use --method d4 for larger boards")]
+    JoinTooLarge {
+        /// Board size.
+        n: u32,
+        /// Largest N accepted.
+        max: u32,
+    },
     /// Zero worker threads.
     #[error("the thread count must be at least 1")]
     ZeroThreads,
@@ -81,4 +103,20 @@ pub enum Error {
         /// What the system said.
         reason: String,
     },
+}
+
+/// Bytes for people: "7.3 MB", "1.2 GB" (powers of 1000).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }

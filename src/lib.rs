@@ -50,6 +50,9 @@ pub struct CountOptions {
     pub threads: Option<usize>,
     /// How deep prefixes are expanded into tasks.
     pub split_depth: SplitDepth,
+    /// Most bytes the `join` method's table may take; `None`: the memory
+    /// the system has available when the count starts.
+    pub memory_limit: Option<u64>,
 }
 
 impl Default for CountOptions {
@@ -58,6 +61,7 @@ impl Default for CountOptions {
             method: Method::Auto,
             threads: None,
             split_depth: SplitDepth::Auto,
+            memory_limit: None,
         }
     }
 }
@@ -87,7 +91,8 @@ pub struct Report {
     /// Unique solutions as the `d4` leaves classified them, with how many
     /// classes have 2, 4 and 8 boards; `None` for other methods.
     pub orbits: Option<Orbits>,
-    /// Queens placed, while building the plan and in the kernel.
+    /// Work done: queens placed, while building the plan and in the kernel
+    /// (depth-first methods), or pairs of half boards decided (`join`).
     pub nodes: u128,
     /// Wall time, plan building included.
     pub seconds: f64,
@@ -177,7 +182,12 @@ pub fn count_with_hooks(
 ) -> Result<Report, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build(n, options.method, options.split_depth)?;
+    let plan = Plan::build_within(
+        n,
+        options.method,
+        options.split_depth,
+        options.memory_limit,
+    )?;
     on_plan(&plan);
     let totals = engine::run(&plan, threads, hooks)?;
     let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;

@@ -103,7 +103,7 @@ fn run_plan(args: &cli::PlanArgs) -> anyhow::Result<ExitCode> {
     let split = args
         .split_depth
         .map_or(nqueens::SplitDepth::Auto, nqueens::SplitDepth::Rows);
-    let plan = nqueens::Plan::build(args.n, args.method, split)?;
+    let plan = nqueens::Plan::build_within(args.n, args.method, split, args.max_memory)?;
     const PROBE_ROWS: u32 = 3;
     let mut costs = nqueens::plan::estimate_costs(&plan, PROBE_ROWS);
     costs.sort_unstable();
@@ -119,6 +119,13 @@ fn run_plan(args: &cli::PlanArgs) -> anyhow::Result<ExitCode> {
         plan.n, plan.method, plan.split_depth
     )?;
     writeln!(out, "tasks: {}", plan.tasks.len())?;
+    if plan.memory_bytes > 0 {
+        writeln!(
+            out,
+            "memory: {} for the quadrant table (peak, while it is built)",
+            nqueens::error::human_bytes(plan.memory_bytes)
+        )?;
+    }
     writeln!(out, "fingerprint: {}", plan.fingerprint_hex())?;
     writeln!(
         out,

@@ -12,6 +12,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::join::{self, JOIN_MAX_N, JOIN_MIN_N};
 use crate::kernel::{full_mask, Board, MAX_N};
 
 /// Smallest board size accepted.
@@ -32,6 +33,11 @@ pub const MAX_TASKS: usize = 10_000_000;
 /// `auto` counts with `d4` from this N up: measured faster than `mirror`
 /// at N = 10, 12, 13 and 14 on one thread (below, every count is instant).
 pub const AUTO_D4_FROM: u32 = 10;
+
+/// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when its
+/// table fits in memory: measured faster than `d4` from N = 11 on one
+/// thread.
+pub const AUTO_JOIN_FROM: u32 = 11;
 
 /// Smallest N the `d4` method searches; below it the boards are too small
 /// for its edge bounds and `d4` plans fall back to `mirror`.
@@ -54,16 +60,31 @@ pub enum Method {
     /// All 8 symmetries of the square: one image per solution, weighted by
     /// its orbit size at the leaf; also counts the unique solutions.
     D4,
-    /// The fastest method for N: `d4` from [`AUTO_D4_FROM`], `mirror` below.
+    /// Half boards joined on their crossing diagonals, with symmetry
+    /// weights: no row-by-row search (see [`crate::join`]).
+    Join,
+    /// The fastest method for N: `join` where it fits in memory (from
+    /// [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`]), `d4` beyond and from
+    /// [`AUTO_D4_FROM`], `mirror` below.
     Auto,
 }
 
 impl Method {
     /// Every method, in the order help texts list them.
-    pub const ALL: [Method; 4] = [Method::None, Method::Mirror, Method::D4, Method::Auto];
+    pub const ALL: [Method; 5] = [
+        Method::None,
+        Method::Mirror,
+        Method::D4,
+        Method::Join,
+        Method::Auto,
+    ];
 
-    /// The methods that search (every one but `auto`, which picks one).
-    pub const SEARCHING: [Method; 3] = [Method::None, Method::Mirror, Method::D4];
+    /// The methods that count (every one but `auto`, which picks one).
+    pub const SEARCHING: [Method; 4] = [Method::None, Method::Mirror, Method::D4, Method::Join];
+
+    /// The depth-first methods, whose tasks are prefixes cut at the split
+    /// depth (`join` has its own tasks, one per row set).
+    pub const DEPTH_FIRST: [Method; 3] = [Method::None, Method::Mirror, Method::D4];
 
     /// The name used on the command line and in output.
     pub fn name(self) -> &'static str {
@@ -71,6 +92,7 @@ impl Method {
             Method::None => "none",
             Method::Mirror => "mirror",
             Method::D4 => "d4",
+            Method::Join => "join",
             Method::Auto => "auto",
         }
     }
@@ -82,6 +104,7 @@ impl Method {
             Method::Mirror => 1,
             Method::D4 => 2,
             Method::Auto => 3,
+            Method::Join => 4,
         }
     }
 }
@@ -137,6 +160,16 @@ pub enum TaskKind {
         /// Column of the row-0 queen: its distance from the corner.
         k: u32,
     },
+    /// `join`: the half boards on the row set `east_rows` and its
+    /// complement; for odd N, `middle` places the middle queens (see
+    /// [`join::JoinTask`]).
+    Join {
+        /// Board rows whose queen is in the east half.
+        east_rows: u32,
+        /// Odd N: 0 for the centre queen, else the middle column queen's
+        /// distance above the centre.
+        middle: u32,
+    },
 }
 
 /// Longest prefix a task records (its queens' columns, row by row).
@@ -180,6 +213,9 @@ pub struct Plan {
     /// Queens placed while building the prefixes; counted once, so that the
     /// nodes of a whole run do not depend on the split depth.
     pub prefix_nodes: u64,
+    /// Peak memory the count needs beyond the plan itself: the quadrant
+    /// table of a `join` plan, 0 for the depth-first methods.
+    pub memory_bytes: u64,
 }
 
 /// Checks that `n` is a board size the kernel supports.
@@ -236,7 +272,7 @@ impl Root {
 pub fn allowed_columns(n: u32, kind: TaskKind, row: u32) -> u64 {
     let full = full_mask(n);
     match kind {
-        TaskKind::Plain => full,
+        TaskKind::Plain | TaskKind::Join { .. } => full,
         TaskKind::D4Corner { second } => {
             if (2..=second).contains(&row) {
                 full & !0b10
@@ -260,9 +296,35 @@ pub fn allowed_columns(n: u32, kind: TaskKind, row: u32) -> u64 {
 }
 
 impl Plan {
-    /// Builds the plan of `method` for an `n` board.
+    /// Builds the plan of `method` for an `n` board, within the memory this
+    /// machine has available now.
     pub fn build(n: u32, method: Method, split: SplitDepth) -> Result<Plan, Error> {
+        Plan::build_within(n, method, split, None)
+    }
+
+    /// Builds the plan of `method` for an `n` board. A `join` plan whose
+    /// quadrant table would not fit in `memory_limit` bytes (`None`: the
+    /// memory available now) is refused, or for `auto` replaced by `d4`.
+    pub fn build_within(
+        n: u32,
+        method: Method,
+        split: SplitDepth,
+        memory_limit: Option<u64>,
+    ) -> Result<Plan, Error> {
         let n = check_board_size(u64::from(n))?;
+        let method = match (method, effective_method(n, method)) {
+            (Method::Auto, Method::Join) => {
+                if join_fits(n, memory_limit).is_ok() {
+                    Method::Join
+                } else {
+                    Method::D4
+                }
+            }
+            (_, effective) => effective,
+        };
+        if method == Method::Join {
+            return join_plan(n, memory_limit);
+        }
         let (roots, root_nodes) = roots(n, method);
         let deepest = n.min(MAX_PREFIX_ROWS as u32);
         let depth = match split {
@@ -285,10 +347,11 @@ impl Plan {
         }
         Ok(Plan {
             n,
-            method: effective_method(n, method),
+            method,
             split_depth: depth,
             tasks,
             prefix_nodes,
+            memory_bytes: 0,
         })
     }
 
@@ -312,6 +375,10 @@ impl Plan {
                 TaskKind::Plain => (0u8, 0u32),
                 TaskKind::D4Corner { second } => (1, second),
                 TaskKind::D4Edge { k } => (2, k),
+                TaskKind::Join { east_rows, middle } => {
+                    hash.write(&east_rows.to_le_bytes());
+                    (3, middle)
+                }
             };
             hash.write(&[kind]);
             hash.write(&bound.to_le_bytes());
@@ -331,22 +398,82 @@ impl Plan {
 fn roots(n: u32, method: Method) -> (Vec<Root>, u64) {
     match effective_method(n, method) {
         Method::None => (vec![Root::new(Board::EMPTY, 1, TaskKind::Plain, &[])], 0),
-        // `auto` is resolved above; it never reaches here, and would mean
-        // `mirror` if it did.
-        Method::Mirror | Method::Auto => mirror_roots(n),
+        // `auto` and `join` are resolved above; they never reach here,
+        // and would mean `mirror` if they did.
+        Method::Mirror | Method::Auto | Method::Join => mirror_roots(n),
         Method::D4 => d4_roots(n),
     }
 }
 
 /// The method a plan for `n` really uses: `auto` picks by N, and `d4` needs
 /// boards of at least [`D4_MIN_N`] rows and falls back to `mirror` below.
+///
+/// `join` needs N of at least [`JOIN_MIN_N`] (below, `mirror`); `auto` asks
+/// for `join` from [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`], and
+/// [`Plan::build_within`] turns that into `d4` when the table does not fit.
 pub fn effective_method(n: u32, method: Method) -> Method {
     match method {
+        Method::Auto if (AUTO_JOIN_FROM..=JOIN_MAX_N).contains(&n) => Method::Join,
         Method::Auto if n >= AUTO_D4_FROM => Method::D4,
         Method::Auto => Method::Mirror,
         Method::D4 if n < D4_MIN_N => Method::Mirror,
+        Method::Join if n < JOIN_MIN_N => Method::Mirror,
         other => other,
     }
+}
+
+/// Checks that a `join` count of an `n` board fits in `memory_limit`
+/// (`None`: the memory available now); returns the bytes it needs.
+pub fn join_fits(n: u32, memory_limit: Option<u64>) -> Result<u64, Error> {
+    if n > JOIN_MAX_N {
+        return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
+    }
+    let needed = join::memory_needed(n);
+    let limit = memory_limit.or_else(available_memory);
+    match limit {
+        Some(limit) if needed > limit => Err(Error::JoinTooBig { n, needed, limit }),
+        _ => Ok(needed),
+    }
+}
+
+/// Memory the system could give this process now without swapping: Linux's
+/// MemAvailable, or nothing known elsewhere.
+pub fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The `join` plan: one task per row set (see [`join::tasks`]).
+fn join_plan(n: u32, memory_limit: Option<u64>) -> Result<Plan, Error> {
+    let memory_bytes = join_fits(n, memory_limit)?;
+    let join_tasks = join::tasks(n);
+    if join_tasks.len() > MAX_TASKS {
+        return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
+    }
+    let tasks = join_tasks
+        .iter()
+        .enumerate()
+        .map(|(id, task)| Task {
+            id: id as u64,
+            weight: 8,
+            board: Board::EMPTY,
+            kind: TaskKind::Join {
+                east_rows: task.east_rows,
+                middle: task.middle,
+            },
+            prefix: [0; MAX_PREFIX_ROWS],
+        })
+        .collect();
+    Ok(Plan {
+        n,
+        method: Method::Join,
+        split_depth: 0,
+        tasks,
+        prefix_nodes: 0,
+        memory_bytes,
+    })
 }
 
 /// The `d4` method's prefixes. Every solution has exactly one image whose
@@ -535,6 +662,8 @@ impl Fnv1a {
 /// A cheap estimate of each task's cost: the queens placed in the next
 /// `rows` rows below its prefix (the search's first levels, which are a good
 /// proxy for the size of the subtree below them).
+///
+/// `join` tasks are all counted as 1: they are not searched row by row.
 pub fn estimate_costs(plan: &Plan, rows: u32) -> Vec<u64> {
     fn below(n: u32, kind: TaskKind, board: Board, rows: u32) -> u64 {
         if rows == 0 || board.row >= n {
@@ -551,6 +680,9 @@ pub fn estimate_costs(plan: &Plan, rows: u32) -> Vec<u64> {
     }
     plan.tasks
         .iter()
-        .map(|task| below(plan.n, task.kind, task.board, rows))
+        .map(|task| match task.kind {
+            TaskKind::Join { .. } => 1,
+            kind => below(plan.n, kind, task.board, rows),
+        })
         .collect()
 }

@@ -136,7 +136,7 @@ pub fn run_tracked_count(
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build(n, options.method, options.split_depth)?;
+    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
     let summary = PlanSummary::of(&plan);
     let (journal, resumed) = match &args.checkpoint {
         Some(path) => {
