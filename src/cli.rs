@@ -411,6 +411,29 @@ pub fn one_line_error(err: &clap::Error) -> String {
     line
 }
 
+/// Parses a byte count: digits with an optional K, M, G or T suffix
+/// (powers of 1024; a trailing B or iB is accepted).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let error = || {
+        format!("'{text}' is not a memory size: give bytes, or a number with K, M, G or T (e.g. 512M, 8G)")
+    };
+    let trimmed = text.trim();
+    let upper = trimmed.to_ascii_uppercase();
+    let upper = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (digits, scale) = match upper.chars().last() {
+        Some('K') => (&upper[..upper.len() - 1], 1u64 << 10),
+        Some('M') => (&upper[..upper.len() - 1], 1 << 20),
+        Some('G') => (&upper[..upper.len() - 1], 1 << 30),
+        Some('T') => (&upper[..upper.len() - 1], 1 << 40),
+        _ => (upper, 1),
+    };
+    let value: u64 = digits.trim().parse().map_err(|_| error())?;
+    value.checked_mul(scale).ok_or_else(error)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,28 +458,16 @@ mod tests {
         assert!(parse_board_sizes("-3").is_err());
         assert!(parse_board_sizes("").is_err());
     }
-}
 
-/// Parses a byte count: digits with an optional K, M, G or T suffix
-/// (powers of 1024; a trailing B or iB is accepted).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let error = || {
-        format!("'{text}' is not a memory size: give bytes, or a number with K, M, G or T (e.g. 512M, 8G)")
-    };
-    let trimmed = text.trim();
-    let upper = trimmed.to_ascii_uppercase();
-    let upper = upper
-        .strip_suffix("IB")
-        .or_else(|| upper.strip_suffix('B'))
-        .unwrap_or(&upper);
-    let (digits, scale) = match upper.chars().last() {
-        Some('K') => (&upper[..upper.len() - 1], 1u64 << 10),
-        Some('M') => (&upper[..upper.len() - 1], 1 << 20),
-        Some('G') => (&upper[..upper.len() - 1], 1 << 30),
-        Some('T') => (&upper[..upper.len() - 1], 1 << 40),
-        _ => (upper, 1),
-    };
-    let value: u64 = digits.trim().parse().map_err(|_| error())?;
-    value.checked_mul(scale).ok_or_else(error)
+    #[test]
+    fn memory_sizes_parse_with_suffixes() {
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("8g"), Ok(8 << 30));
+        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_bytes("4kB"), Ok(4 << 10));
+        for bad in ["", "M", "12Q", "-5", "1.5G", "99999999999T"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
 }
-

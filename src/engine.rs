@@ -12,8 +12,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::d4;
-use crate::join::{self, JoinTask};
 use crate::error::Error;
+use crate::join::{self, JoinTask};
 use crate::kernel::count_completions;
 use crate::plan::{Plan, Task, TaskKind};
 

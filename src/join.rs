@@ -12,7 +12,7 @@
 //! one shared [`QuadrantTable`]; the disjoint pairs are counted by the
 //! bit-sliced [`Matcher`].
 //!
-//! Symmetry, even N (see [`even_weights`]): only the east boards with no
+//! Symmetry, even N: only the east boards with no
 //! queen on a long diagonal are built; a west board stands for 2^k images
 //! where k counts its long-diagonal queens (the reflections in the two long
 //! diagonals move those queens between the halves one at a time). Of R and
@@ -131,7 +131,9 @@ impl QuadrantTable {
         assert!(side <= 12, "quadrant side {side} is past the supported 12");
         let cells = 1usize << (2 * side);
         let mut starts = vec![0u32; cells + 1];
-        each_placement(side, &mut |rows, cols, _| starts[cell(side, rows, cols) + 1] += 1);
+        each_placement(side, &mut |rows, cols, _| {
+            starts[cell(side, rows, cols) + 1] += 1
+        });
         for index in 1..=cells {
             starts[index] += starts[index - 1];
         }
@@ -183,7 +185,14 @@ fn table_bytes(side: u32, placements: u64) -> u64 {
 /// Calls `visit(rows, cols, diagonals)` for every non-attacking placement on
 /// a `side` square, in a fixed order.
 fn each_placement(side: u32, visit: &mut dyn FnMut(u32, u32, u64)) {
-    fn below(side: u32, row: u32, rows: u32, cols: u32, diag: u64, visit: &mut dyn FnMut(u32, u32, u64)) {
+    fn below(
+        side: u32,
+        row: u32,
+        rows: u32,
+        cols: u32,
+        diag: u64,
+        visit: &mut dyn FnMut(u32, u32, u64),
+    ) {
         if row == side {
             visit(rows, cols, diag);
             return;
@@ -193,7 +202,14 @@ fn each_placement(side: u32, visit: &mut dyn FnMut(u32, u32, u64)) {
             let d1 = 1u64 << (row + side - 1 - col);
             let d2 = 1u64 << (32 + row + col);
             if cols & (1 << col) == 0 && diag & (d1 | d2) == 0 {
-                below(side, row + 1, rows | 1 << row, cols | 1 << col, diag | d1 | d2, visit);
+                below(
+                    side,
+                    row + 1,
+                    rows | 1 << row,
+                    cols | 1 << col,
+                    diag | d1 | d2,
+                    visit,
+                );
             }
         }
     }
@@ -220,7 +236,9 @@ static TABLE: Mutex<Option<Arc<QuadrantTable>>> = Mutex::new(None);
 /// The shared table for `side`, built by the first thread that asks (the
 /// others wait for it rather than build their own).
 pub fn shared_table(side: u32) -> Arc<QuadrantTable> {
-    let mut slot = TABLE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut slot = TABLE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     match slot.as_ref() {
         Some(table) if table.side == side => Arc::clone(table),
         _ => {
@@ -250,7 +268,7 @@ pub struct JoinTask {
 pub fn tasks(n: u32) -> Vec<JoinTask> {
     let geo = Geometry::new(n);
     let mut tasks = Vec::new();
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         for_each_subset(geo.all_rows(), geo.h, |rows| {
             if rows <= reverse_rows(rows, n) {
                 tasks.push(JoinTask {
@@ -344,7 +362,10 @@ fn four_flip_weight(rows: u32, open: u32, n: u32) -> u64 {
     }
     let mut distinct = class;
     distinct.sort_unstable();
-    1 + distinct.windows(2).filter(|pair| pair[0] != pair[1]).count() as u64
+    1 + distinct
+        .windows(2)
+        .filter(|pair| pair[0] != pair[1])
+        .count() as u64
 }
 
 /// Weight of an odd-N task with the queen on the centre square.
@@ -393,7 +414,11 @@ pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         let side = n / 2;
-        if scratch.table.as_ref().is_none_or(|table| table.side != side) {
+        if scratch
+            .table
+            .as_ref()
+            .is_none_or(|table| table.side != side)
+        {
             scratch.table = Some(shared_table(side));
         }
         #[cfg(target_arch = "x86_64")]
@@ -448,7 +473,7 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
         half_boards(table, &geo, spec, north, south, keys);
         tally.half_boards += keys.iter().map(|class| class.len() as u64).sum::<u64>();
     };
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         let weights = even_weights(task.east_rows, n);
         // East boards keep both long diagonals free (see the module notes).
         let main = 1u64 << (n - 1);

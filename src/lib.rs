@@ -182,12 +182,7 @@ pub fn count_with_hooks(
 ) -> Result<Report, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(
-        n,
-        options.method,
-        options.split_depth,
-        options.memory_limit,
-    )?;
+    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
     on_plan(&plan);
     let totals = engine::run(&plan, threads, hooks)?;
     let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;

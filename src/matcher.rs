@@ -24,7 +24,6 @@ pub const SMALL_SET: usize = 48;
 
 const WORDS: usize = BLOCK_KEYS / 64;
 
-
 /// 512 bits, one per key of a block, aligned to a cache line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
@@ -86,7 +85,8 @@ impl Matcher {
         self.lines_per_block = first_line;
         self.blocks = keys.len().div_ceil(BLOCK_KEYS);
         self.lines.clear();
-        self.lines.resize(self.blocks * self.lines_per_block, Line::ZERO);
+        self.lines
+            .resize(self.blocks * self.lines_per_block, Line::ZERO);
         for (block, block_keys) in keys.chunks(BLOCK_KEYS).enumerate() {
             let start = block * self.lines_per_block;
             let tables = &mut self.lines[start..start + self.lines_per_block];
@@ -129,6 +129,16 @@ impl Matcher {
                 // SAFETY: as above, popcnt and AVX2 are present.
                 return unsafe { self.sum_avx2(queries, extra) };
             }
+        }
+        self.fill_offsets(queries, extra);
+        self.sum_lines()
+    }
+
+    /// [`Matcher::sum_disjoint`] on the portable loop whatever the CPU has,
+    /// so tests can hold it against the SIMD loops.
+    pub fn sum_disjoint_portable(&mut self, queries: &[u64], extra: u64) -> u64 {
+        if self.blocks == 0 {
+            return self.sum_disjoint(queries, extra);
         }
         self.fill_offsets(queries, extra);
         self.sum_lines()
@@ -181,7 +191,11 @@ impl Matcher {
                         *word &= other;
                     }
                 }
-                total += acc.0.iter().map(|word| u64::from(word.count_ones())).sum::<u64>();
+                total += acc
+                    .0
+                    .iter()
+                    .map(|word| u64::from(word.count_ones()))
+                    .sum::<u64>();
             }
         }
         total

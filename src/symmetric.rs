@@ -102,5 +102,5 @@ pub fn unique_by_burnside(
         return (total == 1).then_some(1);
     }
     let sum = total + half_turn + 2 * quarter_turn;
-    (sum % 8 == 0).then_some(sum / 8)
+    sum.is_multiple_of(8).then_some(sum / 8)
 }

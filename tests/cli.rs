@@ -61,7 +61,7 @@ fn json_is_one_object_per_n_with_every_field() {
     let expected = [
         (8, 92, 12, 4, 0, "mirror"),
         (10, 724, 92, 12, 0, "d4"),
-        (12, 14200, 1787, 80, 8, "d4"),
+        (12, 14200, 1787, 80, 8, "join"),
     ];
     for (row, (n, solutions, unique, p, r, method)) in rows.iter().zip(expected) {
         assert_eq!(row["n"], n);
@@ -133,7 +133,7 @@ fn split_depth_and_threads_do_not_change_the_count() {
         ["-j", "3", "--split-depth", "5"],
     ] {
         nqueens()
-            .args(["count", "11", "--format", "csv"])
+            .args(["count", "11", "-m", "d4", "--format", "csv"])
             .args(args)
             .assert()
             .success()

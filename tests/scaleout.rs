@@ -242,7 +242,7 @@ fn shards_merge_to_the_published_total() {
             .args(&files)
             .assert()
             .success()
-            .stdout(predicates::str::contains("\n13,73712,9233,136,8,d4,"));
+            .stdout(predicates::str::contains("\n13,73712,9233,136,8,join,"));
     }
     let mirror = shard_files(&dir, "12", 3, &["-m", "mirror"]);
     nqueens().arg("merge").args(&mirror).assert().success();
@@ -356,7 +356,7 @@ fn shards_and_checkpoints_combine() {
 
 #[test]
 fn plan_prints_tasks_fingerprint_and_spread() {
-    let output = nqueens().args(["plan", "14"]).output().unwrap();
+    let output = nqueens().args(["plan", "14", "-m", "d4"]).output().unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("method d4"), "{text}");
@@ -371,6 +371,12 @@ fn plan_prints_tasks_fingerprint_and_spread() {
         fingerprint,
         format!("fingerprint: {}", plan.fingerprint_hex())
     );
+    // The default at 14 is join, whose plan states its table's size.
+    let output = nqueens().args(["plan", "14"]).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("method join"), "{text}");
+    assert!(text.contains("tasks: 1716"), "{text}");
+    assert!(text.contains("for the quadrant table"), "{text}");
 }
 
 #[test]
@@ -388,7 +394,7 @@ fn profile_lists_every_task_once() {
     let ids: Vec<u64> = lines
         .map(|line| line.split(',').next().unwrap().parse().unwrap())
         .collect();
-    let plan = nqueens::Plan::build(12, nqueens::Method::D4, nqueens::SplitDepth::Auto).unwrap();
+    let plan = nqueens::Plan::build(12, nqueens::Method::Auto, nqueens::SplitDepth::Auto).unwrap();
     assert_eq!(ids, (0..plan.tasks.len() as u64).collect::<Vec<_>>());
     nqueens()
         .args(["count", "12", "13", "--profile"])

@@ -12,6 +12,7 @@ fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOpti
         method,
         threads: Some(threads),
         split_depth,
+        memory_limit: None,
     }
 }
 
@@ -191,9 +192,15 @@ fn d4_searches_at_most_a_quarter_of_the_full_tree() {
 }
 
 #[test]
-fn auto_picks_d4_for_large_boards_and_mirror_for_small() {
+fn auto_picks_join_d4_or_mirror_by_size() {
     let large = count(12, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
-    assert_eq!(large.method, Method::D4);
+    assert_eq!(large.method, Method::Join);
+    let ten = count(10, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
+    assert_eq!(ten.method, Method::D4);
+    assert_eq!(
+        nqueens::plan::effective_method(nqueens::join::JOIN_MAX_N + 1, Method::Auto),
+        Method::D4
+    );
     let small = count(6, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(small.method, Method::Mirror);
     let tiny_d4 = count(4, &options(Method::D4, 1, SplitDepth::Auto)).unwrap();

@@ -1,0 +1,239 @@
+//! The `join` method against the depth-first methods and the published
+//! table, its tasks under threads and shards, its matcher against the naive
+//! double loop, and its memory guard.
+
+use nqueens::matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
+use nqueens::plan::{effective_method, join_fits};
+use nqueens::{count, count_with_hooks, published};
+use nqueens::{CountOptions, Error, Method, Plan, RunHooks, SplitDepth, Task, TaskKind};
+use proptest::prelude::*;
+
+fn options(method: Method, threads: usize) -> CountOptions {
+    CountOptions {
+        method,
+        threads: Some(threads),
+        split_depth: SplitDepth::Auto,
+        memory_limit: None,
+    }
+}
+
+#[test]
+fn join_equals_the_depth_first_methods_up_to_15() {
+    for n in nqueens::join::JOIN_MIN_N..=15 {
+        let join = count(n, &options(Method::Join, 2)).unwrap();
+        assert_eq!(join.method, Method::Join, "n={n}");
+        for method in Method::DEPTH_FIRST {
+            // The full tree is slow at 15 and adds nothing there.
+            if method == Method::None && n == 15 {
+                continue;
+            }
+            let other = count(n, &options(method, 2)).unwrap();
+            assert_eq!(join.solutions, other.solutions, "n={n} join vs {method}");
+        }
+        assert_eq!(Some(join.solutions), published::total(n), "n={n}");
+        assert_eq!(join.unique, published::unique(n), "n={n}");
+    }
+}
+
+#[test]
+fn small_boards_fall_back_to_mirror() {
+    for n in 1..nqueens::join::JOIN_MIN_N {
+        assert_eq!(effective_method(n, Method::Join), Method::Mirror);
+        let report = count(n, &options(Method::Join, 1)).unwrap();
+        assert_eq!(Some(report.solutions), published::total(n), "n={n}");
+    }
+}
+
+#[test]
+fn thread_counts_do_not_change_the_count() {
+    for n in [12u32, 13] {
+        let counts: Vec<_> = [1, 2, 3, 5]
+            .into_iter()
+            .map(|threads| count(n, &options(Method::Join, threads)).unwrap())
+            .collect();
+        for report in &counts {
+            assert_eq!(report.solutions, counts[0].solutions, "n={n}");
+            assert_eq!(report.nodes, counts[0].nodes, "n={n}");
+            assert_eq!(Some(report.solutions), published::total(n));
+        }
+    }
+}
+
+#[test]
+fn shards_of_the_plan_add_up_to_the_total() {
+    for n in [12u32, 13, 14] {
+        let opts = options(Method::Join, 2);
+        let total = count(n, &opts).unwrap().solutions;
+        for shards in [2u64, 3, 7] {
+            let mut sum = 0;
+            for index in 0..shards {
+                let skip = move |task: &Task| task.id % shards != index;
+                let hooks = RunHooks {
+                    skip: Some(&skip),
+                    ..RunHooks::default()
+                };
+                let part = count_with_hooks(n, &opts, &hooks, |_| {}).unwrap();
+                assert!(!part.complete);
+                sum += part.solutions;
+            }
+            assert_eq!(sum, total, "n={n} shards={shards}");
+        }
+    }
+}
+
+#[test]
+fn sixteen_and_seventeen_match_the_published_table() {
+    for n in [16u32, 17] {
+        let report = count(n, &options(Method::Join, 2)).unwrap();
+        assert_eq!(Some(report.solutions), published::total(n), "n={n}");
+        assert_eq!(report.matches_published(), Some(true));
+        assert_eq!(report.unique_matches_published(), Some(true));
+    }
+}
+
+#[test]
+fn plans_are_stable_one_task_per_row_set() {
+    for n in [12u32, 13] {
+        let a = Plan::build(n, Method::Join, SplitDepth::Auto).unwrap();
+        let b = Plan::build(n, Method::Join, SplitDepth::Rows(3)).unwrap();
+        assert_eq!(a.tasks, b.tasks, "the split depth does not apply to join");
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert!(a.memory_bytes > 0);
+        let mut seen = std::collections::HashSet::new();
+        for (index, task) in a.tasks.iter().enumerate() {
+            assert_eq!(task.id, index as u64);
+            let TaskKind::Join { east_rows, middle } = task.kind else {
+                panic!("not a join task: {task:?}");
+            };
+            assert!(seen.insert((east_rows, middle)), "task repeated");
+            let h = n / 2;
+            let queens = if n % 2 == 1 && middle > 0 { h - 1 } else { h };
+            assert_eq!(east_rows.count_ones(), queens);
+            assert!(east_rows < 1 << n);
+        }
+    }
+    // Even N: a row set and its north-south reverse are one task.
+    let even = Plan::build(12, Method::Join, SplitDepth::Auto).unwrap();
+    assert!(even.tasks.len() < 924 / 2 + 32);
+    let odd = Plan::build(13, Method::Join, SplitDepth::Auto).unwrap();
+    assert_ne!(even.fingerprint(), odd.fingerprint());
+}
+
+#[test]
+fn the_memory_guard_refuses_with_the_figure() {
+    let err = Plan::build_within(16, Method::Join, SplitDepth::Auto, Some(1000)).unwrap_err();
+    let Error::JoinTooBig { n, needed, limit } = err.clone() else {
+        panic!("expected JoinTooBig, got {err}");
+    };
+    assert_eq!((n, limit), (16, 1000));
+    assert_eq!(needed, join_fits(16, None).unwrap());
+    let message = err.to_string();
+    assert!(message.contains("--method d4"), "{message}");
+    assert!(!message.contains('\n'));
+    // auto takes d4 instead when join does not fit, and join when it does.
+    let auto = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1000)).unwrap();
+    assert_eq!(auto.method, Method::D4);
+    let roomy = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1 << 30)).unwrap();
+    assert_eq!(roomy.method, Method::Join);
+    let tight = CountOptions {
+        memory_limit: Some(1000),
+        ..options(Method::Auto, 2)
+    };
+    let report = count(13, &tight).unwrap();
+    assert_eq!(report.method, Method::D4);
+    assert_eq!(Some(report.solutions), published::total(13));
+}
+
+#[test]
+fn boards_past_the_join_range_are_refused() {
+    let max = nqueens::join::JOIN_MAX_N;
+    let err = Plan::build(max + 1, Method::Join, SplitDepth::Auto).unwrap_err();
+    assert!(matches!(err, Error::JoinTooLarge { .. }), "{err}");
+    assert_eq!(effective_method(max + 1, Method::Auto), Method::D4);
+}
+
+fn sum_naive(keys: &[u64], queries: &[u64], extra: u64) -> u64 {
+    queries
+        .iter()
+        .map(|&query| count_disjoint_naive(keys, query | extra))
+        .sum()
+}
+
+/// Sparse pseudo-random keys, like half boards' (a few diagonals set of
+/// ~30), from a seed.
+fn sparse_keys(seed: u64, width: u32, len: usize) -> Vec<u64> {
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..len).map(|_| next() & next() & mask).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn matcher_equals_the_double_loop(
+        width in 1u32..=64,
+        len in prop::sample::select(vec![0usize, 1, 2, 47, 48, 63, 64, 65, 300, 511, 512, 513, 1100]),
+        query_count in 0usize..40,
+        seed in any::<u64>(),
+        extra in any::<u64>(),
+        use_extra in any::<bool>(),
+    ) {
+        let keys = sparse_keys(seed, width, len);
+        let queries = sparse_keys(seed.rotate_left(17) ^ 0x9e37, width, query_count);
+        let extra = if use_extra { extra & extra.rotate_left(7) } else { 0 };
+        let mut matcher = Matcher::default();
+        matcher.load(&keys);
+        let expected = sum_naive(&keys, &queries, extra);
+        prop_assert_eq!(matcher.sum_disjoint(&queries, extra), expected);
+        prop_assert_eq!(matcher.sum_disjoint_portable(&queries, extra), expected);
+        for &query in queries.iter().take(5) {
+            prop_assert_eq!(matcher.count_disjoint(query), count_disjoint_naive(&keys, query));
+        }
+    }
+
+    #[test]
+    fn transpose_twice_is_the_identity_and_equals_the_naive_one(
+        rows in prop::collection::vec(any::<u64>(), 64),
+    ) {
+        let rows: [u64; 64] = rows.try_into().unwrap();
+        let once = transpose64(rows);
+        prop_assert_eq!(once, transpose64_naive(&rows));
+        prop_assert_eq!(transpose64(once), rows);
+    }
+}
+
+#[test]
+fn matcher_edge_cases() {
+    let mut matcher = Matcher::default();
+    // Empty set: nothing matches.
+    matcher.load(&[]);
+    assert_eq!(matcher.sum_disjoint(&[0, 1, u64::MAX], 0), 0);
+    // One key.
+    matcher.load(&[0b1010]);
+    assert_eq!(matcher.count_disjoint(0b0101), 1);
+    assert_eq!(matcher.count_disjoint(0b0010), 0);
+    // All-ones keys meet every query but the empty one; zero keys none.
+    for len in [1, 100, BLOCK_KEYS, BLOCK_KEYS + 1, 3 * BLOCK_KEYS - 5] {
+        matcher.load(&vec![u64::MAX; len]);
+        assert_eq!(matcher.count_disjoint(0), len as u64);
+        assert_eq!(matcher.count_disjoint(1 << 63), 0);
+        matcher.load(&vec![0; len]);
+        assert_eq!(matcher.sum_disjoint(&[u64::MAX, 0, 5], 0), 3 * len as u64);
+    }
+    // Reloading replaces the old keys.
+    matcher.load(&vec![1; 1000]);
+    matcher.load(&vec![2; 600]);
+    assert_eq!(matcher.count_disjoint(1), 600);
+    assert_eq!(matcher.count_disjoint(2), 0);
+}
