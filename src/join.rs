@@ -227,7 +227,29 @@ pub fn count_placements(side: u32) -> u64 {
 /// it is built (its index twice), plus per-thread scratch, which is small.
 pub fn memory_needed(n: u32) -> u64 {
     let side = n / 2;
-    table_bytes(side, count_placements(side)) + ((1u64 << (2 * side)) + 1) * 4
+    table_bytes(side, count_placements(side)) + index_bytes(side)
+}
+
+/// An upper bound of [`memory_needed`] computed without enumerating the
+/// placements (k queens on a side x side square: at most C(side, k)^2 k!
+/// ways), so the guard costs nothing when even the bound fits.
+pub fn memory_bound(n: u32) -> u64 {
+    let side = u64::from(n / 2);
+    // k = 0: the empty placement.
+    let mut placements: u64 = 1;
+    let mut choose: u64 = 1; // C(side, k)
+    let mut factorial: u64 = 1; // k!
+    for k in 1..=side {
+        choose = choose * (side - k + 1) / k;
+        factorial *= k;
+        placements =
+            placements.saturating_add(choose.saturating_mul(choose).saturating_mul(factorial));
+    }
+    table_bytes(n / 2, placements).saturating_add(index_bytes(n / 2))
+}
+
+fn index_bytes(side: u32) -> u64 {
+    ((1u64 << (2 * side)) + 1) * 4
 }
 
 /// The table most recently asked for, shared by all threads.

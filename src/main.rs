@@ -119,11 +119,11 @@ fn run_plan(args: &cli::PlanArgs) -> anyhow::Result<ExitCode> {
         plan.n, plan.method, plan.split_depth
     )?;
     writeln!(out, "tasks: {}", plan.tasks.len())?;
-    if plan.memory_bytes > 0 {
+    if plan.method == nqueens::Method::Join {
         writeln!(
             out,
             "memory: {} for the quadrant table (peak, while it is built)",
-            nqueens::error::human_bytes(plan.memory_bytes)
+            nqueens::error::human_bytes(nqueens::join::memory_needed(plan.n))
         )?;
     }
     writeln!(out, "fingerprint: {}", plan.fingerprint_hex())?;

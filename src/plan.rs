@@ -214,7 +214,8 @@ pub struct Plan {
     /// nodes of a whole run do not depend on the split depth.
     pub prefix_nodes: u64,
     /// Peak memory the count needs beyond the plan itself: the quadrant
-    /// table of a `join` plan, 0 for the depth-first methods.
+    /// table of a `join` plan (or an upper bound of it when that fits with
+    /// room to spare), 0 for the depth-first methods.
     pub memory_bytes: u64,
 }
 
@@ -423,13 +424,20 @@ pub fn effective_method(n: u32, method: Method) -> Method {
 }
 
 /// Checks that a `join` count of an `n` board fits in `memory_limit`
-/// (`None`: the memory available now); returns the bytes it needs.
+/// (`None`: the memory available now); returns the bytes it needs, or an
+/// upper bound of them when that bound fits.
 pub fn join_fits(n: u32, memory_limit: Option<u64>) -> Result<u64, Error> {
     if n > JOIN_MAX_N {
         return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
     }
-    let needed = join::memory_needed(n);
     let limit = memory_limit.or_else(available_memory);
+    // The bound is free; the exact figure enumerates the table once, so it
+    // is only worked out when the bound does not settle it.
+    let bound = join::memory_bound(n);
+    if limit.is_none_or(|limit| bound <= limit) {
+        return Ok(bound);
+    }
+    let needed = join::memory_needed(n);
     match limit {
         Some(limit) if needed > limit => Err(Error::JoinTooBig { n, needed, limit }),
         _ => Ok(needed),

@@ -126,7 +126,14 @@ fn the_memory_guard_refuses_with_the_figure() {
         panic!("expected JoinTooBig, got {err}");
     };
     assert_eq!((n, limit), (16, 1000));
-    assert_eq!(needed, join_fits(16, None).unwrap());
+    assert_eq!(needed, nqueens::join::memory_needed(16));
+    for n in 4..=20 {
+        assert!(
+            nqueens::join::memory_bound(n) >= nqueens::join::memory_needed(n),
+            "n={n}"
+        );
+    }
+    assert!(join_fits(16, None).unwrap() >= needed);
     let message = err.to_string();
     assert!(message.contains("--method d4"), "{message}");
     assert!(!message.contains('\n'));
