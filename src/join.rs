@@ -424,8 +424,6 @@ thread_local! {
 pub struct JoinTally {
     /// Solutions, weighted.
     pub solutions: u64,
-    /// Half boards built.
-    pub half_boards: u64,
     /// Pairs of half boards decided by the matcher (the work measure
     /// reported as nodes).
     pub pairs: u64,
@@ -474,6 +472,19 @@ struct HalfSpec {
     class_keys: u64,
 }
 
+impl HalfSpec {
+    /// A half with no class diagonals.
+    fn new(rows: u32, cols: u32, west: bool, forbid: (u64, u64)) -> HalfSpec {
+        HalfSpec {
+            rows,
+            cols,
+            west,
+            forbid,
+            class_keys: 0,
+        }
+    }
+}
+
 #[inline(always)]
 fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     let geo = Geometry::new(n);
@@ -493,26 +504,21 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
             class.clear();
         }
         half_boards(table, &geo, spec, north, south, keys);
-        tally.half_boards += keys.iter().map(|class| class.len() as u64).sum::<u64>();
     };
     if n.is_multiple_of(2) {
         let weights = even_weights(task.east_rows, n);
         // East boards keep both long diagonals free (see the module notes).
         let main = 1u64 << (n - 1);
-        let east_spec = HalfSpec {
-            rows: task.east_rows,
-            cols: quadrant_cols,
-            west: false,
-            forbid: (main, main),
-            class_keys: 0,
-        };
+        let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, (main, main));
         build(&east_spec, east);
         let west_spec = HalfSpec {
-            rows: geo.all_rows() & !task.east_rows,
-            cols: quadrant_cols,
-            west: true,
-            forbid: (0, 0),
             class_keys: geo.key(main, main),
+            ..HalfSpec::new(
+                geo.all_rows() & !task.east_rows,
+                quadrant_cols,
+                true,
+                (0, 0),
+            )
         };
         build(&west_spec, west);
         matcher.load(&east[0]);
@@ -530,21 +536,9 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     if task.middle == 0 {
         let weight = centre_weight(task.east_rows, open, n);
         let centre = geo.queen_diagonals(geo.h, geo.h);
-        let east_spec = HalfSpec {
-            rows: task.east_rows,
-            cols: quadrant_cols,
-            west: false,
-            forbid: centre,
-            class_keys: 0,
-        };
+        let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, centre);
         build(&east_spec, east);
-        let west_spec = HalfSpec {
-            rows: open & !task.east_rows,
-            cols: quadrant_cols,
-            west: true,
-            forbid: centre,
-            class_keys: 0,
-        };
+        let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, centre);
         build(&west_spec, west);
         matcher.load(&east[0]);
         tally.pairs += (east[0].len() * west[0].len()) as u64;
@@ -555,26 +549,19 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     let column_queen_row = geo.h - b;
     let column_queen = geo.queen_diagonals(column_queen_row, geo.h);
     let open = open & !(1 << column_queen_row);
-    let west_spec = HalfSpec {
-        rows: open & !task.east_rows,
-        cols: quadrant_cols,
-        west: true,
-        forbid: column_queen,
-        class_keys: 0,
-    };
+    let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, column_queen);
     build(&west_spec, west);
     matcher.load(&west[0]);
     let mut solutions = 0u64;
     for a in 1..b {
         let row_queen_col = geo.h - a;
         let row_queen = geo.queen_diagonals(geo.h, row_queen_col);
-        let east_spec = HalfSpec {
-            rows: task.east_rows,
-            cols: quadrant_cols & !(1 << row_queen_col),
-            west: false,
-            forbid: (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
-            class_keys: 0,
-        };
+        let east_spec = HalfSpec::new(
+            task.east_rows,
+            quadrant_cols & !(1 << row_queen_col),
+            false,
+            (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
+        );
         build(&east_spec, east);
         // The middle row's queen is on the east side of the join: the west
         // boards it attacks are excluded through its crossing diagonals.

@@ -119,7 +119,7 @@ impl Matcher {
                         6 => self.sum_avx512::<6>(queries, extra),
                         7 => self.sum_avx512::<7>(queries, extra),
                         8 => self.sum_avx512::<8>(queries, extra),
-                        _ => self.sum_avx512_any(queries, extra),
+                        _ => self.sum_avx512::<0>(queries, extra),
                     }
                 };
             }
@@ -208,50 +208,30 @@ impl Matcher {
         self.sum_lines()
     }
 
-    /// The AVX-512 loop for `CHUNKS` chunks, unrolled.
+    /// The AVX-512 loop, unrolled for `CHUNKS` chunks; `CHUNKS` = 0 takes
+    /// the chunk count from the matcher (any width).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512vpopcntdq")]
     fn sum_avx512<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
         use std::arch::x86_64::*;
-        self.fill_offsets_fixed::<CHUNKS>(queries, extra);
-        let offsets = &self.offsets;
+        let chunks = if CHUNKS > 0 {
+            self.fill_offsets_fixed::<CHUNKS>(queries, extra);
+            CHUNKS
+        } else {
+            self.fill_offsets(queries, extra);
+            self.chunks.len()
+        };
         let mut sums = _mm512_setzero_si512();
         for block in self.lines.chunks_exact(self.lines_per_block) {
             let base = block.as_ptr();
-            for offsets in offsets.chunks_exact(CHUNKS) {
+            for offsets in self.offsets.chunks_exact(chunks) {
                 // SAFETY: every offset is below lines_per_block (a chunk's
                 // first line plus a pattern of its own bits), so each
                 // pointer is a line of this block, and lines are 64-byte
                 // aligned as the aligned load needs.
                 unsafe {
                     let mut acc = _mm512_load_si512(base.add(usize::from(offsets[0])).cast());
-                    for &offset in &offsets[1..CHUNKS] {
-                        let line = _mm512_load_si512(base.add(usize::from(offset)).cast());
-                        acc = _mm512_and_si512(acc, line);
-                    }
-                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
-                }
-            }
-        }
-        _mm512_reduce_add_epi64(sums) as u64
-    }
-
-    /// The AVX-512 loop for any number of chunks.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
-    fn sum_avx512_any(&mut self, queries: &[u64], extra: u64) -> u64 {
-        use std::arch::x86_64::*;
-        self.fill_offsets(queries, extra);
-        let offsets = &self.offsets;
-        let chunks = self.chunks.len();
-        let mut sums = _mm512_setzero_si512();
-        for block in self.lines.chunks_exact(self.lines_per_block) {
-            let base = block.as_ptr();
-            for offsets in offsets.chunks_exact(chunks) {
-                // SAFETY: as in `sum_avx512`.
-                unsafe {
-                    let mut acc = _mm512_load_si512(base.add(usize::from(offsets[0])).cast());
-                    for &offset in &offsets[1..] {
+                    for &offset in &offsets[1..chunks] {
                         let line = _mm512_load_si512(base.add(usize::from(offset)).cast());
                         acc = _mm512_and_si512(acc, line);
                     }

@@ -8,13 +8,10 @@ use nqueens::{count, count_with_hooks, published};
 use nqueens::{CountOptions, Error, Method, Plan, RunHooks, SplitDepth, Task, TaskKind};
 use proptest::prelude::*;
 
+mod common;
+
 fn options(method: Method, threads: usize) -> CountOptions {
-    CountOptions {
-        method,
-        threads: Some(threads),
-        split_depth: SplitDepth::Auto,
-        memory_limit: None,
-    }
+    common::options(method, threads, SplitDepth::Auto)
 }
 
 #[test]

@@ -7,14 +7,9 @@ use std::sync::Mutex;
 use nqueens::{count, count_with_hooks, naive, published};
 use nqueens::{CountOptions, Method, Plan, RunHooks, SplitDepth, Task, TaskOutcome};
 
-fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOptions {
-    CountOptions {
-        method,
-        threads: Some(threads),
-        split_depth,
-        memory_limit: None,
-    }
-}
+mod common;
+
+use common::options;
 
 #[test]
 fn methods_agree_at_every_depth_and_thread_count() {

@@ -5,16 +5,11 @@ use std::collections::BTreeMap;
 
 use nqueens::d4::{classify, rotate};
 use nqueens::symmetric::{count_symmetric, unique_by_burnside, Turn};
-use nqueens::{count, naive, published, CountOptions, Method, SplitDepth};
+use nqueens::{count, naive, published, Method, SplitDepth};
 
-fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOptions {
-    CountOptions {
-        method,
-        threads: Some(threads),
-        split_depth,
-        memory_limit: None,
-    }
-}
+mod common;
+
+use common::options;
 
 /// The 8 images of a board: 4 rotations, each also mirrored left-right.
 fn images(columns: &[u32]) -> Vec<Vec<u32>> {
