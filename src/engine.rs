@@ -159,6 +159,14 @@ pub fn run_tasks(
     hooks: &RunHooks<'_>,
 ) -> RunTotals {
     pool.install(|| {
+        // The join table is built once, by every worker, before any task
+        // would wait for it.
+        if tasks
+            .iter()
+            .any(|task| matches!(task.kind, TaskKind::Join { .. }))
+        {
+            join::prepare(n);
+        }
         tasks
             .par_iter()
             // One task per split: tasks are already coarse enough, and

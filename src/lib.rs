@@ -184,16 +184,47 @@ pub fn count_with_hooks(
     let started = Instant::now();
     let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
     on_plan(&plan);
-    let totals = engine::run(&plan, threads, hooks)?;
+    // The symmetric searches run beside the tasks rather than after them:
+    // a short serial tail would cost every thread but one its time.
+    let (totals, symmetric) = std::thread::scope(|scope| {
+        let symmetric = scope.spawn(|| SymmetricCounts::of(n));
+        let totals = engine::run(&plan, threads, hooks);
+        let symmetric = symmetric
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (totals, symmetric)
+    });
+    let totals = totals?;
     let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;
     let seconds = started.elapsed().as_secs_f64();
-    Ok(make_report(
+    Ok(make_report_with(
         &PlanSummary::of(&plan),
         threads,
         &totals,
         seconds,
         complete,
+        symmetric,
     ))
+}
+
+/// The solutions unchanged by a half turn (P) and by a quarter turn (R),
+/// from the symmetric searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymmetricCounts {
+    /// P.
+    pub half_turn: u128,
+    /// R.
+    pub quarter_turn: u128,
+}
+
+impl SymmetricCounts {
+    /// Runs both symmetric searches for an `n` board.
+    pub fn of(n: u32) -> SymmetricCounts {
+        SymmetricCounts {
+            half_turn: u128::from(symmetric::count_symmetric(n, Turn::Half)),
+            quarter_turn: u128::from(symmetric::count_symmetric(n, Turn::Quarter)),
+        }
+    }
 }
 
 /// What a report needs to know of the plan a count ran.
@@ -236,9 +267,24 @@ pub fn make_report(
     seconds: f64,
     complete: bool,
 ) -> Report {
+    let symmetric = SymmetricCounts::of(plan.n);
+    make_report_with(plan, threads, totals, seconds, complete, symmetric)
+}
+
+/// [`make_report`] with the symmetric searches already run.
+pub fn make_report_with(
+    plan: &PlanSummary,
+    threads: usize,
+    totals: &RunTotals,
+    seconds: f64,
+    complete: bool,
+    symmetric: SymmetricCounts,
+) -> Report {
     let n = plan.n;
-    let half_turn = u128::from(symmetric::count_symmetric(n, Turn::Half));
-    let quarter_turn = u128::from(symmetric::count_symmetric(n, Turn::Quarter));
+    let SymmetricCounts {
+        half_turn,
+        quarter_turn,
+    } = symmetric;
     let orbits = (plan.method == Method::D4 && complete).then_some(Orbits {
         unique: totals.orbits,
         by_size: totals.orbit_sizes,

@@ -241,3 +241,67 @@ fn matcher_edge_cases() {
     assert_eq!(matcher.count_disjoint(1), 600);
     assert_eq!(matcher.count_disjoint(2), 0);
 }
+
+/// Every non-attacking placement on a `side` square, as (rows, cols,
+/// diagonals) in the table's bit layout, by brute force over all subsets of
+/// squares.
+fn placements_by_brute_force(side: u32) -> Vec<(u32, u32, u64)> {
+    let squares = side * side;
+    let mut found = Vec::new();
+    for subset in 0u64..1 << squares {
+        let (mut rows, mut cols, mut diag, mut clash) = (0u32, 0u32, 0u64, false);
+        for square in (0..squares).filter(|square| subset >> square & 1 == 1) {
+            let (row, col) = (square / side, square % side);
+            let d1 = 1u64 << (row + side - 1 - col);
+            let d2 = 1u64 << (32 + row + col);
+            clash |= rows & 1 << row != 0 || cols & 1 << col != 0 || diag & (d1 | d2) != 0;
+            rows |= 1 << row;
+            cols |= 1 << col;
+            diag |= d1 | d2;
+        }
+        if !clash {
+            found.push((rows, cols, diag));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_table_holds_every_placement_once_whatever_the_threads() {
+    for side in 1..=4 {
+        let expected = placements_by_brute_force(side);
+        let mut layouts = Vec::new();
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let table = pool.install(|| nqueens::join::QuadrantTable::build(side));
+            assert_eq!(table.placements(), expected.len(), "side {side}");
+            let mut layout = Vec::new();
+            for rows in 0..1u32 << side {
+                for cols in 0..1u32 << side {
+                    let mut cell = table.cell(rows, cols).to_vec();
+                    let mut want: Vec<u64> = expected
+                        .iter()
+                        .filter(|&&(r, c, _)| (r, c) == (rows, cols))
+                        .map(|&(_, _, diag)| diag)
+                        .collect();
+                    layout.push(cell.clone());
+                    cell.sort_unstable();
+                    want.sort_unstable();
+                    assert_eq!(cell, want, "side {side}, cell {rows:b}/{cols:b}");
+                }
+            }
+            layouts.push(layout);
+        }
+        assert_eq!(
+            layouts[0], layouts[1],
+            "side {side}: layout depends on threads"
+        );
+    }
+    assert_eq!(
+        nqueens::join::count_placements(5),
+        nqueens::join::QuadrantTable::build(5).placements() as u64
+    );
+}
