@@ -119,10 +119,30 @@ pub fn count_task(n: u32, task: &Task) -> D4Tally {
     for (slot, &col) in columns.iter_mut().zip(task.prefix_columns()) {
         *slot = u32::from(col);
     }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::kernel::cpu_has_bmi() {
+            // SAFETY: the CPU was just checked to support every feature the
+            // function is compiled with.
+            return unsafe { search_bmi(&rules, task.board, &mut columns) };
+        }
+    }
     search(&rules, task.board, &mut columns)
 }
 
+/// [`search`] built with BLSI/BLSR/TZCNT/POPCNT: the node loop takes and
+/// clears bits and the endings count them on every step.
+///
+/// # Safety
+/// The caller must ensure the CPU supports `bmi1` and `popcnt`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,popcnt")]
+unsafe fn search_bmi(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D4Tally {
+    search(rules, start, columns)
+}
+
 /// Depth-first search from `start`; `columns[..start.row]` holds the prefix.
+#[inline(always)]
 fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D4Tally {
     let n = rules.n;
     // Frames place rows up to n-4; the last three rows are the ending.
