@@ -13,6 +13,7 @@ use rayon::prelude::*;
 
 use crate::d4;
 use crate::error::Error;
+use crate::frontier;
 use crate::join::{self, JoinTask};
 use crate::kernel::count_completions;
 use crate::plan::{Plan, Task, TaskKind};
@@ -34,7 +35,11 @@ pub struct TaskCount {
 pub fn count_task(n: u32, task: &Task) -> TaskCount {
     match task.kind {
         TaskKind::Plain => {
-            let tally = count_completions(n, task.board);
+            let tally = if frontier::supported() {
+                frontier::count_completions(n, task.board)
+            } else {
+                count_completions(n, task.board)
+            };
             TaskCount {
                 solutions: tally.solutions * u64::from(task.weight),
                 nodes: tally.nodes,

@@ -20,6 +20,7 @@ pub mod d4;
 pub mod distributed;
 pub mod engine;
 pub mod error;
+pub mod frontier;
 pub mod join;
 pub mod journal;
 pub mod kernel;

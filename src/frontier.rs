@@ -1,0 +1,222 @@
+//! The plain search on eight boards at once, branch-free (AVX-512).
+//!
+//! The depth-first kernel spends most of its time on branches it cannot
+//! predict: whether a row has another free square, whether a child has any.
+//! Here the open boards wait in one short buffer per row; a step takes eight
+//! boards of one row, places each one's lowest free queen in a vector lane,
+//! and puts the children that have a free square into the next row's buffer
+//! and the boards with squares left back into their own, both with a
+//! compress. The row stepped is the deepest with eight boards waiting, or,
+//! when none has eight, the shallowest with any (which widens the frontier
+//! until one fills up). That keeps every buffer under 16 boards and the
+//! lanes full: at N = 16 a step fills 7.86 of its 8 lanes on average. The
+//! last two rows are counted in closed form, as in the kernel, so nodes and
+//! solutions are exactly the kernel's.
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+
+use crate::kernel::{full_mask, Board, Tally, MAX_N};
+
+/// Boards a row's buffer can hold: a step adds at most 8 children to a row
+/// holding fewer than 8 (else that row, being deeper, would have been the
+/// one stepped), and a stepped row only shrinks; 8 more slots let every
+/// vector load and store stay inside the buffer.
+const CAPACITY: usize = 24;
+
+/// Whether this CPU can run [`count_completions`].
+#[cfg(target_arch = "x86_64")]
+pub fn supported() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+}
+
+/// Whether this CPU can run [`count_completions`].
+#[cfg(not(target_arch = "x86_64"))]
+pub fn supported() -> bool {
+    false
+}
+
+/// The boards waiting on one row, as columns of lanes.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Row {
+    cols: [u64; CAPACITY],
+    ld: [u64; CAPACITY],
+    rd: [u64; CAPACITY],
+    free: [u64; CAPACITY],
+}
+
+const EMPTY_ROW: Row = Row {
+    cols: [0; CAPACITY],
+    ld: [0; CAPACITY],
+    rd: [0; CAPACITY],
+    free: [0; CAPACITY],
+};
+
+/// Counts every completion of `start` on an `n` board, like
+/// [`crate::kernel::count_completions`].
+///
+/// # Panics
+/// When the CPU lacks AVX-512F or VPOPCNTDQ (check [`supported`] first).
+pub fn count_completions(n: u32, start: Board) -> Tally {
+    assert!(
+        supported(),
+        "the frontier search needs AVX-512F and VPOPCNTDQ"
+    );
+    debug_assert!(n <= MAX_N && start.row <= n);
+    if n - start.row < 4 {
+        return crate::kernel::count_completions(n, start);
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the CPU was just checked to have both features.
+        unsafe { search(n, start) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    unreachable!()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt,bmi1")]
+fn search(n: u32, start: Board) -> Tally {
+    let mask = full_mask(n);
+    // Levels 0..=last hold boards on rows start.row..=n-3; a step on the
+    // last level counts the final two rows in closed form.
+    let last = (n - 3 - start.row) as usize;
+    let mut rows = [EMPTY_ROW; MAX_N as usize];
+    let mut lens = [0usize; MAX_N as usize];
+    // Levels holding at least 8 boards, and levels holding any.
+    let mut full = 0u32;
+    let mut waiting = 0u32;
+    let root_free = start.free(n);
+    if root_free == 0 {
+        return Tally::default();
+    }
+    rows[0].cols[0] = start.cols;
+    rows[0].ld[0] = start.ld;
+    rows[0].rd[0] = start.rd;
+    rows[0].free[0] = root_free;
+    lens[0] = 1;
+    waiting |= 1;
+    let vmask = _mm512_set1_epi64(mask as i64);
+    let zero = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    let mut nodes = _mm512_setzero_si512();
+    let mut solutions = _mm512_setzero_si512();
+    loop {
+        // Lanes are only worth filling deep down: step the deepest full row,
+        // or else grow the frontier from the shallowest.
+        let level = if full != 0 {
+            31 - full.leading_zeros()
+        } else if waiting != 0 {
+            waiting.trailing_zeros()
+        } else {
+            break;
+        } as usize;
+        let len = lens[level];
+        let take = len.min(8);
+        let base = len - take;
+        let lanes: __mmask8 = ((1u32 << take) - 1) as u8;
+        let row = &mut rows[level];
+        let cols = load(lanes, &row.cols[base..]);
+        let ld = load(lanes, &row.ld[base..]);
+        let rd = load(lanes, &row.rd[base..]);
+        let free = load(lanes, &row.free[base..]);
+        let bit = _mm512_and_si512(free, _mm512_sub_epi64(zero, free));
+        let rest = _mm512_xor_si512(free, bit);
+        let c_cols = _mm512_or_si512(cols, bit);
+        let c_ld = _mm512_slli_epi64::<1>(_mm512_or_si512(ld, bit));
+        let c_rd = _mm512_srli_epi64::<1>(_mm512_or_si512(rd, bit));
+        let attacked = _mm512_or_si512(c_cols, _mm512_or_si512(c_ld, c_rd));
+        let c_free = _mm512_andnot_si512(attacked, vmask);
+        nodes = _mm512_mask_add_epi64(nodes, lanes, nodes, one);
+        // Boards with squares left go back where they were.
+        let keep = _mm512_mask_test_epi64_mask(lanes, rest, rest);
+        let kept = keep.count_ones() as usize;
+        let row = &mut rows[level];
+        store(
+            &mut row.cols[base..],
+            _mm512_maskz_compress_epi64(keep, cols),
+        );
+        store(&mut row.ld[base..], _mm512_maskz_compress_epi64(keep, ld));
+        store(&mut row.rd[base..], _mm512_maskz_compress_epi64(keep, rd));
+        store(
+            &mut row.free[base..],
+            _mm512_maskz_compress_epi64(keep, rest),
+        );
+        let new_len = base + kept;
+        lens[level] = new_len;
+        set_flags(&mut full, &mut waiting, level, new_len);
+        if level == last {
+            // The children stand on row n-2: two open columns, counted in
+            // closed form (see `kernel::two_rows`).
+            let open = _mm512_andnot_si512(c_cols, vmask);
+            let low = _mm512_and_si512(open, _mm512_sub_epi64(zero, open));
+            let high = _mm512_xor_si512(open, low);
+            let below = _mm512_or_si512(_mm512_slli_epi64::<1>(c_ld), _mm512_srli_epi64::<1>(c_rd));
+            let apart = _mm512_cmpneq_epi64_mask(_mm512_slli_epi64::<1>(low), high);
+            let low_first = _mm512_test_epi64_mask(c_free, low)
+                & _mm512_test_epi64_mask(_mm512_andnot_si512(below, high), high);
+            let high_first = _mm512_test_epi64_mask(c_free, high)
+                & _mm512_test_epi64_mask(_mm512_andnot_si512(below, low), low);
+            let ok = lanes & apart;
+            solutions = _mm512_mask_add_epi64(solutions, ok & low_first, solutions, one);
+            solutions = _mm512_mask_add_epi64(solutions, ok & high_first, solutions, one);
+            nodes = _mm512_mask_add_epi64(nodes, ok & low_first, nodes, one);
+            nodes = _mm512_mask_add_epi64(nodes, ok & high_first, nodes, one);
+            let upper = _mm512_maskz_popcnt_epi64(lanes, c_free);
+            nodes = _mm512_add_epi64(nodes, upper);
+            continue;
+        }
+        // Children with a free square wait on the next row.
+        let grow = _mm512_mask_test_epi64_mask(lanes, c_free, c_free);
+        let next = level + 1;
+        let at = lens[next];
+        let row = &mut rows[next];
+        store(
+            &mut row.cols[at..],
+            _mm512_maskz_compress_epi64(grow, c_cols),
+        );
+        store(&mut row.ld[at..], _mm512_maskz_compress_epi64(grow, c_ld));
+        store(&mut row.rd[at..], _mm512_maskz_compress_epi64(grow, c_rd));
+        store(
+            &mut row.free[at..],
+            _mm512_maskz_compress_epi64(grow, c_free),
+        );
+        let next_len = at + grow.count_ones() as usize;
+        lens[next] = next_len;
+        set_flags(&mut full, &mut waiting, next, next_len);
+    }
+    Tally {
+        solutions: _mm512_reduce_add_epi64(solutions) as u64,
+        nodes: _mm512_reduce_add_epi64(nodes) as u64,
+    }
+}
+
+#[inline(always)]
+fn set_flags(full: &mut u32, waiting: &mut u32, level: usize, len: usize) {
+    let bit = 1u32 << level;
+    *full = (*full & !bit) | if len >= 8 { bit } else { 0 };
+    *waiting = (*waiting & !bit) | if len > 0 { bit } else { 0 };
+}
+
+/// The first 8 words of `words` (lanes outside `lanes` read as 0).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load(lanes: __mmask8, words: &[u64]) -> __m512i {
+    let words = &words[..8];
+    // SAFETY: `words` holds 8 u64, which the unaligned load reads.
+    unsafe { _mm512_maskz_loadu_epi64(lanes, words.as_ptr().cast()) }
+}
+
+/// Writes `value` over the first 8 words of `words`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn store(words: &mut [u64], value: __m512i) {
+    let words = &mut words[..8];
+    // SAFETY: `words` holds 8 u64, which the unaligned store writes.
+    unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), value) }
+}
