@@ -118,7 +118,7 @@ fn search(n: u32, start: Board) -> Tally {
         let take = len.min(8);
         let base = len - take;
         let lanes: __mmask8 = ((1u32 << take) - 1) as u8;
-        let row = &mut rows[level];
+        let row = &rows[level];
         let cols = load(lanes, &row.cols[base..]);
         let ld = load(lanes, &row.ld[base..]);
         let rd = load(lanes, &row.rd[base..]);
@@ -133,19 +133,7 @@ fn search(n: u32, start: Board) -> Tally {
         nodes = _mm512_mask_add_epi64(nodes, lanes, nodes, one);
         // Boards with squares left go back where they were.
         let keep = _mm512_mask_test_epi64_mask(lanes, rest, rest);
-        let kept = keep.count_ones() as usize;
-        let row = &mut rows[level];
-        store(
-            &mut row.cols[base..],
-            _mm512_maskz_compress_epi64(keep, cols),
-        );
-        store(&mut row.ld[base..], _mm512_maskz_compress_epi64(keep, ld));
-        store(&mut row.rd[base..], _mm512_maskz_compress_epi64(keep, rd));
-        store(
-            &mut row.free[base..],
-            _mm512_maskz_compress_epi64(keep, rest),
-        );
-        let new_len = base + kept;
+        let new_len = append(&mut rows[level], base, keep, [cols, ld, rd, rest]);
         lens[level] = new_len;
         set_flags(&mut full, &mut waiting, level, new_len);
         if level == last {
@@ -172,19 +160,12 @@ fn search(n: u32, start: Board) -> Tally {
         // Children with a free square wait on the next row.
         let grow = _mm512_mask_test_epi64_mask(lanes, c_free, c_free);
         let next = level + 1;
-        let at = lens[next];
-        let row = &mut rows[next];
-        store(
-            &mut row.cols[at..],
-            _mm512_maskz_compress_epi64(grow, c_cols),
+        let next_len = append(
+            &mut rows[next],
+            lens[next],
+            grow,
+            [c_cols, c_ld, c_rd, c_free],
         );
-        store(&mut row.ld[at..], _mm512_maskz_compress_epi64(grow, c_ld));
-        store(&mut row.rd[at..], _mm512_maskz_compress_epi64(grow, c_rd));
-        store(
-            &mut row.free[at..],
-            _mm512_maskz_compress_epi64(grow, c_free),
-        );
-        let next_len = at + grow.count_ones() as usize;
         lens[next] = next_len;
         set_flags(&mut full, &mut waiting, next, next_len);
     }
@@ -192,6 +173,26 @@ fn search(n: u32, start: Board) -> Tally {
         solutions: _mm512_reduce_add_epi64(solutions) as u64,
         nodes: _mm512_reduce_add_epi64(nodes) as u64,
     }
+}
+
+/// Writes the boards of the `lanes` of `boards` (cols, ld, rd, free),
+/// packed, into `row` from slot `at`; returns the row's new length.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+#[inline]
+fn append(row: &mut Row, at: usize, lanes: __mmask8, boards: [__m512i; 4]) -> usize {
+    let [cols, ld, rd, free] = boards;
+    store(
+        &mut row.cols[at..],
+        _mm512_maskz_compress_epi64(lanes, cols),
+    );
+    store(&mut row.ld[at..], _mm512_maskz_compress_epi64(lanes, ld));
+    store(&mut row.rd[at..], _mm512_maskz_compress_epi64(lanes, rd));
+    store(
+        &mut row.free[at..],
+        _mm512_maskz_compress_epi64(lanes, free),
+    );
+    at + lanes.count_ones() as usize
 }
 
 #[inline(always)]

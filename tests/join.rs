@@ -4,8 +4,8 @@
 
 use nqueens::matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
 use nqueens::plan::{effective_method, join_fits};
-use nqueens::{count, count_with_hooks, published};
-use nqueens::{CountOptions, Error, Method, Plan, RunHooks, SplitDepth, Task, TaskKind};
+use nqueens::{count, published};
+use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
 use proptest::prelude::*;
 
 mod common;
@@ -62,17 +62,9 @@ fn shards_of_the_plan_add_up_to_the_total() {
         let opts = options(Method::Join, 2);
         let total = count(n, &opts).unwrap().solutions;
         for shards in [2u64, 3, 7] {
-            let mut sum = 0;
-            for index in 0..shards {
-                let skip = move |task: &Task| task.id % shards != index;
-                let hooks = RunHooks {
-                    skip: Some(&skip),
-                    ..RunHooks::default()
-                };
-                let part = count_with_hooks(n, &opts, &hooks, |_| {}).unwrap();
-                assert!(!part.complete);
-                sum += part.solutions;
-            }
+            let sum: u128 = (0..shards)
+                .map(|index| common::shard_solutions(n, &opts, shards, index))
+                .sum();
             assert_eq!(sum, total, "n={n} shards={shards}");
         }
     }
