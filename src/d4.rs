@@ -17,10 +17,9 @@
 //! The search itself is the plain kernel's, with the row masks added and the
 //! queens' columns recorded for the leaf comparison.
 
-use crate::kernel::{full_mask, three_rows, two_rows, Board, Tally, MAX_N};
-#[cfg(doc)]
-use crate::plan::open_squares;
-use crate::plan::{allowed_columns, force_open_sides, Task, TaskKind};
+use crate::frontier;
+use crate::kernel::{full_mask, row_slot, three_rows, two_rows, Board, RowBounds, Tally, MAX_N};
+use crate::plan::{allowed_columns, Task, TaskKind};
 
 /// What a `d4` task found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,66 +58,177 @@ impl std::ops::AddAssign for D4Tally {
     }
 }
 
-/// The fixed facts of one task's search.
-struct Rules {
-    n: u32,
-    mask: u64,
-    /// Squares each row may use at all.
-    allowed: [u64; MAX_N as usize],
-    /// `Some(k)` for edge tasks (their leaves may tie), `None` for corners.
-    edge: Option<u32>,
-    /// The last row the side columns may use (edge tasks; past the board for
-    /// corners): any side column still open there must take its queen.
-    last_side_row: u32,
-    /// The side columns.
-    sides: u64,
+/// One part of a task's subtree, searched on its own: the task's row
+/// bounds, narrowed by the tie squares the part fixes or excludes.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    bounds: RowBounds,
+    /// `Some(k)` when every leaf is compared with its rotations (top-row
+    /// queen in column k); `None` when every leaf counts with weight 8.
+    classify: Option<u32>,
 }
 
-/// `row` as an index into per-row arrays of [`MAX_N`] slots. Rows are below
-/// N <= MAX_N = 32, so the mask changes nothing but lets the compiler drop the
-/// bounds check from the hot loop.
-#[inline(always)]
-fn slot(row: u32) -> usize {
-    (row & (MAX_N - 1)) as usize
+/// The squares of an edge board (top-row queen in column k) that can hold
+/// the top-row queen of one of its rotations: the left column's queen at
+/// row n-1-k (brought to the top by a quarter turn clockwise), the bottom
+/// queen at column n-1-k (a half turn) and the right column's queen at row
+/// k (three quarter turns).
+fn tie_squares(n: u32, k: u32) -> [(u32, u32); 3] {
+    [(n - 1 - k, 0), (n - 1, n - 1 - k), (k, n - 1)]
 }
 
-impl Rules {
-    /// Squares of `row` open to the search, given the columns taken and the
-    /// attacks from above: [`open_squares`] with the masks precomputed.
-    #[inline(always)]
-    fn free(&self, row: u32, cols: u64, attacked: u64) -> u64 {
-        let free = self.allowed[slot(row)] & !(cols | attacked);
-        if row == self.last_side_row {
-            force_open_sides(free, self.sides & !cols)
-        } else {
-            free
+/// Closes square `(row, col)`.
+fn exclude(bounds: &mut RowBounds, (row, col): (u32, u32)) {
+    bounds.allowed[row as usize] &= !(1u64 << col);
+}
+
+/// Makes `(row, col)` hold a queen: its row may use nothing else, and the
+/// other rows lose the squares it attacks, so the rows above it prune early.
+fn occupy(n: u32, bounds: &mut RowBounds, (row, col): (u32, u32)) {
+    for other in 0..n {
+        let allowed = &mut bounds.allowed[other as usize];
+        if other == row {
+            *allowed &= 1u64 << col;
+            continue;
+        }
+        let distance = other.abs_diff(row);
+        *allowed &= !(1u64 << col);
+        if col + distance < n {
+            *allowed &= !(1u64 << (col + distance));
+        }
+        if col >= distance {
+            *allowed &= !(1u64 << (col - distance));
         }
     }
 }
 
-/// Counts a `d4` task's subtree.
-pub fn count_task(n: u32, task: &Task) -> D4Tally {
-    let edge = match task.kind {
-        TaskKind::D4Edge { k } => Some(k),
-        TaskKind::D4Corner { .. } => None,
+/// The parts a `d4` task's subtree is searched in.
+///
+/// A corner task is one part. An edge task is split by its tie squares
+/// ([`tie_squares`]: Q, H and T for the quarter, half and three-quarter
+/// turns) so that only the boards whose counted image needs a comparison
+/// are compared, under the rule of [`classify`]:
+/// - neither H nor T: counted, weight 8;
+/// - Q and T, not H: counted, weight 8;
+/// - H, neither Q nor T: the smaller of the board and its half turn counts.
+///   The half turn pairs row r with row n-1-r, and the first pair that
+///   differs decides. For a pair whose top row is in the task's prefix,
+///   the decision is a bound on the bottom row: below the mirrored column
+///   the board counts (weight 8), above it never (not searched), on it the
+///   next pair decides. What the prefix cannot decide is compared leaf by
+///   leaf.
+/// - Q, H and T: compared with every rotation;
+/// - the other patterns are never counted, and never searched.
+///
+/// Parts that the task's prefix already contradicts are left out.
+fn parts(n: u32, task: &Task) -> Vec<Part> {
+    let mut base = RowBounds::unbounded(n);
+    for (row, allowed) in base.allowed.iter_mut().enumerate().take(n as usize) {
+        *allowed = allowed_columns(n, task.kind, row as u32);
+    }
+    let k = match task.kind {
+        TaskKind::D4Edge { k } => k,
+        TaskKind::D4Corner { .. } => {
+            return vec![Part {
+                bounds: base,
+                classify: None,
+            }];
+        }
         TaskKind::Plain | TaskKind::Join { .. } => panic!("count_task takes d4 tasks only"),
     };
-    let mut allowed = [0u64; MAX_N as usize];
-    for (row, slot) in allowed.iter_mut().enumerate().take(n as usize) {
-        *slot = allowed_columns(n, task.kind, row as u32);
-    }
-    let rules = Rules {
-        n,
-        mask: full_mask(n),
-        allowed,
-        edge,
-        last_side_row: edge.map_or(u32::MAX, |k| n - 1 - k),
-        sides: 1 | (1u64 << (n - 1)),
+    base.force_row = n - 1 - k;
+    let prefix = task.prefix_columns();
+    let mut parts = Vec::new();
+    let mut add = |bounds: RowBounds, classify: bool| {
+        let prefix_fits = prefix
+            .iter()
+            .enumerate()
+            .all(|(row, &col)| bounds.allowed[row] & (1u64 << col) != 0);
+        let rows_open = (task.board.row..n).all(|row| bounds.allowed[row as usize] != 0);
+        if prefix_fits && rows_open {
+            parts.push(Part {
+                bounds,
+                classify: classify.then_some(k),
+            });
+        }
     };
+    let [quarter, half, three] = tie_squares(n, k);
+    let mut settled = base;
+    exclude(&mut settled, half);
+    exclude(&mut settled, three);
+    add(settled, false);
+    let mut quarter_and_three = base;
+    occupy(n, &mut quarter_and_three, quarter);
+    occupy(n, &mut quarter_and_three, three);
+    exclude(&mut quarter_and_three, half);
+    add(quarter_and_three, false);
+    let mut half_only = base;
+    occupy(n, &mut half_only, half);
+    exclude(&mut half_only, quarter);
+    exclude(&mut half_only, three);
+    for (top, &col) in prefix.iter().enumerate().skip(1) {
+        let (top, bottom) = (top as u32, n - 1 - top as u32);
+        if bottom <= top || bottom < task.board.row {
+            break;
+        }
+        // The half turn puts this pair's top queen at (bottom, mirrored).
+        let mirrored = n - 1 - u32::from(col);
+        let mut smaller = half_only;
+        smaller.allowed[bottom as usize] &= full_mask(mirrored);
+        add(smaller, false);
+        occupy(n, &mut half_only, (bottom, mirrored));
+    }
+    add(half_only, true);
+    let mut all_three = base;
+    for square in [quarter, half, three] {
+        occupy(n, &mut all_three, square);
+    }
+    add(all_three, true);
+    parts
+}
+
+/// Counts a `d4` task's subtree.
+pub fn count_task(n: u32, task: &Task) -> D4Tally {
+    let lanes = frontier::supported();
+    let mut tally = D4Tally::default();
+    for part in &parts(n, task) {
+        tally += count_part(n, task, part, lanes);
+    }
+    tally
+}
+
+/// [`count_task`] without the vector lanes: every part depth first, as on
+/// a CPU without AVX-512. The tests check the two agree task by task.
+pub fn count_task_depth_first(n: u32, task: &Task) -> D4Tally {
+    let mut tally = D4Tally::default();
+    for part in &parts(n, task) {
+        tally += count_part(n, task, part, false);
+    }
+    tally
+}
+
+/// Counts one part of a task's subtree: in the vector lanes when its leaves
+/// need no comparison and `lanes` allows, else depth first.
+fn count_part(n: u32, task: &Task, part: &Part, lanes: bool) -> D4Tally {
+    if part.classify.is_none() && lanes {
+        let found = frontier::count_bounded(n, task.board, &part.bounds);
+        let mut tally = D4Tally {
+            nodes: found.nodes,
+            ..D4Tally::default()
+        };
+        tally.add_boards(found.solutions, 8);
+        return tally;
+    }
     let mut columns = [0u32; MAX_N as usize];
     for (slot, &col) in columns.iter_mut().zip(task.prefix_columns()) {
         *slot = u32::from(col);
     }
+    let rules = Rules {
+        n,
+        mask: full_mask(n),
+        bounds: part.bounds,
+        classify: part.classify,
+    };
     #[cfg(target_arch = "x86_64")]
     {
         if crate::kernel::cpu_has_bmi() {
@@ -128,6 +238,36 @@ pub fn count_task(n: u32, task: &Task) -> D4Tally {
         }
     }
     search(&rules, task.board, &mut columns)
+}
+
+/// The fixed facts of one part's depth-first search.
+struct Rules {
+    n: u32,
+    mask: u64,
+    bounds: RowBounds,
+    /// `Some(k)`: every leaf is compared with its rotations.
+    classify: Option<u32>,
+}
+
+impl Rules {
+    /// Squares of `row` open to the search, given the columns taken and the
+    /// attacks from above.
+    #[inline(always)]
+    fn free(&self, row: u32, cols: u64, attacked: u64) -> u64 {
+        self.bounds.free(row, cols, attacked)
+    }
+
+    /// What a complete board `columns` counts for.
+    fn leaf(&self, tally: &mut D4Tally, columns: &[u32]) {
+        match self.classify {
+            None => tally.add_boards(1, 8),
+            Some(k) => {
+                if let Some(orbit_size) = classify(self.n, k, columns) {
+                    tally.add_boards(1, orbit_size);
+                }
+            }
+        }
+    }
 }
 
 /// [`search`] built with BLSI/BLSR/TZCNT/POPCNT: the node loop takes and
@@ -156,10 +296,10 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
     let (mut cols, mut ld, mut rd) = (start.cols, start.ld, start.rd);
     let mut free = rules.free(row, cols, ld | rd);
     // The common outcomes stay in registers: queens placed, and boards of
-    // weight 8 from the closed-form endings. Everything else is rare.
+    // weight 8 from the closed-form endings.
     let mut nodes = 0u64;
     let mut boards_of_8 = 0u64;
-    let mut rare = D4Tally::default();
+    let mut classified = D4Tally::default();
     loop {
         if free == 0 {
             if level == 0 {
@@ -173,7 +313,7 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
         let bit = free & free.wrapping_neg();
         free &= free - 1;
         nodes += 1;
-        columns[slot(row)] = bit.trailing_zeros();
+        columns[row_slot(row)] = bit.trailing_zeros();
         let next = Board {
             row: row + 1,
             cols: cols | bit,
@@ -181,12 +321,12 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
             rd: (rd | bit) >> 1,
         };
         if level == last_level {
-            match ending(rules, next, columns) {
-                Ending::ClosedForm(tally) => {
-                    boards_of_8 += tally.solutions;
-                    nodes += tally.nodes;
-                }
-                Ending::Explicit(tally) => rare += tally,
+            if rules.classify.is_some() {
+                classified += classified_ending(rules, next, columns);
+            } else {
+                let tally = closed_form_ending(rules, next);
+                boards_of_8 += tally.solutions;
+                nodes += tally.nodes;
             }
             continue;
         }
@@ -198,98 +338,38 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
             (cols, ld, rd, free) = (next.cols, next.ld, next.rd, next_free);
         }
     }
-    let mut tally = rare;
+    let mut tally = classified;
     tally.nodes += nodes;
     tally.add_boards(boards_of_8, 8);
     tally
 }
 
-/// How an ending was counted.
-enum Ending {
-    /// In closed form: every solution has weight 8.
-    ClosedForm(Tally),
-    /// Leaf by leaf, each classified.
-    Explicit(D4Tally),
-}
-
-/// The last three rows below `board` (at row n-3): closed form with weight 8
-/// unless a leaf could tie with one of its rotations.
+/// The last three rows below `board` (at row n-3) in closed form.
 #[inline(always)]
-fn ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) -> Ending {
-    if let Some(k) = rules.edge {
-        let (classify_all, tie_last) = possible_ties(rules.n, k, board, columns);
-        if classify_all || tie_last != 0 {
-            let tally = classified_ending(rules, k, board, columns, classify_all, tie_last);
-            return Ending::Explicit(tally);
-        }
-    }
+fn closed_form_ending(rules: &Rules, board: Board) -> Tally {
     let n = rules.n;
-    let allowed = [
-        rules.allowed[slot(n - 3)],
-        rules.allowed[slot(n - 2)],
-        rules.allowed[slot(n - 1)],
-    ];
-    let forced_on = |row: u32| {
-        if row == rules.last_side_row {
-            rules.sides
-        } else {
-            0
-        }
-    };
-    let forced = [forced_on(n - 3), forced_on(n - 2), 0];
-    Ending::ClosedForm(three_rows(
+    let bounds = &rules.bounds;
+    let rows = [n - 3, n - 2, n - 1];
+    three_rows(
         rules.mask,
         (board.cols, board.ld, board.rd),
-        allowed,
-        forced,
-    ))
+        rows.map(|row| bounds.allowed[row_slot(row)]),
+        rows.map(|row| bounds.forced(row)),
+    )
 }
 
-/// Which completions of `board` (at row n-3) could have a rotation with its
-/// top-row queen in column k too: all of them (`true`), or those whose
-/// bottom queen is on a column of the returned mask. A quarter turn
-/// clockwise brings the left column's queen to the top row, at column n-1-r
-/// for its row r; a half turn the bottom queen, at n-1-c; three quarters the
-/// right column's queen, at r.
-#[inline(always)]
-fn possible_ties(n: u32, k: u32, board: Board, columns: &[u32; MAX_N as usize]) -> (bool, u64) {
-    let placed_or_open = |row: u32, col: u32| -> bool {
-        if row < board.row {
-            columns[slot(row)] == col
-        } else {
-            // Not placed yet: possible while the column is open.
-            board.cols & (1u64 << col) == 0
-        }
-    };
-    let classify_all = placed_or_open(n - 1 - k, 0) || placed_or_open(k, n - 1);
-    let bottom_tie = (1u64 << (n - 1 - k)) & !board.cols;
-    (classify_all, bottom_tie)
-}
-
-/// The last three rows below `board` (at row n-3) of an edge task whose
-/// leaves may tie: the same loop and closed form as the fast ending, and
-/// each solution that could tie (every one when `classify_all`, else those
-/// whose bottom queen is on a column of `tie_last`) is built and classified.
-/// The closed form's two orders are known: one open column takes row n-2
-/// and the other the last row.
+/// The last three rows below `board` (at row n-3), every solution built and
+/// classified: the same loop and closed form as the fast ending, whose two
+/// orders are known (one open column takes row n-2, the other the last
+/// row).
 #[inline(never)]
-fn classified_ending(
-    rules: &Rules,
-    k: u32,
-    board: Board,
-    columns: &mut [u32; MAX_N as usize],
-    classify_all: bool,
-    tie_last: u64,
-) -> D4Tally {
+fn classified_ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) -> D4Tally {
     let n = rules.n;
     let mask = rules.mask;
-    let upper_allowed = rules.allowed[slot(n - 2)];
-    let last_allowed = rules.allowed[slot(n - 1)];
-    let upper_forced = if n - 2 == rules.last_side_row {
-        rules.sides
-    } else {
-        0
-    };
+    let bounds = &rules.bounds;
+    let upper_allowed = bounds.allowed[row_slot(n - 2)];
+    let last_allowed = bounds.allowed[row_slot(n - 1)];
+    let upper_forced = bounds.forced(n - 2);
     let mut tally = D4Tally::default();
     let mut free3 = rules.free(n - 3, board.cols, board.ld | board.rd);
     while free3 != 0 {
@@ -308,7 +388,7 @@ fn classified_ending(
         if below.solutions == 0 {
             continue;
         }
-        columns[slot(n - 3)] = bit3.trailing_zeros();
+        columns[row_slot(n - 3)] = bit3.trailing_zeros();
         // Which of the two orders are solutions, as the closed form decides.
         let free2 = rules.free(n - 2, third.cols, third.ld | third.rd);
         let open = mask & !third.cols;
@@ -322,36 +402,22 @@ fn classified_ending(
                 continue;
             }
             found += 1;
-            if classify_all || lower & tie_last != 0 {
-                columns[slot(n - 2)] = upper.trailing_zeros();
-                columns[slot(n - 1)] = lower.trailing_zeros();
-                if let Some(orbit_size) = classify(n, k, &columns[..n as usize]) {
-                    tally.add_boards(1, orbit_size);
-                }
-            } else {
-                tally.add_boards(1, 8);
-            }
+            columns[row_slot(n - 2)] = upper.trailing_zeros();
+            columns[row_slot(n - 1)] = lower.trailing_zeros();
+            rules.leaf(&mut tally, &columns[..n as usize]);
         }
         debug_assert_eq!(found, below.solutions);
     }
     tally
 }
 
-/// Plain recursive search of the rows below `board`, classifying each
-/// complete board: for the few subtrees where leaves may tie, and for tasks
-/// that start within the last rows.
+/// Plain recursive search of the rows below `board`, every complete board
+/// counted by [`Rules::leaf`]: for tasks that start within the last rows.
 fn explicit(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) -> D4Tally {
     let n = rules.n;
     let mut tally = D4Tally::default();
     if board.row == n {
-        match rules.edge {
-            None => tally.add_boards(1, 8),
-            Some(k) => {
-                if let Some(orbit_size) = classify(n, k, &columns[..n as usize]) {
-                    tally.add_boards(1, orbit_size);
-                }
-            }
-        }
+        rules.leaf(&mut tally, &columns[..n as usize]);
         return tally;
     }
     let mut free = rules.free(board.row, board.cols, board.ld | board.rd);
@@ -359,25 +425,36 @@ fn explicit(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) ->
         let bit = free & free.wrapping_neg();
         free &= free - 1;
         tally.nodes += 1;
-        columns[slot(board.row)] = bit.trailing_zeros();
+        columns[row_slot(board.row)] = bit.trailing_zeros();
         tally += explicit(rules, board.place(bit), columns);
     }
     tally
 }
 
-/// Settles a complete edge-case board `columns` (top-row queen in column
-/// `k`): `None` when a rotation that also has its top queen in column k is
-/// smaller (that image is the one counted), otherwise the orbit size.
+/// Settles a complete edge board `columns` (top-row queen in column `k`,
+/// every edge queen at least k from its corner): `None` when another of its
+/// images is the one counted, otherwise its orbit size (2, 4 or 8).
+///
+/// The images with the top-row queen in column k are the board and the
+/// rotations whose tie square ([`tie_squares`]) it occupies. Which one is
+/// counted is read from the pattern of occupied tie squares where the
+/// pattern tells the images apart, because every image sees the pattern
+/// turned: of Q alone and T alone (a board and its quarter turn), Q counts;
+/// of Q+T, H+T and Q+H (a board and its two turns that keep a queen on the
+/// top edge's tie), Q+T counts. That lets the search count those boards
+/// without building them. The patterns H alone and Q+H+T look the same from
+/// every image, so the smallest image row by row counts, and the rotations
+/// equal to the board give its orbit size.
 pub fn classify(n: u32, k: u32, columns: &[u32]) -> Option<u64> {
     debug_assert_eq!(columns[0], k);
-    let last = n - 1;
+    let [quarter, half, three] = tie_squares(n, k).map(|(row, col)| columns[row as usize] == col);
+    match (quarter, half, three) {
+        (false, false, false) | (true, false, false) | (true, false, true) => return Some(8),
+        (false, false, true) | (true, true, false) | (false, true, true) => return None,
+        (false, true, false) | (true, true, true) => {}
+    }
     let mut symmetries = 1u64;
-    for quarter_turns in 1..=3 {
-        let ties = match quarter_turns {
-            1 => columns[(last - k) as usize] == 0,
-            2 => columns[last as usize] == last - k,
-            _ => columns[k as usize] == last,
-        };
+    for (quarter_turns, ties) in [(1, quarter), (2, half), (3, three)] {
         if !ties {
             continue;
         }

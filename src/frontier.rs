@@ -16,7 +16,7 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use crate::kernel::{full_mask, Board, Tally, MAX_N};
+use crate::kernel::{full_mask, row_slot, Board, RowBounds, Tally, MAX_N};
 
 /// Boards a row's buffer can hold: a step adds at most 8 children to a row
 /// holding fewer than 8 (else that row, being deeper, would have been the
@@ -60,26 +60,55 @@ const EMPTY_ROW: Row = Row {
 /// # Panics
 /// When the CPU lacks AVX-512F or VPOPCNTDQ (check [`supported`] first).
 pub fn count_completions(n: u32, start: Board) -> Tally {
+    count_bounded(n, start, &RowBounds::unbounded(n))
+}
+
+/// Counts every completion of `start` on an `n` board that keeps within
+/// `bounds` on the rows below it. Nodes are queens placed, as in the
+/// kernel.
+///
+/// # Panics
+/// When the CPU lacks AVX-512F or VPOPCNTDQ (check [`supported`] first).
+pub fn count_bounded(n: u32, start: Board, bounds: &RowBounds) -> Tally {
     assert!(
         supported(),
         "the frontier search needs AVX-512F and VPOPCNTDQ"
     );
     debug_assert!(n <= MAX_N && start.row <= n);
     if n - start.row < 4 {
-        return crate::kernel::count_completions(n, start);
+        return last_rows(n, start, bounds);
     }
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: the CPU was just checked to have both features.
-        unsafe { search(n, start) }
+        unsafe { search(n, start, bounds) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     unreachable!()
 }
 
+/// The few rows left below a start too deep for the lanes, one by one.
+fn last_rows(n: u32, board: Board, bounds: &RowBounds) -> Tally {
+    if board.row == n {
+        return Tally {
+            solutions: 1,
+            nodes: 0,
+        };
+    }
+    let mut free = bounds.free(board.row, board.cols, board.ld | board.rd);
+    let mut tally = Tally::default();
+    while free != 0 {
+        let bit = free & free.wrapping_neg();
+        free &= free - 1;
+        tally.nodes += 1;
+        tally += last_rows(n, board.place(bit), bounds);
+    }
+    tally
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt,bmi1")]
-fn search(n: u32, start: Board) -> Tally {
+fn search(n: u32, start: Board, bounds: &RowBounds) -> Tally {
     let mask = full_mask(n);
     // Levels 0..=last hold boards on rows start.row..=n-3; a step on the
     // last level counts the final two rows in closed form.
@@ -89,7 +118,7 @@ fn search(n: u32, start: Board) -> Tally {
     // Levels holding at least 8 boards, and levels holding any.
     let mut full = 0u32;
     let mut waiting = 0u32;
-    let root_free = start.free(n);
+    let root_free = bounds.free(start.row, start.cols, start.ld | start.rd);
     if root_free == 0 {
         return Tally::default();
     }
@@ -100,6 +129,8 @@ fn search(n: u32, start: Board) -> Tally {
     lens[0] = 1;
     waiting |= 1;
     let vmask = _mm512_set1_epi64(mask as i64);
+    let sides = _mm512_set1_epi64(bounds.sides as i64);
+    let last_allowed = _mm512_set1_epi64(bounds.allowed[row_slot(n - 1)] as i64);
     let zero = _mm512_setzero_si512();
     let one = _mm512_set1_epi64(1);
     let mut nodes = _mm512_setzero_si512();
@@ -129,7 +160,13 @@ fn search(n: u32, start: Board) -> Tally {
         let c_ld = _mm512_slli_epi64::<1>(_mm512_or_si512(ld, bit));
         let c_rd = _mm512_srli_epi64::<1>(_mm512_or_si512(rd, bit));
         let attacked = _mm512_or_si512(c_cols, _mm512_or_si512(c_ld, c_rd));
-        let c_free = _mm512_andnot_si512(attacked, vmask);
+        // The children's row: the same for every lane.
+        let child_row = start.row + level as u32 + 1;
+        let allowed = _mm512_set1_epi64(bounds.allowed[row_slot(child_row)] as i64);
+        let mut c_free = _mm512_andnot_si512(attacked, allowed);
+        if child_row == bounds.force_row {
+            c_free = force_open_sides(c_free, _mm512_andnot_si512(c_cols, sides));
+        }
         nodes = _mm512_mask_add_epi64(nodes, lanes, nodes, one);
         // Boards with squares left go back where they were.
         let keep = _mm512_mask_test_epi64_mask(lanes, rest, rest);
@@ -137,17 +174,19 @@ fn search(n: u32, start: Board) -> Tally {
         lens[level] = new_len;
         set_flags(&mut full, &mut waiting, level, new_len);
         if level == last {
-            // The children stand on row n-2: two open columns, counted in
+            // The children stand on row n-2 with two open columns, and
+            // `c_free` holds the squares their row may take: counted in
             // closed form (see `kernel::two_rows`).
             let open = _mm512_andnot_si512(c_cols, vmask);
             let low = _mm512_and_si512(open, _mm512_sub_epi64(zero, open));
             let high = _mm512_xor_si512(open, low);
             let below = _mm512_or_si512(_mm512_slli_epi64::<1>(c_ld), _mm512_srli_epi64::<1>(c_rd));
+            let bottom = _mm512_andnot_si512(below, last_allowed);
             let apart = _mm512_cmpneq_epi64_mask(_mm512_slli_epi64::<1>(low), high);
-            let low_first = _mm512_test_epi64_mask(c_free, low)
-                & _mm512_test_epi64_mask(_mm512_andnot_si512(below, high), high);
-            let high_first = _mm512_test_epi64_mask(c_free, high)
-                & _mm512_test_epi64_mask(_mm512_andnot_si512(below, low), low);
+            let low_first =
+                _mm512_test_epi64_mask(c_free, low) & _mm512_test_epi64_mask(bottom, high);
+            let high_first =
+                _mm512_test_epi64_mask(c_free, high) & _mm512_test_epi64_mask(bottom, low);
             let ok = lanes & apart;
             solutions = _mm512_mask_add_epi64(solutions, ok & low_first, solutions, one);
             solutions = _mm512_mask_add_epi64(solutions, ok & high_first, solutions, one);
@@ -173,6 +212,20 @@ fn search(n: u32, start: Board) -> Tally {
         solutions: _mm512_reduce_add_epi64(solutions) as u64,
         nodes: _mm512_reduce_add_epi64(nodes) as u64,
     }
+}
+
+/// [`crate::plan::force_open_sides`] in every lane: `free` kept when no
+/// side column is open, cut to the open one when one is, empty when both.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn force_open_sides(free: __m512i, open_sides: __m512i) -> __m512i {
+    let none_open = _mm512_testn_epi64_mask(open_sides, open_sides);
+    let below = _mm512_sub_epi64(open_sides, _mm512_set1_epi64(1));
+    let at_most_one = _mm512_testn_epi64_mask(open_sides, below);
+    let one_open = at_most_one & !none_open;
+    let cut = _mm512_maskz_and_epi64(one_open, free, open_sides);
+    _mm512_mask_mov_epi64(cut, none_open, free)
 }
 
 /// Writes the boards of the `lanes` of `boards` (cols, ld, rd, free),

@@ -87,6 +87,62 @@ impl Board {
     }
 }
 
+/// Limits a bounded search puts on each row, beyond the attacks: the
+/// squares each row may use at all, and one row where a side column still
+/// open must take the queen (see [`force_open_sides`]). The plain search
+/// has none; the `d4` search bounds its rows to count one image per class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowBounds {
+    /// Squares each row may use, by row.
+    pub allowed: [u64; MAX_N as usize],
+    /// The row whose open side columns are forced; past the board for none.
+    pub force_row: u32,
+    /// The two side columns.
+    pub sides: u64,
+}
+
+impl RowBounds {
+    /// No limit on an `n` board: every square of every row.
+    pub fn unbounded(n: u32) -> RowBounds {
+        RowBounds {
+            allowed: [full_mask(n); MAX_N as usize],
+            force_row: u32::MAX,
+            sides: 1 | (1u64 << (n.max(1) - 1)),
+        }
+    }
+
+    /// Squares of `row` open to the search, given the columns taken and
+    /// the squares attacked from above.
+    #[inline(always)]
+    pub fn free(&self, row: u32, cols: u64, attacked: u64) -> u64 {
+        let free = self.allowed[row_slot(row)] & !(cols | attacked);
+        if row == self.force_row {
+            force_open_sides(free, self.sides & !cols)
+        } else {
+            free
+        }
+    }
+
+    /// The columns `row` must take if they are still open (0 but on the
+    /// forced row).
+    #[inline(always)]
+    pub fn forced(&self, row: u32) -> u64 {
+        if row == self.force_row {
+            self.sides
+        } else {
+            0
+        }
+    }
+}
+
+/// `row` as an index into per-row arrays of [`MAX_N`] slots. Rows are below
+/// N <= MAX_N = 32, so the mask changes nothing but lets the compiler drop
+/// the bounds check from hot loops.
+#[inline(always)]
+pub(crate) fn row_slot(row: u32) -> usize {
+    (row & (MAX_N - 1)) as usize
+}
+
 /// The columns of an `n` board as bits `0..n`.
 #[inline(always)]
 pub const fn full_mask(n: u32) -> u64 {

@@ -375,7 +375,10 @@ impl Plan {
             let (kind, bound) = match task.kind {
                 TaskKind::Plain => (0u8, 0u32),
                 TaskKind::D4Corner { second } => (1, second),
-                TaskKind::D4Edge { k } => (2, k),
+                // Edge tasks count by the tie-pattern rule of
+                // `d4::classify`; code 2 was the rule before it, whose
+                // per-task counts differ, so old checkpoints must not match.
+                TaskKind::D4Edge { k } => (5, k),
                 TaskKind::Join { east_rows, middle } => {
                     hash.write(&east_rows.to_le_bytes());
                     (3, middle)

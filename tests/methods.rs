@@ -20,13 +20,21 @@ fn methods_agree_at_every_depth_and_thread_count() {
         for method in Method::ALL {
             let mut nodes_of_method = None;
             for &split in &depths {
+                let mut nodes_of_split = None;
                 for threads in [1, 2, 3] {
                     let report = count(n, &options(method, threads, split)).unwrap();
                     assert!(report.complete);
                     totals.push((method, split, threads, report.solutions));
-                    // Nodes are queens placed: the split must not change them.
-                    let nodes = *nodes_of_method.get_or_insert(report.nodes);
-                    assert_eq!(report.nodes, nodes, "n={n} {method} {split:?} nodes");
+                    // Nodes are queens placed: threads never change them,
+                    // and for a single search per task neither does the
+                    // split. `d4` searches an edge task in parts that share
+                    // their top rows, which the split moves into the prefix.
+                    let nodes = *nodes_of_split.get_or_insert(report.nodes);
+                    assert_eq!(report.nodes, nodes, "n={n} {method} {split:?} threads");
+                    if report.method != Method::D4 {
+                        let nodes = *nodes_of_method.get_or_insert(report.nodes);
+                        assert_eq!(report.nodes, nodes, "n={n} {method} {split:?} nodes");
+                    }
                 }
             }
         }
