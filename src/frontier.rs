@@ -15,6 +15,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+use std::cell::RefCell;
 
 use crate::kernel::{full_mask, row_slot, Board, RowBounds, Tally, MAX_N};
 
@@ -54,6 +55,15 @@ const EMPTY_ROW: Row = Row {
     free: [0; CAPACITY],
 };
 
+thread_local! {
+    /// Each thread's row buffers, kept between calls: clearing 24 KB per
+    /// call cost more than the search of a small task. What a call left in
+    /// them is never read by the next, whose loads stop at each row's
+    /// length.
+    static BUFFERS: RefCell<Box<[Row; MAX_N as usize]>> =
+        RefCell::new(Box::new([EMPTY_ROW; MAX_N as usize]));
+}
+
 /// Counts every completion of `start` on an `n` board, like
 /// [`crate::kernel::count_completions`].
 ///
@@ -80,8 +90,10 @@ pub fn count_bounded(n: u32, start: Board, bounds: &RowBounds) -> Tally {
     }
     #[cfg(target_arch = "x86_64")]
     {
-        // SAFETY: the CPU was just checked to have both features.
-        unsafe { search(n, start, bounds) }
+        BUFFERS.with_borrow_mut(|rows| {
+            // SAFETY: the CPU was just checked to have both features.
+            unsafe { search(n, start, bounds, rows) }
+        })
     }
     #[cfg(not(target_arch = "x86_64"))]
     unreachable!()
@@ -108,12 +120,11 @@ fn last_rows(n: u32, board: Board, bounds: &RowBounds) -> Tally {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq,popcnt,bmi1")]
-fn search(n: u32, start: Board, bounds: &RowBounds) -> Tally {
+fn search(n: u32, start: Board, bounds: &RowBounds, rows: &mut [Row; MAX_N as usize]) -> Tally {
     let mask = full_mask(n);
     // Levels 0..=last hold boards on rows start.row..=n-3; a step on the
     // last level counts the final two rows in closed form.
     let last = (n - 3 - start.row) as usize;
-    let mut rows = [EMPTY_ROW; MAX_N as usize];
     let mut lens = [0usize; MAX_N as usize];
     // Levels holding at least 8 boards, and levels holding any.
     let mut full = 0u32;

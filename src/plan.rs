@@ -30,14 +30,17 @@ pub const AUTO_MIN_ROWS_LEFT: u32 = 5;
 /// Largest plan built, whatever depth is asked for (about 64 bytes a task).
 pub const MAX_TASKS: usize = 10_000_000;
 
-/// `auto` counts with `d4` from this N up: measured faster than `mirror`
-/// at N = 10, 12, 13 and 14 on one thread (below, every count is instant).
+/// `auto` counts with `d4` from this N up where `join` does not apply:
+/// measured faster than `mirror` from N = 10 on one thread (0.39-0.48 ms
+/// vs 0.55-0.66 at 10, 28 vs 35 ms at 14, 0.56 vs 1.11 s at 16); at 8 and
+/// 9 they tie within the noise of a 0.2 ms count.
 pub const AUTO_D4_FROM: u32 = 10;
 
 /// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when its
-/// table fits in memory: measured faster than `d4` from N = 11 on one
-/// thread.
-pub const AUTO_JOIN_FROM: u32 = 11;
+/// table fits in memory: measured faster than `d4` from N = 10 on one
+/// thread (median of 201: 0.26-0.34 ms vs 0.39-0.48 at 10, 0.65 vs 1.3 at
+/// 11, 12.9 vs 27.6 at 14); at 9 they tie.
+pub const AUTO_JOIN_FROM: u32 = 10;
 
 /// Smallest N the `d4` method searches; below it the boards are too small
 /// for its edge bounds and `d4` plans fall back to `mirror`.

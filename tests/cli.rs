@@ -60,7 +60,7 @@ fn json_is_one_object_per_n_with_every_field() {
     assert_eq!(rows.len(), 3);
     let expected = [
         (8, 92, 12, 4, 0, "mirror"),
-        (10, 724, 92, 12, 0, "d4"),
+        (10, 724, 92, 12, 0, "join"),
         (12, 14200, 1787, 80, 8, "join"),
     ];
     for (row, (n, solutions, unique, p, r, method)) in rows.iter().zip(expected) {
@@ -83,6 +83,16 @@ fn json_is_one_object_per_n_with_every_field() {
         assert!(row["nodes"].as_u64().unwrap() > 0);
         assert!(row["nodes_per_second"].is_number());
     }
+    // d4 also reports the unique count its leaves found.
+    let output = nqueens()
+        .args(["count", "10", "-m", "d4", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let row: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(row["method"], "d4");
+    assert_eq!(row["unique"], 92);
+    assert_eq!(row["unique_from_orbits"], 92);
 }
 
 #[test]
@@ -459,8 +469,8 @@ fn bench_csv_and_markdown_have_a_row_per_thread_count() {
     assert_eq!(lines.len(), 3);
     let columns = lines[0].split(',').count();
     assert_eq!(columns, 17);
-    assert!(lines[1].starts_with("10,d4,1,2,"), "{}", lines[1]);
-    assert!(lines[2].starts_with("10,d4,2,2,"), "{}", lines[2]);
+    assert!(lines[1].starts_with("10,join,1,2,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("10,join,2,2,"), "{}", lines[2]);
     let markdown = nqueens()
         .args([
             "bench",

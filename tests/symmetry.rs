@@ -191,7 +191,9 @@ fn auto_picks_join_d4_or_mirror_by_size() {
     let large = count(12, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(large.method, Method::Join);
     let ten = count(10, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
-    assert_eq!(ten.method, Method::D4);
+    assert_eq!(ten.method, Method::Join);
+    let nine = count(9, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
+    assert_eq!(nine.method, Method::Mirror);
     assert_eq!(
         nqueens::plan::effective_method(nqueens::join::JOIN_MAX_N + 1, Method::Auto),
         Method::D4
