@@ -1,21 +1,26 @@
 //! The `d4` search: one image of each solution under the 8 symmetries of the
-//! square, weighted at the leaf by the size of its orbit.
+//! square, weighted by the size of its orbit.
 //!
 //! Every solution for N >= 2 has one queen on each edge; the representative
-//! searched is the image whose top-row queen is the edge queen nearest a
+//! searched is an image whose top-row queen is the edge queen nearest a
 //! corner, on the left half of the top row (distance k from the corner).
-//! That is enforced while searching, by the per-row masks of
+//! That is enforced while searching, by the per-row bounds of
 //! [`allowed_columns`]: side columns closed in the first and last k rows, the
-//! bottom row limited to columns k..N-1-k. Reflections can never tie with the
-//! representative (two of its queens would attack each other), but a
-//! rotation can, when another edge queen is also at distance k from its
-//! corner in the matching place; those few boards are compared with their
-//! rotations at the leaf, which settles which image counts and, from the
-//! rotations equal to the board, its orbit size (2, 4 or 8). A corner queen
-//! (k = 0) is its own case, settled by a bound in the plan (weight 8).
+//! bottom row limited to columns k..N-1-k. A corner queen (k = 0) is its own
+//! case, settled by a bound in the plan (weight 8).
 //!
-//! The search itself is the plain kernel's, with the row masks added and the
-//! queens' columns recorded for the leaf comparison.
+//! Reflections never tie with such a board (two of its queens would attack
+//! each other), but rotations can: a board may hold another edge queen at
+//! distance k on one of its three tie squares ([`tie_squares`]), and then
+//! that rotation is searched too. [`classify`] says which image counts: by
+//! the pattern of occupied tie squares where the pattern tells the images
+//! apart, by comparing the boards where it cannot. So an edge task is
+//! searched in parts, each with its tie squares fixed or closed by row
+//! bounds: the parts whose boards all count 8 need no columns and run in
+//! the vector lanes of [`crate::frontier`] when the CPU has them; the few
+//! boards that need comparing are searched depth first with their columns
+//! recorded. Half-turn comparisons are mostly decided by the task's prefix,
+//! each as a bound on a bottom row.
 
 use crate::frontier;
 use crate::kernel::{full_mask, row_slot, three_rows, two_rows, Board, RowBounds, Tally, MAX_N};
@@ -73,7 +78,7 @@ struct Part {
 /// row n-1-k (brought to the top by a quarter turn clockwise), the bottom
 /// queen at column n-1-k (a half turn) and the right column's queen at row
 /// k (three quarter turns).
-fn tie_squares(n: u32, k: u32) -> [(u32, u32); 3] {
+pub fn tie_squares(n: u32, k: u32) -> [(u32, u32); 3] {
     [(n - 1 - k, 0), (n - 1, n - 1 - k), (k, n - 1)]
 }
 
