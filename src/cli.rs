@@ -211,8 +211,8 @@ pub struct CountArgs {
     /// How to count: none (the full tree), mirror (left half of the first
     /// row, doubled), d4 (all 8 symmetries, orbits weighted at the leaves),
     /// join (half boards paired on their diagonals; needs memory), auto
-    /// (join from N = 11 while its table fits in memory, then d4; mirror
-    /// below 10).
+    /// (join from N = 10 to 25 while its table fits in memory, else d4;
+    /// mirror below 10).
     #[arg(short, long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
 
