@@ -68,8 +68,8 @@ impl std::ops::AddAssign for D4Tally {
 #[derive(Clone, Copy, Debug)]
 struct Part {
     bounds: RowBounds,
-    /// `Some(k)` when every leaf is compared with its rotations (top-row
-    /// queen in column k); `None` when every leaf counts with weight 8.
+    /// `Some(k)` when every leaf is settled by [`classify`] (top-row queen
+    /// in column k); `None` when every leaf counts with weight 8.
     classify: Option<u32>,
 }
 
@@ -206,7 +206,6 @@ pub fn count_task_depth_first(n: u32, task: &Task) -> D4Tally {
 }
 
 fn count_with(n: u32, task: &Task, lanes: bool) -> D4Tally {
-    let mut tally = D4Tally::default();
     if n - task.board.row < PARTS_FROM_ROWS {
         let whole = Part {
             bounds: task_bounds(n, task.kind),
@@ -217,6 +216,7 @@ fn count_with(n: u32, task: &Task, lanes: bool) -> D4Tally {
         };
         return count_part(n, task, &whole, false);
     }
+    let mut tally = D4Tally::default();
     for_each_part(n, task, |part| tally += count_part(n, task, part, lanes));
     tally
 }
@@ -272,7 +272,7 @@ struct Rules {
     n: u32,
     mask: u64,
     bounds: RowBounds,
-    /// `Some(k)`: every leaf is compared with its rotations.
+    /// `Some(k)`: every leaf is settled by [`classify`].
     classify: Option<u32>,
 }
 
