@@ -1,9 +1,10 @@
 //! The eight-lane frontier search against the depth-first kernel and the
 //! naive search: same solutions and the same nodes, from every kind of start.
 
-use nqueens::kernel::{count_completions, full_mask, RowBounds};
+use nqueens::frontier::Lanes;
+use nqueens::kernel::{count_completions, RowBounds};
 use nqueens::plan::force_open_sides;
-use nqueens::{d4, frontier, naive, Board, Method, Plan, SplitDepth, Tally, MAX_N};
+use nqueens::{construct, d4, frontier, naive, Board, Method, Plan, SplitDepth, Tally};
 use proptest::prelude::*;
 
 /// The board after placing `columns` on the first rows, if no two attack.
@@ -19,33 +20,38 @@ fn board_of(n: u32, columns: &[u32]) -> Option<Board> {
     Some(board)
 }
 
-/// Whether this CPU runs the frontier search; says so when it does not.
-fn frontier_runs_here() -> bool {
-    let supported = frontier::supported();
-    if !supported {
-        eprintln!(
-            "this CPU lacks AVX-512F/VPOPCNTDQ: the engine uses the kernel, nothing to compare"
-        );
+/// The builds of the frontier search this CPU runs; says so when none.
+fn builds_here() -> Vec<Lanes> {
+    let builds: Vec<Lanes> = [Lanes::Avx512Popcnt, Lanes::Avx512]
+        .into_iter()
+        .filter(|lanes| lanes.runs_here())
+        .collect();
+    if builds.is_empty() {
+        eprintln!("this CPU lacks AVX-512F: the engine uses the kernel, nothing to compare");
     }
-    supported
+    builds
+}
+
+/// `frontier::count_completions` with the build `lanes`.
+fn lanes_count(lanes: Lanes, n: u32, board: Board) -> Tally {
+    frontier::count_bounded_with(lanes, n, board, &RowBounds::unbounded(n))
 }
 
 #[test]
 fn frontier_equals_the_kernel_on_every_task() {
-    if !frontier_runs_here() {
-        return;
-    }
-    for n in 1..=13u32 {
-        for method in [Method::None, Method::Mirror] {
-            for depth in 0..=n.min(4) {
-                let plan = Plan::build(n, method, SplitDepth::Rows(depth)).unwrap();
-                for task in &plan.tasks {
-                    assert_eq!(
-                        frontier::count_completions(n, task.board),
-                        count_completions(n, task.board),
-                        "n={n} {method} depth {depth} task {}",
-                        task.id
-                    );
+    for lanes in builds_here() {
+        for n in 1..=13u32 {
+            for method in [Method::None, Method::Mirror] {
+                for depth in 0..=n.min(4) {
+                    let plan = Plan::build(n, method, SplitDepth::Rows(depth)).unwrap();
+                    for task in &plan.tasks {
+                        assert_eq!(
+                            lanes_count(lanes, n, task.board),
+                            count_completions(n, task.board),
+                            "{lanes:?} n={n} {method} depth {depth} task {}",
+                            task.id
+                        );
+                    }
                 }
             }
         }
@@ -54,17 +60,53 @@ fn frontier_equals_the_kernel_on_every_task() {
 
 #[test]
 fn frontier_counts_the_whole_board() {
-    if !frontier_runs_here() {
-        return;
+    for lanes in builds_here() {
+        for n in 1..=11u32 {
+            let fast = lanes_count(lanes, n, Board::EMPTY);
+            let slow = naive::count_completions(n, &[]);
+            assert_eq!(fast, slow, "{lanes:?} n={n}");
+        }
+        // Past the buffers' first fill.
+        let fast = lanes_count(lanes, 14, Board::EMPTY);
+        assert_eq!(fast, count_completions(14, Board::EMPTY), "{lanes:?}");
     }
-    for n in 1..=11u32 {
-        let fast = frontier::count_completions(n, Board::EMPTY);
-        let slow = naive::count_completions(n, &[]);
-        assert_eq!(fast, slow, "n={n}");
+    // The dispatched build is one of them.
+    if frontier::supported() {
+        let best = frontier::best().unwrap();
+        assert!(best.runs_here());
+        assert_eq!(
+            frontier::count_completions(12, Board::EMPTY),
+            lanes_count(best, 12, Board::EMPTY)
+        );
     }
-    // Past the buffers' first fill and with a start deep in the board.
-    let fast = frontier::count_completions(14, Board::EMPTY);
-    assert_eq!(fast, count_completions(14, Board::EMPTY));
+}
+
+#[test]
+fn frontier_equals_the_kernel_on_large_boards() {
+    // Rows of up to 32 squares: starts taken from known solutions, a few
+    // to nine rows from the bottom, and a random prefix for variety.
+    for lanes in builds_here() {
+        for n in [16u32, 17, 20, 23, 27, 32] {
+            for seed in 0..3u64 {
+                let solution = if seed == 0 {
+                    construct::explicit_solution(u64::from(n))
+                } else {
+                    construct::random_solution(u64::from(n), seed)
+                }
+                .unwrap();
+                let columns: Vec<u32> = solution.iter().map(|&col| col as u32).collect();
+                for rows_left in 3..=9u32 {
+                    let prefix = &columns[..(n - rows_left) as usize];
+                    let board = board_of(n, prefix).unwrap();
+                    assert_eq!(
+                        lanes_count(lanes, n, board),
+                        count_completions(n, board),
+                        "{lanes:?} n={n} seed {seed} rows left {rows_left}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// Completions of `board` within `bounds`, one square at a time: the naive
@@ -93,7 +135,7 @@ fn bounded_naive(n: u32, board: Board, bounds: &RowBounds) -> Tally {
 
 #[test]
 fn d4_tasks_count_the_same_in_lanes_and_depth_first() {
-    if !frontier_runs_here() {
+    if builds_here().is_empty() {
         return;
     }
     for n in 5..=13u32 {
@@ -122,10 +164,13 @@ proptest! {
         prop_assume!(frontier::supported());
         let prefix: Vec<u32> = prefix.into_iter().take(n as usize).map(|col| col % n).collect();
         if let Some(board) = board_of(n, &prefix) {
-            prop_assert_eq!(
-                frontier::count_completions(n, board),
-                naive::count_completions(n, &prefix)
-            );
+            for lanes in builds_here() {
+                prop_assert_eq!(
+                    lanes_count(lanes, n, board),
+                    naive::count_completions(n, &prefix),
+                    "{:?}", lanes
+                );
+            }
         }
     }
 
@@ -142,16 +187,15 @@ proptest! {
         for (row, col) in holes {
             bounds.allowed[(row % n) as usize] &= !(1u64 << (col % n));
         }
-        // Rows past the board keep no squares, as in real bounds.
-        for row in n..MAX_N {
-            bounds.allowed[row as usize] &= full_mask(n);
-        }
         bounds.force_row = force_row; // past the board for some cases
         if let Some(board) = board_of(n, &prefix) {
-            prop_assert_eq!(
-                frontier::count_bounded(n, board, &bounds),
-                bounded_naive(n, board, &bounds)
-            );
+            for lanes in builds_here() {
+                prop_assert_eq!(
+                    frontier::count_bounded_with(lanes, n, board, &bounds),
+                    bounded_naive(n, board, &bounds),
+                    "{:?}", lanes
+                );
+            }
         }
     }
 }
