@@ -200,7 +200,7 @@ pub fn count_task(n: u32, task: &Task) -> D4Tally {
 }
 
 /// [`count_task`] without the vector lanes: every part depth first, as on
-/// a CPU without AVX-512. The tests check the two agree task by task.
+/// a CPU without AVX2. The tests check the two agree task by task.
 pub fn count_task_depth_first(n: u32, task: &Task) -> D4Tally {
     count_with(n, task, false)
 }

@@ -1,4 +1,5 @@
-//! The plain search on eight boards at once, branch-free (AVX-512F).
+//! The plain search on eight boards at once, branch-free (AVX-512F, or
+//! AVX2 as two halves of four).
 //!
 //! The depth-first kernel spends most of its time on branches it cannot
 //! predict: whether a row has another free square, whether a child has any.
@@ -34,6 +35,10 @@ pub enum Lanes {
     /// AVX-512F alone (Skylake-SP, Cascade Lake): the squares are counted
     /// with shifts and adds.
     Avx512,
+    /// AVX2 (Haswell and later, Zen): the eight lanes as two vectors of
+    /// four, packed with a permutation table instead of a compress
+    /// instruction.
+    Avx2,
 }
 
 impl Lanes {
@@ -49,6 +54,11 @@ impl Lanes {
                 Lanes::Avx512Popcnt => {
                     base && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
                 }
+                Lanes::Avx2 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("popcnt")
+                        && std::arch::is_x86_feature_detected!("bmi1")
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -58,11 +68,76 @@ impl Lanes {
     }
 }
 
-/// The fastest build this CPU runs, if any.
+impl Lanes {
+    /// Every build, fastest first.
+    pub const ALL: [Lanes; 3] = [Lanes::Avx512Popcnt, Lanes::Avx512, Lanes::Avx2];
+
+    /// The build's name, as [`LANES_VARIABLE`] takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lanes::Avx512Popcnt => "avx512-popcnt",
+            Lanes::Avx512 => "avx512",
+            Lanes::Avx2 => "avx2",
+        }
+    }
+}
+
+/// The environment variable that overrides the choice of build:
+/// `avx512-popcnt`, `avx512`, `avx2`, or `off` for the depth-first
+/// searches. For comparing builds on one CPU; counts never change.
+pub const LANES_VARIABLE: &str = "NQUEENS_LANES";
+
+/// What [`LANES_VARIABLE`] asks for: `Ok(None)` when it is unset or empty,
+/// `Ok(Some(None))` for `off`, `Ok(Some(Some(build)))` for a build this CPU
+/// runs; an error naming the value and what is accepted otherwise.
+pub fn requested() -> Result<Option<Option<Lanes>>, String> {
+    let Some(value) = std::env::var_os(LANES_VARIABLE) else {
+        return Ok(None);
+    };
+    let value = value.to_string_lossy();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    if value == "off" {
+        return Ok(Some(None));
+    }
+    let accepted = || {
+        let mut names: Vec<&str> = Lanes::ALL.iter().map(|lanes| lanes.name()).collect();
+        names.push("off");
+        names.join(", ")
+    };
+    match Lanes::ALL.into_iter().find(|lanes| lanes.name() == value) {
+        Some(lanes) if lanes.runs_here() => Ok(Some(Some(lanes))),
+        Some(lanes) => {
+            let here: Vec<&str> = Lanes::ALL
+                .into_iter()
+                .filter(|lanes| lanes.runs_here())
+                .map(Lanes::name)
+                .chain(["off"])
+                .collect();
+            Err(format!(
+                "{LANES_VARIABLE}={} asks for a build this CPU cannot run: accepted here are {}",
+                lanes.name(),
+                here.join(", ")
+            ))
+        }
+        None => Err(format!(
+            "{LANES_VARIABLE}={value} is not a build: accepted values are {}",
+            accepted()
+        )),
+    }
+}
+
+/// The build the searches use: the one [`LANES_VARIABLE`] asks for, else
+/// the fastest this CPU runs, if any. Decided once per process.
 pub fn best() -> Option<Lanes> {
-    [Lanes::Avx512Popcnt, Lanes::Avx512]
-        .into_iter()
-        .find(|lanes| lanes.runs_here())
+    static CHOICE: std::sync::OnceLock<Option<Lanes>> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| match requested() {
+        Ok(Some(choice)) => choice,
+        // The binary refuses a bad value before counting; a library user
+        // gets the detected build.
+        Ok(None) | Err(_) => Lanes::ALL.into_iter().find(|lanes| lanes.runs_here()),
+    })
 }
 
 /// Whether this CPU can run [`count_completions`].
@@ -100,7 +175,7 @@ thread_local! {
 /// [`crate::kernel::count_completions`], with the [`best`] build.
 ///
 /// # Panics
-/// When the CPU lacks AVX-512F (check [`supported`] first).
+/// When the CPU lacks AVX2 (check [`supported`] first).
 pub fn count_completions(n: u32, start: Board) -> Tally {
     count_bounded(n, start, &RowBounds::unbounded(n))
 }
@@ -110,9 +185,9 @@ pub fn count_completions(n: u32, start: Board) -> Tally {
 /// placed, as in the kernel.
 ///
 /// # Panics
-/// When the CPU lacks AVX-512F (check [`supported`] first).
+/// When the CPU lacks AVX2 (check [`supported`] first).
 pub fn count_bounded(n: u32, start: Board, bounds: &RowBounds) -> Tally {
-    let lanes = best().expect("the frontier search needs AVX-512F");
+    let lanes = best().expect("the frontier search needs AVX2 or AVX-512F");
     count_bounded_with(lanes, n, start, bounds)
 }
 
@@ -137,6 +212,8 @@ pub fn count_bounded_with(lanes: Lanes, n: u32, start: Board, bounds: &RowBounds
             Lanes::Avx512Popcnt => unsafe { search_popcnt(n, start, bounds, rows) },
             // SAFETY: as above.
             Lanes::Avx512 => unsafe { search_shifts(n, start, bounds, rows) },
+            // SAFETY: as above.
+            Lanes::Avx2 => unsafe { search_avx2(n, start, bounds, rows) },
         })
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -332,6 +409,275 @@ fn popcount_shifts(lanes: __mmask8, words: __m512i) -> __m512i {
     _mm512_maskz_and_epi64(lanes, sum, _mm512_set1_epi64(0x3f))
 }
 
+/// For each set of kept lanes of the AVX2 build (4 bits), the `vpermd`
+/// indices that move those lanes (two 32-bit halves each) to the front.
+const PACK: [[i32; 8]; 16] = pack_table();
+
+const fn pack_table() -> [[i32; 8]; 16] {
+    let mut table = [[0i32; 8]; 16];
+    let mut keep = 0;
+    while keep < 16 {
+        let mut packed = 0;
+        let mut lane: i32 = 0;
+        while lane < 4 {
+            if keep & (1 << lane) != 0 {
+                table[keep][2 * packed] = 2 * lane;
+                table[keep][2 * packed + 1] = 2 * lane + 1;
+                packed += 1;
+            }
+            lane += 1;
+        }
+        keep += 1;
+    }
+    table
+}
+
+/// The lane search on AVX2: the AVX-512 search with its eight lanes held
+/// as two halves of four, lane masks as vectors and bit sets, and [`PACK`]
+/// for the compress. Lanes past a row's length read stale words; their
+/// free squares are cleared first, so they place nothing and add nothing.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
+fn search_avx2(
+    n: u32,
+    start: Board,
+    bounds: &RowBounds,
+    rows: &mut [Row; MAX_N as usize],
+) -> Tally {
+    let mask = full_mask(n);
+    let last = (n - 3 - start.row) as usize;
+    let mut lens = [0usize; MAX_N as usize];
+    // Levels holding at least 8 boards, and levels holding any.
+    let mut full = 0u32;
+    let mut waiting = 0u32;
+    let root_free = bounds.free(start.row, start.cols, start.ld | start.rd);
+    if root_free == 0 {
+        return Tally::default();
+    }
+    rows[0].cols[0] = start.cols;
+    rows[0].ld[0] = start.ld;
+    rows[0].rd[0] = start.rd;
+    rows[0].free[0] = root_free;
+    lens[0] = 1;
+    waiting |= 1;
+    let vmask = _mm256_set1_epi64x(mask as i64);
+    let sides = _mm256_set1_epi64x(bounds.sides as i64);
+    let last_allowed = _mm256_set1_epi64x(bounds.allowed[row_slot(n - 1)] as i64);
+    let zero = _mm256_setzero_si256();
+    let mut nodes = 0u64;
+    // Solutions and upper-row queens of the last level, per lane.
+    let mut solutions = _mm256_setzero_si256();
+    let mut upper = _mm256_setzero_si256();
+    loop {
+        let level = if full != 0 {
+            31 - full.leading_zeros()
+        } else if waiting != 0 {
+            waiting.trailing_zeros()
+        } else {
+            break;
+        } as usize;
+        let len = lens[level];
+        let take = len.min(8);
+        let base = len - take;
+        let valid_bits = [
+            (1u32 << take.min(4)) - 1,
+            (1u32 << take.saturating_sub(4)) - 1,
+        ];
+        let child_row = start.row + level as u32 + 1;
+        let allowed = _mm256_set1_epi64x(bounds.allowed[row_slot(child_row)] as i64);
+        let forced = child_row == bounds.force_row;
+        let mut parents = [[zero; 4]; 2];
+        let mut children = [[zero; 4]; 2];
+        let mut keep = [0u32; 2];
+        let mut grow = [0u32; 2];
+        for half in 0..2 {
+            let at = base + 4 * half;
+            let row = &rows[level];
+            let valid = lane_mask(valid_bits[half]);
+            let cols = load4(&row.cols[at..]);
+            let ld = load4(&row.ld[at..]);
+            let rd = load4(&row.rd[at..]);
+            let free = _mm256_and_si256(load4(&row.free[at..]), valid);
+            let bit = _mm256_and_si256(free, _mm256_sub_epi64(zero, free));
+            let rest = _mm256_xor_si256(free, bit);
+            let c_cols = _mm256_or_si256(cols, bit);
+            let c_ld = _mm256_slli_epi64::<1>(_mm256_or_si256(ld, bit));
+            let c_rd = _mm256_srli_epi64::<1>(_mm256_or_si256(rd, bit));
+            let attacked = _mm256_or_si256(c_cols, _mm256_or_si256(c_ld, c_rd));
+            let mut c_free = _mm256_and_si256(_mm256_andnot_si256(attacked, allowed), valid);
+            if forced {
+                c_free = force_open_sides4(c_free, _mm256_andnot_si256(c_cols, sides));
+            }
+            parents[half] = [cols, ld, rd, rest];
+            children[half] = [c_cols, c_ld, c_rd, c_free];
+            keep[half] = nonzero_bits(rest);
+            grow[half] = nonzero_bits(c_free);
+        }
+        nodes += take as u64;
+        // Both halves were read before either is written back.
+        let mut new_len = base;
+        for half in 0..2 {
+            new_len = append4(&mut rows[level], new_len, keep[half], parents[half]);
+        }
+        lens[level] = new_len;
+        set_flags(&mut full, &mut waiting, level, new_len);
+        if level == last {
+            for [c_cols, c_ld, c_rd, c_free] in children {
+                let open = _mm256_andnot_si256(c_cols, vmask);
+                let low = _mm256_and_si256(open, _mm256_sub_epi64(zero, open));
+                let high = _mm256_xor_si256(open, low);
+                let below =
+                    _mm256_or_si256(_mm256_slli_epi64::<1>(c_ld), _mm256_srli_epi64::<1>(c_rd));
+                let bottom = _mm256_andnot_si256(below, last_allowed);
+                let adjacent = _mm256_cmpeq_epi64(_mm256_slli_epi64::<1>(low), high);
+                let low_first = _mm256_and_si256(
+                    nonzero(_mm256_and_si256(c_free, low)),
+                    nonzero(_mm256_and_si256(bottom, high)),
+                );
+                let high_first = _mm256_and_si256(
+                    nonzero(_mm256_and_si256(c_free, high)),
+                    nonzero(_mm256_and_si256(bottom, low)),
+                );
+                // All ones where true: subtracting adds one.
+                solutions = _mm256_sub_epi64(solutions, _mm256_andnot_si256(adjacent, low_first));
+                solutions = _mm256_sub_epi64(solutions, _mm256_andnot_si256(adjacent, high_first));
+                upper = _mm256_add_epi64(upper, popcount4(c_free));
+            }
+            continue;
+        }
+        let next = level + 1;
+        let mut next_len = lens[next];
+        for half in 0..2 {
+            next_len = append4(&mut rows[next], next_len, grow[half], children[half]);
+        }
+        lens[next] = next_len;
+        set_flags(&mut full, &mut waiting, next, next_len);
+    }
+    let solutions = sum4(solutions);
+    Tally {
+        solutions,
+        // Each solution adds its last-row queen.
+        nodes: nodes + sum4(upper) + solutions,
+    }
+}
+
+/// All ones in the first lanes named by `bits` (4 bits), zero elsewhere.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lane_mask(bits: u32) -> __m256i {
+    let lanes = _mm256_set1_epi64x(i64::from(bits));
+    let each = _mm256_setr_epi64x(1, 2, 4, 8);
+    _mm256_cmpeq_epi64(_mm256_and_si256(lanes, each), each)
+}
+
+/// All ones in the lanes of `words` that are not zero.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn nonzero(words: __m256i) -> __m256i {
+    let is_zero = _mm256_cmpeq_epi64(words, _mm256_setzero_si256());
+    _mm256_xor_si256(is_zero, _mm256_set1_epi64x(-1))
+}
+
+/// The lanes of `words` that are not zero, as 4 bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn nonzero_bits(words: __m256i) -> u32 {
+    let is_zero = _mm256_cmpeq_epi64(words, _mm256_setzero_si256());
+    !(_mm256_movemask_pd(_mm256_castsi256_pd(is_zero)) as u32) & 0xf
+}
+
+/// [`force_open_sides`] on AVX2 lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn force_open_sides4(free: __m256i, open_sides: __m256i) -> __m256i {
+    let zero = _mm256_setzero_si256();
+    let none_open = _mm256_cmpeq_epi64(open_sides, zero);
+    let below = _mm256_sub_epi64(open_sides, _mm256_set1_epi64x(1));
+    let at_most_one = _mm256_cmpeq_epi64(_mm256_and_si256(open_sides, below), zero);
+    let one_open = _mm256_andnot_si256(none_open, at_most_one);
+    let cut = _mm256_and_si256(_mm256_and_si256(free, open_sides), one_open);
+    _mm256_blendv_epi8(cut, free, none_open)
+}
+
+/// [`popcount_shifts`] on AVX2 lanes (words of at most 32 bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn popcount4(words: __m256i) -> __m256i {
+    let pairs = _mm256_sub_epi64(
+        words,
+        _mm256_and_si256(
+            _mm256_srli_epi64::<1>(words),
+            _mm256_set1_epi64x(0x5555_5555),
+        ),
+    );
+    let quads = _mm256_add_epi64(
+        _mm256_and_si256(pairs, _mm256_set1_epi64x(0x3333_3333)),
+        _mm256_and_si256(
+            _mm256_srli_epi64::<2>(pairs),
+            _mm256_set1_epi64x(0x3333_3333),
+        ),
+    );
+    let bytes = _mm256_and_si256(
+        _mm256_add_epi64(quads, _mm256_srli_epi64::<4>(quads)),
+        _mm256_set1_epi64x(0x0f0f_0f0f),
+    );
+    let halves = _mm256_add_epi64(bytes, _mm256_srli_epi64::<8>(bytes));
+    let sum = _mm256_add_epi64(halves, _mm256_srli_epi64::<16>(halves));
+    _mm256_and_si256(sum, _mm256_set1_epi64x(0x3f))
+}
+
+/// The sum of the four lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn sum4(words: __m256i) -> u64 {
+    let mut lanes = [0u64; 4];
+    store4(&mut lanes, words);
+    lanes.iter().sum()
+}
+
+/// [`append`] for AVX2 lanes: the boards of the lanes in `keep` (4 bits),
+/// packed, into `row` from slot `at`; returns the row's new length.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn append4(row: &mut Row, at: usize, keep: u32, boards: [__m256i; 4]) -> usize {
+    let indices = &PACK[keep as usize];
+    // SAFETY: `indices` holds 8 i32, which the unaligned load reads.
+    let pack = unsafe { _mm256_loadu_si256(indices.as_ptr().cast()) };
+    let [cols, ld, rd, free] = boards;
+    store4(&mut row.cols[at..], _mm256_permutevar8x32_epi32(cols, pack));
+    store4(&mut row.ld[at..], _mm256_permutevar8x32_epi32(ld, pack));
+    store4(&mut row.rd[at..], _mm256_permutevar8x32_epi32(rd, pack));
+    store4(&mut row.free[at..], _mm256_permutevar8x32_epi32(free, pack));
+    at + keep.count_ones() as usize
+}
+
+/// The first 4 words of `words`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load4(words: &[u64]) -> __m256i {
+    let words = &words[..4];
+    // SAFETY: `words` holds 4 u64, which the unaligned load reads.
+    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+}
+
+/// Writes `value` over the first 4 words of `words`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store4(words: &mut [u64], value: __m256i) {
+    let words = &mut words[..4];
+    // SAFETY: `words` holds 4 u64, which the unaligned store writes.
+    unsafe { _mm256_storeu_si256(words.as_mut_ptr().cast(), value) }
+}
+
 /// [`crate::plan::force_open_sides`] in every lane: `free` kept when no
 /// side column is open, cut to the open one when one is, empty when both.
 #[cfg(target_arch = "x86_64")]
@@ -368,8 +714,15 @@ fn append(row: &mut Row, at: usize, lanes: __mmask8, boards: [__m512i; 4]) -> us
 
 #[inline(always)]
 fn set_flags(full: &mut u32, waiting: &mut u32, level: usize, len: usize) {
+    set_flags_at(full, waiting, level, len, 8);
+}
+
+/// Marks `level` full when it holds `lanes` boards or more, and waiting
+/// when it holds any.
+#[inline(always)]
+fn set_flags_at(full: &mut u32, waiting: &mut u32, level: usize, len: usize, lanes: usize) {
     let bit = 1u32 << level;
-    *full = (*full & !bit) | if len >= 8 { bit } else { 0 };
+    *full = (*full & !bit) | if len >= lanes { bit } else { 0 };
     *waiting = (*waiting & !bit) | if len > 0 { bit } else { 0 };
 }
 

@@ -43,6 +43,10 @@ fn main() {
             std::process::exit(ExitCode::Usage.code());
         }
     };
+    if let Err(message) = nqueens::frontier::requested() {
+        eprintln!("error: {message}");
+        std::process::exit(ExitCode::Usage.code());
+    }
     let code = match run(cli) {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::Success,

@@ -501,3 +501,59 @@ fn bench_refuses_bad_settings() {
     assert!(usage_error(&["bench", "--n", "28"]).contains("published"));
     assert!(usage_error(&["bench", "--format", "xml"]).contains("table, json, csv, markdown"));
 }
+
+#[test]
+fn every_search_build_counts_the_same() {
+    // NQUEENS_LANES picks the build of the lane search, or `off` for the
+    // depth-first one; the counts and nodes must not change.
+    let row = |lanes: &str, method: &str| {
+        let output = nqueens()
+            .env("NQUEENS_LANES", lanes)
+            .args(["count", "13", "-m", method, "--format", "csv", "-j", "2"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{lanes} {method}");
+        let text = String::from_utf8(output.stdout).unwrap();
+        let fields: Vec<String> = text
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .map(String::from)
+            .collect();
+        // solutions, unique, P, R, method, nodes, checks.
+        [1, 2, 3, 4, 5, 8, 10, 11].map(|i| fields[i].clone())
+    };
+    let builds: Vec<&str> = nqueens::frontier::Lanes::ALL
+        .into_iter()
+        .filter(|lanes| lanes.runs_here())
+        .map(|lanes| lanes.name())
+        .chain(["off", ""])
+        .collect();
+    for method in ["mirror", "d4"] {
+        let expected = row("off", method);
+        assert_eq!(expected[7], "true", "{method}: unique checked");
+        for lanes in &builds {
+            assert_eq!(row(lanes, method), expected, "{lanes} {method}");
+        }
+    }
+}
+
+#[test]
+fn an_unknown_search_build_is_refused() {
+    let output = nqueens()
+        .env("NQUEENS_LANES", "avx1024")
+        .args(["count", "8"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("NQUEENS_LANES=avx1024 is not a build")
+            && stderr.contains("avx2")
+            && stderr.contains("off"),
+        "{stderr}"
+    );
+}

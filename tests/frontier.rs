@@ -22,7 +22,7 @@ fn board_of(n: u32, columns: &[u32]) -> Option<Board> {
 
 /// The builds of the frontier search this CPU runs; says so when none.
 fn builds_here() -> Vec<Lanes> {
-    let builds: Vec<Lanes> = [Lanes::Avx512Popcnt, Lanes::Avx512]
+    let builds: Vec<Lanes> = [Lanes::Avx512Popcnt, Lanes::Avx512, Lanes::Avx2]
         .into_iter()
         .filter(|lanes| lanes.runs_here())
         .collect();
