@@ -1,16 +1,20 @@
-//! The plain search on eight boards at once, branch-free (AVX-512F, or
-//! AVX2 as two halves of four).
+//! The plain search on many boards at once, branch-free (AVX-512F, or
+//! AVX2).
 //!
 //! The depth-first kernel spends most of its time on branches it cannot
 //! predict: whether a row has another free square, whether a child has any.
-//! Here the open boards wait in one short buffer per row; a step takes eight
-//! boards of one row, places each one's lowest free queen in a vector lane,
+//! Here the open boards wait in one short buffer per row; a step takes up
+//! to 32 boards of one row (four vectors of eight lanes; with AVX2,
+//! four vectors of four), places each one's lowest free queen in its lane,
 //! and puts the children that have a free square into the next row's buffer
 //! and the boards with squares left back into their own, both with a
-//! compress. The row stepped is the deepest with eight boards waiting, or,
-//! when none has eight, the shallowest with any (which widens the frontier
-//! until one fills up). That keeps every buffer under 16 boards and the
-//! lanes full: at N = 16 a step fills 7.86 of its 8 lanes on average. The
+//! compress. The row stepped is the deepest with a full step waiting, or,
+//! when none has one, the shallowest with any (which widens the frontier
+//! until one fills up). The vectors of a step are independent, so the core
+//! overlaps their work; one vector per step left it waiting on each
+//! compress and reload (N = 16 `mirror`, 1 thread: 1.10 s with one vector,
+//! 0.65 with two, 0.52 with three, 0.48-0.57 with four, 0.51-0.53 with six,
+//! 0.87-0.92 with eight, whose buffers outgrow the first-level cache). The
 //! last two rows are counted in closed form, as in the kernel, so nodes and
 //! solutions are exactly the kernel's.
 
@@ -20,11 +24,25 @@ use std::cell::RefCell;
 
 use crate::kernel::{full_mask, row_slot, Board, RowBounds, Tally, MAX_N};
 
-/// Boards a row's buffer can hold: a step adds at most 8 children to a row
-/// holding fewer than 8 (else that row, being deeper, would have been the
-/// one stepped), and a stepped row only shrinks; 8 more slots let every
-/// vector load and store stay inside the buffer.
-const CAPACITY: usize = 24;
+/// Boards a row's buffer can hold: a step adds at most a step's worth of
+/// children to a row holding less than a step (else that row, being deeper,
+/// would have been the one stepped), and a stepped row only shrinks; 8 more
+/// slots let every vector load and store stay inside the buffer. The AVX2
+/// step is smaller, so the same buffers serve it.
+const CAPACITY: usize = 2 * STEP + 8;
+
+/// Vectors of eight boards an AVX-512 step takes.
+const HALVES: usize = 4;
+
+/// Boards an AVX-512 step takes.
+const STEP: usize = 8 * HALVES;
+
+/// Vectors of four boards an AVX2 step takes (N = 16 `mirror`, 1 thread:
+/// 1.40 s with two, 0.92-0.98 with four, 0.97-1.05 with six or eight).
+const AVX2_VECTORS: usize = 4;
+
+/// Boards an AVX2 step takes.
+const AVX2_STEP: usize = 4 * AVX2_VECTORS;
 
 /// The builds of the lane search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,9 +53,8 @@ pub enum Lanes {
     /// AVX-512F alone (Skylake-SP, Cascade Lake): the squares are counted
     /// with shifts and adds.
     Avx512,
-    /// AVX2 (Haswell and later, Zen): the eight lanes as two vectors of
-    /// four, packed with a permutation table instead of a compress
-    /// instruction.
+    /// AVX2 (Haswell and later, Zen): vectors of four lanes, packed with a
+    /// permutation table instead of a compress instruction.
     Avx2,
 }
 
@@ -275,6 +292,9 @@ macro_rules! lane_search {
             let last_allowed = _mm512_set1_epi64(bounds.allowed[row_slot(n - 1)] as i64);
             let zero = _mm512_setzero_si512();
             let one = _mm512_set1_epi64(1);
+            // Boards stepped, and per lane the upper-row queens and the
+            // solutions of the last level.
+            let mut steps = 0u64;
             let mut nodes = _mm512_setzero_si512();
             let mut solutions = _mm512_setzero_si512();
             loop {
@@ -288,71 +308,92 @@ macro_rules! lane_search {
                     break;
                 } as usize;
                 let len = lens[level];
-                let take = len.min(8);
+                let take = len.min(STEP);
                 let base = len - take;
-                let lanes: __mmask8 = ((1u32 << take) - 1) as u8;
-                let row = &rows[level];
-                let cols = load(lanes, &row.cols[base..]);
-                let ld = load(lanes, &row.ld[base..]);
-                let rd = load(lanes, &row.rd[base..]);
-                let free = load(lanes, &row.free[base..]);
-                let bit = _mm512_and_si512(free, _mm512_sub_epi64(zero, free));
-                let rest = _mm512_xor_si512(free, bit);
-                let c_cols = _mm512_or_si512(cols, bit);
-                let c_ld = _mm512_slli_epi64::<1>(_mm512_or_si512(ld, bit));
-                let c_rd = _mm512_srli_epi64::<1>(_mm512_or_si512(rd, bit));
-                let attacked = _mm512_or_si512(c_cols, _mm512_or_si512(c_ld, c_rd));
+                let halves: [__mmask8; HALVES] = std::array::from_fn(|half| {
+                    ((1u32 << take.saturating_sub(8 * half).min(8)) - 1) as u8
+                });
                 // The children's row: the same for every lane.
                 let child_row = start.row + level as u32 + 1;
                 let allowed = _mm512_set1_epi64(bounds.allowed[row_slot(child_row)] as i64);
-                let mut c_free = _mm512_andnot_si512(attacked, allowed);
-                if child_row == bounds.force_row {
-                    c_free = force_open_sides(c_free, _mm512_andnot_si512(c_cols, sides));
+                let forced = child_row == bounds.force_row;
+                let mut parents = [[zero; 4]; HALVES];
+                let mut children = [[zero; 4]; HALVES];
+                let mut keep: [__mmask8; HALVES] = [0; HALVES];
+                for half in 0..HALVES {
+                    let lanes = halves[half];
+                    let at = base + 8 * half;
+                    let row = &rows[level];
+                    let cols = load(lanes, &row.cols[at..]);
+                    let ld = load(lanes, &row.ld[at..]);
+                    let rd = load(lanes, &row.rd[at..]);
+                    let free = load(lanes, &row.free[at..]);
+                    let bit = _mm512_and_si512(free, _mm512_sub_epi64(zero, free));
+                    let rest = _mm512_xor_si512(free, bit);
+                    let c_cols = _mm512_or_si512(cols, bit);
+                    let c_ld = _mm512_slli_epi64::<1>(_mm512_or_si512(ld, bit));
+                    let c_rd = _mm512_srli_epi64::<1>(_mm512_or_si512(rd, bit));
+                    let attacked = _mm512_or_si512(c_cols, _mm512_or_si512(c_ld, c_rd));
+                    let mut c_free = _mm512_maskz_andnot_epi64(lanes, attacked, allowed);
+                    if forced {
+                        c_free = force_open_sides(c_free, _mm512_andnot_si512(c_cols, sides));
+                    }
+                    parents[half] = [cols, ld, rd, rest];
+                    children[half] = [c_cols, c_ld, c_rd, c_free];
+                    // Boards with squares left go back where they were.
+                    keep[half] = _mm512_mask_test_epi64_mask(lanes, rest, rest);
                 }
-                nodes = _mm512_mask_add_epi64(nodes, lanes, nodes, one);
-                // Boards with squares left go back where they were.
-                let keep = _mm512_mask_test_epi64_mask(lanes, rest, rest);
-                let new_len = append(&mut rows[level], base, keep, [cols, ld, rd, rest]);
+                steps += take as u64;
+                // Both halves were read before either is written back.
+                let mut new_len = base;
+                for half in 0..HALVES {
+                    new_len = append(&mut rows[level], new_len, keep[half], parents[half]);
+                }
                 lens[level] = new_len;
-                set_flags(&mut full, &mut waiting, level, new_len);
+                set_flags(&mut full, &mut waiting, level, new_len, STEP);
                 if level == last {
                     // The children stand on row n-2 with two open columns, and
                     // `c_free` holds the squares their row may take: counted in
                     // closed form (see `kernel::two_rows`).
-                    let open = _mm512_andnot_si512(c_cols, vmask);
-                    let low = _mm512_and_si512(open, _mm512_sub_epi64(zero, open));
-                    let high = _mm512_xor_si512(open, low);
-                    let below = _mm512_or_si512(_mm512_slli_epi64::<1>(c_ld), _mm512_srli_epi64::<1>(c_rd));
-                    let bottom = _mm512_andnot_si512(below, last_allowed);
-                    let apart = _mm512_cmpneq_epi64_mask(_mm512_slli_epi64::<1>(low), high);
-                    let low_first =
-                        _mm512_test_epi64_mask(c_free, low) & _mm512_test_epi64_mask(bottom, high);
-                    let high_first =
-                        _mm512_test_epi64_mask(c_free, high) & _mm512_test_epi64_mask(bottom, low);
-                    let ok = lanes & apart;
-                    solutions = _mm512_mask_add_epi64(solutions, ok & low_first, solutions, one);
-                    solutions = _mm512_mask_add_epi64(solutions, ok & high_first, solutions, one);
-                    nodes = _mm512_mask_add_epi64(nodes, ok & low_first, nodes, one);
-                    nodes = _mm512_mask_add_epi64(nodes, ok & high_first, nodes, one);
-                    let upper = $popcount(lanes, c_free);
-                    nodes = _mm512_add_epi64(nodes, upper);
+                    for half in 0..HALVES {
+                        let lanes = halves[half];
+                        let [c_cols, c_ld, c_rd, c_free] = children[half];
+                        let open = _mm512_andnot_si512(c_cols, vmask);
+                        let low = _mm512_and_si512(open, _mm512_sub_epi64(zero, open));
+                        let high = _mm512_xor_si512(open, low);
+                        let below = _mm512_or_si512(
+                            _mm512_slli_epi64::<1>(c_ld),
+                            _mm512_srli_epi64::<1>(c_rd),
+                        );
+                        let bottom = _mm512_andnot_si512(below, last_allowed);
+                        let apart = _mm512_cmpneq_epi64_mask(_mm512_slli_epi64::<1>(low), high);
+                        let low_first = _mm512_test_epi64_mask(c_free, low)
+                            & _mm512_test_epi64_mask(bottom, high);
+                        let high_first = _mm512_test_epi64_mask(c_free, high)
+                            & _mm512_test_epi64_mask(bottom, low);
+                        let ok = lanes & apart;
+                        solutions = _mm512_mask_add_epi64(solutions, ok & low_first, solutions, one);
+                        solutions = _mm512_mask_add_epi64(solutions, ok & high_first, solutions, one);
+                        nodes = _mm512_add_epi64(nodes, $popcount(lanes, c_free));
+                    }
                     continue;
                 }
                 // Children with a free square wait on the next row.
-                let grow = _mm512_mask_test_epi64_mask(lanes, c_free, c_free);
                 let next = level + 1;
-                let next_len = append(
-                    &mut rows[next],
-                    lens[next],
-                    grow,
-                    [c_cols, c_ld, c_rd, c_free],
-                );
+                let mut next_len = lens[next];
+                for half in 0..HALVES {
+                    let c_free = children[half][3];
+                    let grow = _mm512_mask_test_epi64_mask(halves[half], c_free, c_free);
+                    next_len = append(&mut rows[next], next_len, grow, children[half]);
+                }
                 lens[next] = next_len;
-                set_flags(&mut full, &mut waiting, next, next_len);
+                set_flags(&mut full, &mut waiting, next, next_len, STEP);
             }
+            let solutions = _mm512_reduce_add_epi64(solutions) as u64;
             Tally {
-                solutions: _mm512_reduce_add_epi64(solutions) as u64,
-                nodes: _mm512_reduce_add_epi64(nodes) as u64,
+                solutions,
+                // Each solution adds its last-row queen.
+                nodes: steps + _mm512_reduce_add_epi64(nodes) as u64 + solutions,
             }
         }
     };
@@ -432,8 +473,8 @@ const fn pack_table() -> [[i32; 8]; 16] {
     table
 }
 
-/// The lane search on AVX2: the AVX-512 search with its eight lanes held
-/// as two halves of four, lane masks as vectors and bit sets, and [`PACK`]
+/// The lane search on AVX2: the AVX-512 search with vectors of four lanes,
+/// [`AVX2_VECTORS`] per step, lane masks as vectors and bit sets, and [`PACK`]
 /// for the compress. Lanes past a row's length read stale words; their
 /// free squares are cleared first, so they place nothing and add nothing.
 #[cfg(target_arch = "x86_64")]
@@ -477,20 +518,18 @@ fn search_avx2(
             break;
         } as usize;
         let len = lens[level];
-        let take = len.min(8);
+        let take = len.min(AVX2_STEP);
         let base = len - take;
-        let valid_bits = [
-            (1u32 << take.min(4)) - 1,
-            (1u32 << take.saturating_sub(4)) - 1,
-        ];
+        let valid_bits: [u32; AVX2_VECTORS] =
+            std::array::from_fn(|half| (1u32 << take.saturating_sub(4 * half).min(4)) - 1);
         let child_row = start.row + level as u32 + 1;
         let allowed = _mm256_set1_epi64x(bounds.allowed[row_slot(child_row)] as i64);
         let forced = child_row == bounds.force_row;
-        let mut parents = [[zero; 4]; 2];
-        let mut children = [[zero; 4]; 2];
-        let mut keep = [0u32; 2];
-        let mut grow = [0u32; 2];
-        for half in 0..2 {
+        let mut parents = [[zero; 4]; AVX2_VECTORS];
+        let mut children = [[zero; 4]; AVX2_VECTORS];
+        let mut keep = [0u32; AVX2_VECTORS];
+        let mut grow = [0u32; AVX2_VECTORS];
+        for half in 0..AVX2_VECTORS {
             let at = base + 4 * half;
             let row = &rows[level];
             let valid = lane_mask(valid_bits[half]);
@@ -516,11 +555,11 @@ fn search_avx2(
         nodes += take as u64;
         // Both halves were read before either is written back.
         let mut new_len = base;
-        for half in 0..2 {
+        for half in 0..AVX2_VECTORS {
             new_len = append4(&mut rows[level], new_len, keep[half], parents[half]);
         }
         lens[level] = new_len;
-        set_flags(&mut full, &mut waiting, level, new_len);
+        set_flags(&mut full, &mut waiting, level, new_len, AVX2_STEP);
         if level == last {
             for [c_cols, c_ld, c_rd, c_free] in children {
                 let open = _mm256_andnot_si256(c_cols, vmask);
@@ -547,11 +586,11 @@ fn search_avx2(
         }
         let next = level + 1;
         let mut next_len = lens[next];
-        for half in 0..2 {
+        for half in 0..AVX2_VECTORS {
             next_len = append4(&mut rows[next], next_len, grow[half], children[half]);
         }
         lens[next] = next_len;
-        set_flags(&mut full, &mut waiting, next, next_len);
+        set_flags(&mut full, &mut waiting, next, next_len, AVX2_STEP);
     }
     let solutions = sum4(solutions);
     Tally {
@@ -712,15 +751,10 @@ fn append(row: &mut Row, at: usize, lanes: __mmask8, boards: [__m512i; 4]) -> us
     at + lanes.count_ones() as usize
 }
 
-#[inline(always)]
-fn set_flags(full: &mut u32, waiting: &mut u32, level: usize, len: usize) {
-    set_flags_at(full, waiting, level, len, 8);
-}
-
 /// Marks `level` full when it holds `lanes` boards or more, and waiting
 /// when it holds any.
 #[inline(always)]
-fn set_flags_at(full: &mut u32, waiting: &mut u32, level: usize, len: usize, lanes: usize) {
+fn set_flags(full: &mut u32, waiting: &mut u32, level: usize, len: usize, lanes: usize) {
     let bit = 1u32 << level;
     *full = (*full & !bit) | if len >= lanes { bit } else { 0 };
     *waiting = (*waiting & !bit) | if len > 0 { bit } else { 0 };
