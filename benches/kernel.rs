@@ -1,12 +1,14 @@
 //! The search alone on fixed tasks: every task of a depth-2 plan at N = 13
-//! and 14, per method, one after another on one thread; and the plain
-//! kernel's two builds (dispatched, portable) on the mirror tasks.
+//! and 14, per method, one after another on one thread; and on the mirror
+//! tasks, the plain kernel's two builds (dispatched, portable) and each
+//! build of the frontier search this CPU runs.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::engine::count_task;
-use nqueens::kernel::{count_completions, count_completions_portable};
+use nqueens::frontier::{count_bounded_with, Lanes};
+use nqueens::kernel::{count_completions, count_completions_portable, RowBounds};
 use nqueens::{published, Board, Method, Plan, SplitDepth, Tally};
 
 fn per_method(c: &mut Criterion) {
@@ -51,6 +53,23 @@ fn plain_builds(c: &mut Criterion) {
         group.bench_function(format!("portable/{n}"), |b| {
             b.iter(|| assert_eq!(run(count_completions_portable), expected))
         });
+        let unbounded = RowBounds::unbounded(n);
+        for lanes in Lanes::ALL.into_iter().filter(|lanes| lanes.runs_here()) {
+            group.bench_function(format!("frontier-{}/{n}", lanes.name()), |b| {
+                b.iter(|| {
+                    let total: u128 = plan
+                        .tasks
+                        .iter()
+                        .map(|task| {
+                            let tally =
+                                count_bounded_with(lanes, n, black_box(task.board), &unbounded);
+                            u128::from(tally.solutions) * u128::from(task.weight)
+                        })
+                        .sum();
+                    assert_eq!(total, expected);
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -518,3 +518,72 @@ pub fn rotate(columns: &[u32], quarter_turns: u32, image: &mut [u32]) {
         image[r as usize] = c;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Method, Plan, SplitDepth};
+    use std::collections::BTreeMap;
+
+    /// Every complete board below `board` within `bounds`, as columns.
+    fn leaves(n: u32, board: Board, bounds: &RowBounds, columns: &mut Vec<u32>) -> Vec<Vec<u32>> {
+        if board.row == n {
+            return vec![columns.clone()];
+        }
+        let mut found = Vec::new();
+        let free = bounds.free(board.row, board.cols, board.ld | board.rd);
+        for col in 0..n {
+            if free & (1u64 << col) != 0 {
+                columns.push(col);
+                found.extend(leaves(n, board.place(1u64 << col), bounds, columns));
+                columns.pop();
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_parts_count_exactly_the_boards_classify_counts() {
+        for n in 5..=10u32 {
+            for depth in [1, 2, 3] {
+                let plan = Plan::build(n, Method::D4, SplitDepth::Rows(depth)).unwrap();
+                for task in &plan.tasks {
+                    let TaskKind::D4Edge { k } = task.kind else {
+                        continue;
+                    };
+                    let prefix: Vec<u32> = task
+                        .prefix_columns()
+                        .iter()
+                        .map(|&c| u32::from(c))
+                        .collect();
+                    // Board -> weight, over the whole task, by classify.
+                    let whole = task_bounds(n, task.kind);
+                    let expected: BTreeMap<Vec<u32>, u64> =
+                        leaves(n, task.board, &whole, &mut prefix.clone())
+                            .into_iter()
+                            .filter_map(|b| classify(n, k, &b).map(|w| (b, w)))
+                            .collect();
+                    // The same through the parts.
+                    let mut counted = BTreeMap::new();
+                    let mut seen = std::collections::BTreeSet::new();
+                    for_each_part(n, task, |part| {
+                        for board in leaves(n, task.board, &part.bounds, &mut prefix.clone()) {
+                            assert!(seen.insert(board.clone()), "n={n} {board:?} in two parts");
+                            let weight = match part.classify {
+                                None => {
+                                    assert_eq!(classify(n, k, &board), Some(8), "n={n} {board:?}");
+                                    Some(8)
+                                }
+                                Some(_) => classify(n, k, &board),
+                            };
+                            if let Some(weight) = weight {
+                                counted.insert(board, weight);
+                            }
+                        }
+                    });
+                    assert_eq!(counted, expected, "n={n} depth {depth} task {}", task.id);
+                }
+            }
+        }
+    }
+}
