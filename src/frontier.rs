@@ -256,6 +256,61 @@ fn last_rows(n: u32, board: Board, bounds: &RowBounds) -> Tally {
     tally
 }
 
+/// Which rows hold boards, for the scalar choice of the row to step; a
+/// step takes `STEP_SIZE` boards.
+struct Levels<const STEP_SIZE: usize> {
+    /// Boards waiting on each level.
+    lens: [usize; MAX_N as usize],
+    /// Levels holding at least a step's boards, and levels holding any.
+    full: u32,
+    waiting: u32,
+}
+
+impl<const STEP_SIZE: usize> Levels<STEP_SIZE> {
+    /// Puts `start` alone on level 0; `None` when its row has no free square.
+    #[inline(always)]
+    fn seed(start: &Board, bounds: &RowBounds, rows: &mut [Row; MAX_N as usize]) -> Option<Self> {
+        let root_free = bounds.free(start.row, start.cols, start.ld | start.rd);
+        if root_free == 0 {
+            return None;
+        }
+        rows[0].cols[0] = start.cols;
+        rows[0].ld[0] = start.ld;
+        rows[0].rd[0] = start.rd;
+        rows[0].free[0] = root_free;
+        let mut levels = Levels {
+            lens: [0; MAX_N as usize],
+            full: 0,
+            waiting: 0,
+        };
+        levels.set_len(0, 1);
+        Some(levels)
+    }
+
+    /// The level to step: lanes are only worth filling deep down, so the
+    /// deepest full level, or else the shallowest holding any (which grows
+    /// the frontier); `None` when every level is empty.
+    #[inline(always)]
+    fn next(&self) -> Option<usize> {
+        if self.full != 0 {
+            Some((31 - self.full.leading_zeros()) as usize)
+        } else if self.waiting != 0 {
+            Some(self.waiting.trailing_zeros() as usize)
+        } else {
+            None
+        }
+    }
+
+    /// Records that `level` now holds `len` boards.
+    #[inline(always)]
+    fn set_len(&mut self, level: usize, len: usize) {
+        self.lens[level] = len;
+        let bit = 1u32 << level;
+        self.full = (self.full & !bit) | if len >= STEP_SIZE { bit } else { 0 };
+        self.waiting = (self.waiting & !bit) | if len > 0 { bit } else { 0 };
+    }
+}
+
 /// The lane search, built once per [`Lanes`] with that build's features
 /// and its way of counting each lane's squares (`$popcount`).
 macro_rules! lane_search {
@@ -273,20 +328,9 @@ macro_rules! lane_search {
             // Levels 0..=last hold boards on rows start.row..=n-3; a step on the
             // last level counts the final two rows in closed form.
             let last = (n - 3 - start.row) as usize;
-            let mut lens = [0usize; MAX_N as usize];
-            // Levels holding at least 8 boards, and levels holding any.
-            let mut full = 0u32;
-            let mut waiting = 0u32;
-            let root_free = bounds.free(start.row, start.cols, start.ld | start.rd);
-            if root_free == 0 {
+            let Some(mut levels) = Levels::<STEP>::seed(&start, bounds, rows) else {
                 return Tally::default();
-            }
-            rows[0].cols[0] = start.cols;
-            rows[0].ld[0] = start.ld;
-            rows[0].rd[0] = start.rd;
-            rows[0].free[0] = root_free;
-            lens[0] = 1;
-            waiting |= 1;
+            };
             let vmask = _mm512_set1_epi64(mask as i64);
             let sides = _mm512_set1_epi64(bounds.sides as i64);
             let last_allowed = _mm512_set1_epi64(bounds.allowed[row_slot(n - 1)] as i64);
@@ -297,17 +341,8 @@ macro_rules! lane_search {
             let mut steps = 0u64;
             let mut nodes = _mm512_setzero_si512();
             let mut solutions = _mm512_setzero_si512();
-            loop {
-                // Lanes are only worth filling deep down: step the deepest full row,
-                // or else grow the frontier from the shallowest.
-                let level = if full != 0 {
-                    31 - full.leading_zeros()
-                } else if waiting != 0 {
-                    waiting.trailing_zeros()
-                } else {
-                    break;
-                } as usize;
-                let len = lens[level];
+            while let Some(level) = levels.next() {
+                let len = levels.lens[level];
                 let take = len.min(STEP);
                 let base = len - take;
                 let halves: [__mmask8; HALVES] = std::array::from_fn(|half| {
@@ -349,8 +384,7 @@ macro_rules! lane_search {
                 for half in 0..HALVES {
                     new_len = append(&mut rows[level], new_len, keep[half], parents[half]);
                 }
-                lens[level] = new_len;
-                set_flags(&mut full, &mut waiting, level, new_len, STEP);
+                levels.set_len(level, new_len);
                 if level == last {
                     // The children stand on row n-2 with two open columns, and
                     // `c_free` holds the squares their row may take: counted in
@@ -380,14 +414,13 @@ macro_rules! lane_search {
                 }
                 // Children with a free square wait on the next row.
                 let next = level + 1;
-                let mut next_len = lens[next];
+                let mut next_len = levels.lens[next];
                 for half in 0..HALVES {
                     let c_free = children[half][3];
                     let grow = _mm512_mask_test_epi64_mask(halves[half], c_free, c_free);
                     next_len = append(&mut rows[next], next_len, grow, children[half]);
                 }
-                lens[next] = next_len;
-                set_flags(&mut full, &mut waiting, next, next_len, STEP);
+                levels.set_len(next, next_len);
             }
             let solutions = _mm512_reduce_add_epi64(solutions) as u64;
             Tally {
@@ -487,20 +520,9 @@ fn search_avx2(
 ) -> Tally {
     let mask = full_mask(n);
     let last = (n - 3 - start.row) as usize;
-    let mut lens = [0usize; MAX_N as usize];
-    // Levels holding at least 8 boards, and levels holding any.
-    let mut full = 0u32;
-    let mut waiting = 0u32;
-    let root_free = bounds.free(start.row, start.cols, start.ld | start.rd);
-    if root_free == 0 {
+    let Some(mut levels) = Levels::<AVX2_STEP>::seed(&start, bounds, rows) else {
         return Tally::default();
-    }
-    rows[0].cols[0] = start.cols;
-    rows[0].ld[0] = start.ld;
-    rows[0].rd[0] = start.rd;
-    rows[0].free[0] = root_free;
-    lens[0] = 1;
-    waiting |= 1;
+    };
     let vmask = _mm256_set1_epi64x(mask as i64);
     let sides = _mm256_set1_epi64x(bounds.sides as i64);
     let last_allowed = _mm256_set1_epi64x(bounds.allowed[row_slot(n - 1)] as i64);
@@ -509,15 +531,8 @@ fn search_avx2(
     // Solutions and upper-row queens of the last level, per lane.
     let mut solutions = _mm256_setzero_si256();
     let mut upper = _mm256_setzero_si256();
-    loop {
-        let level = if full != 0 {
-            31 - full.leading_zeros()
-        } else if waiting != 0 {
-            waiting.trailing_zeros()
-        } else {
-            break;
-        } as usize;
-        let len = lens[level];
+    while let Some(level) = levels.next() {
+        let len = levels.lens[level];
         let take = len.min(AVX2_STEP);
         let base = len - take;
         let valid_bits: [u32; AVX2_VECTORS] =
@@ -558,8 +573,7 @@ fn search_avx2(
         for half in 0..AVX2_VECTORS {
             new_len = append4(&mut rows[level], new_len, keep[half], parents[half]);
         }
-        lens[level] = new_len;
-        set_flags(&mut full, &mut waiting, level, new_len, AVX2_STEP);
+        levels.set_len(level, new_len);
         if level == last {
             for [c_cols, c_ld, c_rd, c_free] in children {
                 let open = _mm256_andnot_si256(c_cols, vmask);
@@ -585,12 +599,11 @@ fn search_avx2(
             continue;
         }
         let next = level + 1;
-        let mut next_len = lens[next];
+        let mut next_len = levels.lens[next];
         for half in 0..AVX2_VECTORS {
             next_len = append4(&mut rows[next], next_len, grow[half], children[half]);
         }
-        lens[next] = next_len;
-        set_flags(&mut full, &mut waiting, next, next_len, AVX2_STEP);
+        levels.set_len(next, next_len);
     }
     let solutions = sum4(solutions);
     Tally {
@@ -749,15 +762,6 @@ fn append(row: &mut Row, at: usize, lanes: __mmask8, boards: [__m512i; 4]) -> us
         _mm512_maskz_compress_epi64(lanes, free),
     );
     at + lanes.count_ones() as usize
-}
-
-/// Marks `level` full when it holds `lanes` boards or more, and waiting
-/// when it holds any.
-#[inline(always)]
-fn set_flags(full: &mut u32, waiting: &mut u32, level: usize, len: usize, lanes: usize) {
-    let bit = 1u32 << level;
-    *full = (*full & !bit) | if len >= lanes { bit } else { 0 };
-    *waiting = (*waiting & !bit) | if len > 0 { bit } else { 0 };
 }
 
 /// The first 8 words of `words` (lanes outside `lanes` read as 0).
