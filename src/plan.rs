@@ -316,19 +316,19 @@ impl Plan {
         memory_limit: Option<u64>,
     ) -> Result<Plan, Error> {
         let n = check_board_size(u64::from(n))?;
-        let method = match (method, effective_method(n, method)) {
-            (Method::Auto, Method::Join) => {
-                if join_fits(n, memory_limit).is_ok() {
-                    Method::Join
-                } else {
-                    Method::D4
+        let mut effective = effective_method(n, method);
+        if effective == Method::Join {
+            // One memory check decides: `auto` falls back to `d4` when the
+            // table does not fit, `--method join` refuses.
+            match join_fits(n, memory_limit) {
+                Ok(memory_bytes) => return join_plan(n, memory_bytes),
+                Err(_) if method == Method::Auto => {
+                    effective = effective_method(n, Method::D4);
                 }
+                Err(err) => return Err(err),
             }
-            (_, effective) => effective,
-        };
-        if method == Method::Join {
-            return join_plan(n, memory_limit);
         }
+        let method = effective;
         let (roots, root_nodes) = roots(n, method);
         let deepest = n.min(MAX_PREFIX_ROWS as u32);
         let depth = match split {
@@ -461,9 +461,9 @@ pub fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The `join` plan: one task per row set (see [`join::tasks`]).
-fn join_plan(n: u32, memory_limit: Option<u64>) -> Result<Plan, Error> {
-    let memory_bytes = join_fits(n, memory_limit)?;
+/// The `join` plan: one task per row set (see [`join::tasks`]), whose
+/// table needs `memory_bytes` (as [`join_fits`] found).
+fn join_plan(n: u32, memory_bytes: u64) -> Result<Plan, Error> {
     let join_tasks = join::tasks(n);
     if join_tasks.len() > MAX_TASKS {
         return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
