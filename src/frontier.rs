@@ -32,10 +32,10 @@ use crate::kernel::{full_mask, row_slot, Board, RowBounds, Tally, MAX_N};
 const CAPACITY: usize = 2 * STEP + 8;
 
 /// Vectors of eight boards an AVX-512 step takes.
-const HALVES: usize = 4;
+const VECTORS: usize = 4;
 
 /// Boards an AVX-512 step takes.
-const STEP: usize = 8 * HALVES;
+const STEP: usize = 8 * VECTORS;
 
 /// Vectors of four boards an AVX2 step takes (N = 16 `mirror`, 1 thread:
 /// 1.40 s with two, 0.92-0.98 with four, 0.97-1.05 with six or eight).
@@ -59,33 +59,6 @@ pub enum Lanes {
 }
 
 impl Lanes {
-    /// Whether this CPU can run this build.
-    pub fn runs_here(self) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let base = std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("popcnt")
-                && std::arch::is_x86_feature_detected!("bmi1");
-            match self {
-                Lanes::Avx512 => base,
-                Lanes::Avx512Popcnt => {
-                    base && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
-                }
-                Lanes::Avx2 => {
-                    std::arch::is_x86_feature_detected!("avx2")
-                        && std::arch::is_x86_feature_detected!("popcnt")
-                        && std::arch::is_x86_feature_detected!("bmi1")
-                }
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
-    }
-}
-
-impl Lanes {
     /// Every build, fastest first.
     pub const ALL: [Lanes; 3] = [Lanes::Avx512Popcnt, Lanes::Avx512, Lanes::Avx2];
 
@@ -95,6 +68,26 @@ impl Lanes {
             Lanes::Avx512Popcnt => "avx512-popcnt",
             Lanes::Avx512 => "avx512",
             Lanes::Avx2 => "avx2",
+        }
+    }
+
+    /// Whether this CPU can run this build.
+    pub fn runs_here(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            // Every build counts and takes bits with the scalar instructions.
+            let scalar = has!("popcnt") && has!("bmi1");
+            scalar
+                && match self {
+                    Lanes::Avx512Popcnt => has!("avx512f") && has!("avx512vpopcntdq"),
+                    Lanes::Avx512 => has!("avx512f"),
+                    Lanes::Avx2 => has!("avx2"),
+                }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
         }
     }
 }
@@ -118,29 +111,26 @@ pub fn requested() -> Result<Option<Option<Lanes>>, String> {
     if value == "off" {
         return Ok(Some(None));
     }
-    let accepted = || {
-        let mut names: Vec<&str> = Lanes::ALL.iter().map(|lanes| lanes.name()).collect();
-        names.push("off");
+    // The values accepted: every build (or those this CPU runs), and `off`.
+    let accepted = |only_here: bool| {
+        let names: Vec<&str> = Lanes::ALL
+            .into_iter()
+            .filter(|lanes| !only_here || lanes.runs_here())
+            .map(Lanes::name)
+            .chain(["off"])
+            .collect();
         names.join(", ")
     };
     match Lanes::ALL.into_iter().find(|lanes| lanes.name() == value) {
         Some(lanes) if lanes.runs_here() => Ok(Some(Some(lanes))),
-        Some(lanes) => {
-            let here: Vec<&str> = Lanes::ALL
-                .into_iter()
-                .filter(|lanes| lanes.runs_here())
-                .map(Lanes::name)
-                .chain(["off"])
-                .collect();
-            Err(format!(
-                "{LANES_VARIABLE}={} asks for a build this CPU cannot run: accepted here are {}",
-                lanes.name(),
-                here.join(", ")
-            ))
-        }
+        Some(lanes) => Err(format!(
+            "{LANES_VARIABLE}={} asks for a build this CPU cannot run: accepted here are {}",
+            lanes.name(),
+            accepted(true)
+        )),
         None => Err(format!(
             "{LANES_VARIABLE}={value} is not a build: accepted values are {}",
-            accepted()
+            accepted(false)
         )),
     }
 }
@@ -180,10 +170,10 @@ const EMPTY_ROW: Row = Row {
 };
 
 thread_local! {
-    /// Each thread's row buffers, kept between calls: clearing 24 KB per
-    /// call cost more than the search of a small task. What a call left in
-    /// them is never read by the next, whose loads stop at each row's
-    /// length.
+    /// Each thread's row buffers (74 KB), kept between calls: clearing them
+    /// on every call cost more than the search of a small task. What a call
+    /// left in them is never read by the next, whose loads stop at each
+    /// row's length.
     static BUFFERS: RefCell<Box<[Row; MAX_N as usize]>> =
         RefCell::new(Box::new([EMPTY_ROW; MAX_N as usize]));
 }
@@ -336,28 +326,29 @@ macro_rules! lane_search {
             let last_allowed = _mm512_set1_epi64(bounds.allowed[row_slot(n - 1)] as i64);
             let zero = _mm512_setzero_si512();
             let one = _mm512_set1_epi64(1);
-            // Boards stepped, and per lane the upper-row queens and the
-            // solutions of the last level.
+            // Boards stepped, and per lane the solutions and upper-row
+            // queens of the last level.
             let mut steps = 0u64;
-            let mut nodes = _mm512_setzero_si512();
             let mut solutions = _mm512_setzero_si512();
+            let mut upper = _mm512_setzero_si512();
             while let Some(level) = levels.next() {
                 let len = levels.lens[level];
                 let take = len.min(STEP);
                 let base = len - take;
-                let halves: [__mmask8; HALVES] = std::array::from_fn(|half| {
-                    ((1u32 << take.saturating_sub(8 * half).min(8)) - 1) as u8
+                // The lanes of each vector that hold a board.
+                let lane_masks: [__mmask8; VECTORS] = std::array::from_fn(|vector| {
+                    ((1u32 << take.saturating_sub(8 * vector).min(8)) - 1) as u8
                 });
                 // The children's row: the same for every lane.
                 let child_row = start.row + level as u32 + 1;
                 let allowed = _mm512_set1_epi64(bounds.allowed[row_slot(child_row)] as i64);
                 let forced = child_row == bounds.force_row;
-                let mut parents = [[zero; 4]; HALVES];
-                let mut children = [[zero; 4]; HALVES];
-                let mut keep: [__mmask8; HALVES] = [0; HALVES];
-                for half in 0..HALVES {
-                    let lanes = halves[half];
-                    let at = base + 8 * half;
+                let mut parents = [[zero; 4]; VECTORS];
+                let mut children = [[zero; 4]; VECTORS];
+                let mut keep: [__mmask8; VECTORS] = [0; VECTORS];
+                for vector in 0..VECTORS {
+                    let lanes = lane_masks[vector];
+                    let at = base + 8 * vector;
                     let row = &rows[level];
                     let cols = load(lanes, &row.cols[at..]);
                     let ld = load(lanes, &row.ld[at..]);
@@ -373,25 +364,25 @@ macro_rules! lane_search {
                     if forced {
                         c_free = force_open_sides(c_free, _mm512_andnot_si512(c_cols, sides));
                     }
-                    parents[half] = [cols, ld, rd, rest];
-                    children[half] = [c_cols, c_ld, c_rd, c_free];
+                    parents[vector] = [cols, ld, rd, rest];
+                    children[vector] = [c_cols, c_ld, c_rd, c_free];
                     // Boards with squares left go back where they were.
-                    keep[half] = _mm512_mask_test_epi64_mask(lanes, rest, rest);
+                    keep[vector] = _mm512_mask_test_epi64_mask(lanes, rest, rest);
                 }
                 steps += take as u64;
-                // Both halves were read before either is written back.
+                // Every vector was read before any is written back.
                 let mut new_len = base;
-                for half in 0..HALVES {
-                    new_len = append(&mut rows[level], new_len, keep[half], parents[half]);
+                for vector in 0..VECTORS {
+                    new_len = append(&mut rows[level], new_len, keep[vector], parents[vector]);
                 }
                 levels.set_len(level, new_len);
                 if level == last {
                     // The children stand on row n-2 with two open columns, and
                     // `c_free` holds the squares their row may take: counted in
                     // closed form (see `kernel::two_rows`).
-                    for half in 0..HALVES {
-                        let lanes = halves[half];
-                        let [c_cols, c_ld, c_rd, c_free] = children[half];
+                    for vector in 0..VECTORS {
+                        let lanes = lane_masks[vector];
+                        let [c_cols, c_ld, c_rd, c_free] = children[vector];
                         let open = _mm512_andnot_si512(c_cols, vmask);
                         let low = _mm512_and_si512(open, _mm512_sub_epi64(zero, open));
                         let high = _mm512_xor_si512(open, low);
@@ -408,17 +399,17 @@ macro_rules! lane_search {
                         let ok = lanes & apart;
                         solutions = _mm512_mask_add_epi64(solutions, ok & low_first, solutions, one);
                         solutions = _mm512_mask_add_epi64(solutions, ok & high_first, solutions, one);
-                        nodes = _mm512_add_epi64(nodes, $popcount(lanes, c_free));
+                        upper = _mm512_add_epi64(upper, $popcount(lanes, c_free));
                     }
                     continue;
                 }
                 // Children with a free square wait on the next row.
                 let next = level + 1;
                 let mut next_len = levels.lens[next];
-                for half in 0..HALVES {
-                    let c_free = children[half][3];
-                    let grow = _mm512_mask_test_epi64_mask(halves[half], c_free, c_free);
-                    next_len = append(&mut rows[next], next_len, grow, children[half]);
+                for vector in 0..VECTORS {
+                    let c_free = children[vector][3];
+                    let grow = _mm512_mask_test_epi64_mask(lane_masks[vector], c_free, c_free);
+                    next_len = append(&mut rows[next], next_len, grow, children[vector]);
                 }
                 levels.set_len(next, next_len);
             }
@@ -426,7 +417,7 @@ macro_rules! lane_search {
             Tally {
                 solutions,
                 // Each solution adds its last-row queen.
-                nodes: steps + _mm512_reduce_add_epi64(nodes) as u64 + solutions,
+                nodes: steps + _mm512_reduce_add_epi64(upper) as u64 + solutions,
             }
         }
     };
@@ -527,8 +518,9 @@ fn search_avx2(
     let sides = _mm256_set1_epi64x(bounds.sides as i64);
     let last_allowed = _mm256_set1_epi64x(bounds.allowed[row_slot(n - 1)] as i64);
     let zero = _mm256_setzero_si256();
-    let mut nodes = 0u64;
-    // Solutions and upper-row queens of the last level, per lane.
+    // Boards stepped, and per lane the solutions and upper-row queens of
+    // the last level.
+    let mut steps = 0u64;
     let mut solutions = _mm256_setzero_si256();
     let mut upper = _mm256_setzero_si256();
     while let Some(level) = levels.next() {
@@ -536,7 +528,7 @@ fn search_avx2(
         let take = len.min(AVX2_STEP);
         let base = len - take;
         let valid_bits: [u32; AVX2_VECTORS] =
-            std::array::from_fn(|half| (1u32 << take.saturating_sub(4 * half).min(4)) - 1);
+            std::array::from_fn(|vector| (1u32 << take.saturating_sub(4 * vector).min(4)) - 1);
         let child_row = start.row + level as u32 + 1;
         let allowed = _mm256_set1_epi64x(bounds.allowed[row_slot(child_row)] as i64);
         let forced = child_row == bounds.force_row;
@@ -544,10 +536,10 @@ fn search_avx2(
         let mut children = [[zero; 4]; AVX2_VECTORS];
         let mut keep = [0u32; AVX2_VECTORS];
         let mut grow = [0u32; AVX2_VECTORS];
-        for half in 0..AVX2_VECTORS {
-            let at = base + 4 * half;
+        for vector in 0..AVX2_VECTORS {
+            let at = base + 4 * vector;
             let row = &rows[level];
-            let valid = lane_mask(valid_bits[half]);
+            let valid = lane_mask(valid_bits[vector]);
             let cols = load4(&row.cols[at..]);
             let ld = load4(&row.ld[at..]);
             let rd = load4(&row.rd[at..]);
@@ -562,16 +554,16 @@ fn search_avx2(
             if forced {
                 c_free = force_open_sides4(c_free, _mm256_andnot_si256(c_cols, sides));
             }
-            parents[half] = [cols, ld, rd, rest];
-            children[half] = [c_cols, c_ld, c_rd, c_free];
-            keep[half] = nonzero_bits(rest);
-            grow[half] = nonzero_bits(c_free);
+            parents[vector] = [cols, ld, rd, rest];
+            children[vector] = [c_cols, c_ld, c_rd, c_free];
+            keep[vector] = nonzero_bits(rest);
+            grow[vector] = nonzero_bits(c_free);
         }
-        nodes += take as u64;
-        // Both halves were read before either is written back.
+        steps += take as u64;
+        // Every vector was read before any is written back.
         let mut new_len = base;
-        for half in 0..AVX2_VECTORS {
-            new_len = append4(&mut rows[level], new_len, keep[half], parents[half]);
+        for vector in 0..AVX2_VECTORS {
+            new_len = append4(&mut rows[level], new_len, keep[vector], parents[vector]);
         }
         levels.set_len(level, new_len);
         if level == last {
@@ -600,8 +592,8 @@ fn search_avx2(
         }
         let next = level + 1;
         let mut next_len = levels.lens[next];
-        for half in 0..AVX2_VECTORS {
-            next_len = append4(&mut rows[next], next_len, grow[half], children[half]);
+        for vector in 0..AVX2_VECTORS {
+            next_len = append4(&mut rows[next], next_len, grow[vector], children[vector]);
         }
         levels.set_len(next, next_len);
     }
@@ -609,7 +601,7 @@ fn search_avx2(
     Tally {
         solutions,
         // Each solution adds its last-row queen.
-        nodes: nodes + sum4(upper) + solutions,
+        nodes: steps + sum4(upper) + solutions,
     }
 }
 
