@@ -277,13 +277,6 @@ struct Rules {
 }
 
 impl Rules {
-    /// Squares of `row` open to the search, given the columns taken and the
-    /// attacks from above.
-    #[inline(always)]
-    fn free(&self, row: u32, cols: u64, attacked: u64) -> u64 {
-        self.bounds.free(row, cols, attacked)
-    }
-
     /// What a complete board `columns` counts for.
     fn leaf(&self, tally: &mut D4Tally, columns: &[u32]) {
         match self.classify {
@@ -321,7 +314,7 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
     let mut level = 0usize;
     let mut row = start.row;
     let (mut cols, mut ld, mut rd) = (start.cols, start.ld, start.rd);
-    let mut free = rules.free(row, cols, ld | rd);
+    let mut free = rules.bounds.free(row, cols, ld | rd);
     // The common outcomes stay in registers: queens placed, and boards of
     // weight 8 from the closed-form endings.
     let mut nodes = 0u64;
@@ -357,7 +350,7 @@ fn search(rules: &Rules, start: Board, columns: &mut [u32; MAX_N as usize]) -> D
             }
             continue;
         }
-        let next_free = rules.free(next.row, next.cols, next.ld | next.rd);
+        let next_free = rules.bounds.free(next.row, next.cols, next.ld | next.rd);
         if next_free != 0 {
             stack[level] = (cols, ld, rd, free);
             level += 1;
@@ -398,7 +391,7 @@ fn classified_ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as u
     let last_allowed = bounds.allowed[row_slot(n - 1)];
     let upper_forced = bounds.forced(n - 2);
     let mut tally = D4Tally::default();
-    let mut free3 = rules.free(n - 3, board.cols, board.ld | board.rd);
+    let mut free3 = rules.bounds.free(n - 3, board.cols, board.ld | board.rd);
     while free3 != 0 {
         let bit3 = free3 & free3.wrapping_neg();
         free3 &= free3 - 1;
@@ -417,7 +410,7 @@ fn classified_ending(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as u
         }
         columns[row_slot(n - 3)] = bit3.trailing_zeros();
         // Which of the two orders are solutions, as the closed form decides.
-        let free2 = rules.free(n - 2, third.cols, third.ld | third.rd);
+        let free2 = rules.bounds.free(n - 2, third.cols, third.ld | third.rd);
         let open = mask & !third.cols;
         let low = open & open.wrapping_neg();
         let high = open ^ low;
@@ -447,7 +440,9 @@ fn explicit(rules: &Rules, board: Board, columns: &mut [u32; MAX_N as usize]) ->
         rules.leaf(&mut tally, &columns[..n as usize]);
         return tally;
     }
-    let mut free = rules.free(board.row, board.cols, board.ld | board.rd);
+    let mut free = rules
+        .bounds
+        .free(board.row, board.cols, board.ld | board.rd);
     while free != 0 {
         let bit = free & free.wrapping_neg();
         free &= free - 1;
