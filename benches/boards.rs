@@ -3,10 +3,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nqueens::construct::{explicit_solution, random_solution};
-use nqueens::render::{render, BoardFormat};
-use nqueens::solutions::{write_solutions, Solution};
-use nqueens::validate::check;
+use nqueens::boards::construct::{explicit_solution, random_solution};
+use nqueens::boards::render::{render, BoardFormat};
+use nqueens::boards::solutions::{write_solutions, Solution};
+use nqueens::boards::validate::check;
 
 fn boards(c: &mut Criterion) {
     let mut group = c.benchmark_group("boards");

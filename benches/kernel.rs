@@ -6,9 +6,10 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nqueens::engine::count_task;
-use nqueens::frontier::{count_bounded_with, Lanes};
-use nqueens::kernel::{count_completions, count_completions_portable, RowBounds};
+use nqueens::run::engine::count_task;
+use nqueens::search::board::RowBounds;
+use nqueens::search::kernel::{count_completions, count_completions_portable};
+use nqueens::search::lanes::{count_bounded_with, Lanes};
 use nqueens::{published, Board, Method, Plan, SplitDepth, Tally};
 
 fn per_method(c: &mut Criterion) {

@@ -3,8 +3,11 @@
 
 use thiserror::Error;
 
+use crate::units::human_bytes;
+
 /// Errors of the counting library.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// The board size is outside what the kernel supports.
     #[error("N = {n} is out of range: N must be from {min} to {max}")]
@@ -18,7 +21,7 @@ pub enum Error {
     },
     /// The split depth would give an unreasonably large plan.
     #[error(
-        "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller --split-depth, or leave it out to choose automatically"
+        "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller split depth, or the automatic one"
     )]
     SplitTooDeep {
         /// Board size.
@@ -40,9 +43,9 @@ pub enum Error {
     },
     /// The `join` method's table would not fit in memory.
     #[error(
-        "--method join needs {} for the quadrant table of N = {n}, but the limit is {}: use --method d4 (no table), or raise --max-memory",
-        crate::error::human_bytes(*needed),
-        crate::error::human_bytes(*limit)
+        "the join method needs {} for the quadrant table of N = {n}, but the memory limit is {}: count with d4 (no table), or raise the limit",
+        human_bytes(*needed),
+        human_bytes(*limit)
     )]
     JoinTooBig {
         /// Board size.
@@ -53,7 +56,7 @@ pub enum Error {
         limit: u64,
     },
     /// A board too large for the `join` method at all.
-    #[error("--method join counts N up to {max}, not {n}: use --method d4 for larger boards")]
+    #[error("the join method counts N up to {max}, not {n}: count larger boards with d4")]
     JoinTooLarge {
         /// Board size.
         n: u32,
@@ -95,6 +98,10 @@ pub enum Error {
     /// MPI failed or the ranks disagree.
     #[error("MPI: {0}")]
     Mpi(String),
+    /// An environment variable that steers the searches has a value they
+    /// do not accept; the message names it and what is accepted.
+    #[error("{0}")]
+    Environment(String),
     /// Rayon could not start its threads.
     #[error("could not start {threads} worker threads: {reason}")]
     ThreadPool {
@@ -103,20 +110,4 @@ pub enum Error {
         /// What the system said.
         reason: String,
     },
-}
-
-/// Bytes for people: "7.3 MB", "1.2 GB" (powers of 1000).
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
 }

@@ -1,311 +1,62 @@
 //! Counts the solutions of the N-queens problem (OEIS A000170) on every core.
 //!
 //! The search tree's first rows are expanded into a [`Plan`] of independent
-//! prefix [`Task`]s; the [`engine`] hands them to a rayon pool by work
-//! stealing; each task is searched by the bitmask depth-first [`kernel`];
-//! symmetry (the [`Method`]) cuts the tree and the tasks' weights put it back.
+//! [`Task`]s (or, for the `join` method, one task per set of rows); the
+//! engine hands them to a rayon pool by work stealing; each task is counted
+//! by a search in [`search`]: a bitmask depth-first kernel, the same search
+//! in vector lanes, or the half-board join. Symmetry (the [`Method`]) cuts
+//! the tree and the tasks' weights put it back.
+//!
+//! The layers, each depending only on those above it:
+//! - `search`: counts one task (kernel, lanes, d4, join, symmetric counts);
+//! - [`plan`]: methods, tasks, the fingerprint, cost and memory estimates;
+//! - [`run`]: the engine and the one count routine, checkpoints, shards,
+//!   MPI, the benchmark;
+//! - [`boards`]: listing, the n-th solution, construction, drawing, checks.
 //!
 //! ```
-//! use nqueens::{count, CountOptions};
+//! use nqueens::{count, CountOptions, Method};
 //!
 //! let report = count(8, &CountOptions::default()).unwrap();
 //! assert_eq!(report.solutions, 92);
 //! assert_eq!(report.matches_published(), Some(true));
+//!
+//! let options = CountOptions::default().with_method(Method::D4).with_threads(Some(2));
+//! assert_eq!(count(10, &options).unwrap().unique, Some(92));
 //! ```
 
-pub mod bench;
-pub mod construct;
-pub mod d4;
-#[cfg(feature = "mpi")]
-pub mod distributed;
-pub mod engine;
+#![warn(missing_docs)]
+
+pub mod boards;
 pub mod error;
-pub mod frontier;
-pub mod join;
-pub mod journal;
-pub mod kernel;
-pub mod matcher;
-pub mod naive;
 pub mod plan;
 pub mod published;
-pub mod render;
-pub mod shard;
-pub mod solutions;
-pub mod symmetric;
-pub mod validate;
+pub mod run;
+#[doc(hidden)]
+pub mod search;
+mod system;
+pub mod units;
 
-use std::time::Instant;
-
-pub use engine::{RunHooks, RunTotals, TaskCount, TaskOutcome};
+pub use boards::construct::{explicit_solution, random_solution};
+pub use boards::render::{render, render_fen, render_grid, render_svg, render_vector, BoardFormat};
+pub use boards::solutions::{nth_solution, write_solutions, Solution, Solutions};
+pub use boards::validate::{check, Violation};
 pub use error::Error;
-pub use kernel::{Board, Tally, MAX_N};
 pub use plan::{Method, Plan, SplitDepth, Task, TaskKind, MIN_N};
-pub use symmetric::Turn;
+pub use run::engine::{RunHooks, RunTotals, TaskCount, TaskOutcome};
+pub use run::report::{Orbits, Report};
+pub use run::{count, count_with_hooks, resolve_threads, CountOptions};
+pub use search::board::{Board, Tally, MAX_N};
 
-/// What to count with.
-#[derive(Clone, Debug)]
-pub struct CountOptions {
-    /// How the tree is cut.
-    pub method: Method,
-    /// Worker threads; `None` uses every core.
-    pub threads: Option<usize>,
-    /// How deep prefixes are expanded into tasks.
-    pub split_depth: SplitDepth,
-    /// Most bytes the `join` method's table may take; `None`: the memory
-    /// the system has available when the count starts.
-    pub memory_limit: Option<u64>,
+/// Checks the environment variables that steer the searches (the vector
+/// lanes' `NQUEENS_LANES`): an error names the value and what is accepted.
+/// A library caller that skips this gets the fastest lanes the CPU has.
+pub fn check_environment() -> Result<(), Error> {
+    search::lanes::requested()
+        .map(|_| ())
+        .map_err(Error::Environment)
 }
 
-impl Default for CountOptions {
-    fn default() -> CountOptions {
-        CountOptions {
-            method: Method::Auto,
-            threads: None,
-            split_depth: SplitDepth::Auto,
-            memory_limit: None,
-        }
-    }
-}
-
-/// The result of one count.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Report {
-    /// Board size.
-    pub n: u32,
-    /// Method counted with.
-    pub method: Method,
-    /// Rows expanded into task prefixes.
-    pub split_depth: u32,
-    /// Tasks in the plan.
-    pub tasks: usize,
-    /// Worker threads used.
-    pub threads: usize,
-    /// Solutions counted (all of them, symmetric images included).
-    pub solutions: u128,
-    /// Solutions up to the 8 symmetries of the square, by Burnside's lemma
-    /// from `solutions`, P and R; `None` if they are inconsistent.
-    pub unique: Option<u128>,
-    /// P: solutions unchanged by a half turn.
-    pub half_turn_symmetric: u128,
-    /// R: solutions unchanged by a quarter turn.
-    pub quarter_turn_symmetric: u128,
-    /// Unique solutions as the `d4` leaves classified them, with how many
-    /// classes have 2, 4 and 8 boards; `None` for other methods.
-    pub orbits: Option<Orbits>,
-    /// Work done: queens placed, while building the plan and in the kernel
-    /// (depth-first methods), or pairs of half boards decided (`join`).
-    pub nodes: u128,
-    /// Wall time, plan building included.
-    pub seconds: f64,
-    /// The plan's fingerprint.
-    pub fingerprint: u64,
-    /// False when the run was cancelled before every task was counted.
-    pub complete: bool,
-}
-
-/// The classes of solutions a `d4` count found at its leaves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Orbits {
-    /// Classes counted: the unique solutions.
-    pub unique: u128,
-    /// Classes of 2, 4 and 8 boards.
-    pub by_size: [u128; 3],
-}
-
-impl Report {
-    /// The published count for this N, where one is known.
-    pub fn published(&self) -> Option<u128> {
-        published::total(self.n)
-    }
-
-    /// The published unique count for this N, where one is known.
-    pub fn published_unique(&self) -> Option<u128> {
-        published::unique(self.n)
-    }
-
-    /// Whether the count equals the published one; `None` past the table.
-    pub fn matches_published(&self) -> Option<bool> {
-        self.published().map(|known| known == self.solutions)
-    }
-
-    /// Whether the unique count (and the leaf classification, where there
-    /// is one) equals the published one; `None` past the table.
-    pub fn unique_matches_published(&self) -> Option<bool> {
-        let known = self.published_unique()?;
-        let leaves_agree = self.orbits.is_none_or(|orbits| orbits.unique == known);
-        Some(self.unique == Some(known) && leaves_agree)
-    }
-
-    /// Whether every check that can be made passed: the total and unique
-    /// counts against the tables, the two unique routes against each other.
-    pub fn is_consistent(&self) -> bool {
-        let routes_agree = match (self.unique, self.orbits) {
-            (Some(unique), Some(orbits)) => unique == orbits.unique,
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
-        routes_agree
-            && self.matches_published() != Some(false)
-            && self.unique_matches_published() != Some(false)
-    }
-
-    /// Nodes per second of wall time.
-    pub fn nodes_per_second(&self) -> f64 {
-        if self.seconds > 0.0 {
-            self.nodes as f64 / self.seconds
-        } else {
-            0.0
-        }
-    }
-}
-
-/// The number of threads `threads` stands for: `None` means every core.
-pub fn resolve_threads(threads: Option<usize>) -> Result<usize, Error> {
-    match threads {
-        Some(0) => Err(Error::ZeroThreads),
-        Some(threads) => Ok(threads),
-        None => Ok(num_cpus::get().max(1)),
-    }
-}
-
-/// Counts the solutions for an `n` x `n` board.
-pub fn count(n: u32, options: &CountOptions) -> Result<Report, Error> {
-    count_with_hooks(n, options, &RunHooks::default(), |_| {})
-}
-
-/// Counts like [`count`], calling `on_plan` once the plan is built (to size a
-/// progress display) and passing `hooks` to the engine.
-pub fn count_with_hooks(
-    n: u32,
-    options: &CountOptions,
-    hooks: &RunHooks<'_>,
-    on_plan: impl FnOnce(&Plan),
-) -> Result<Report, Error> {
-    let threads = resolve_threads(options.threads)?;
-    let started = Instant::now();
-    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
-    on_plan(&plan);
-    // The symmetric searches run beside the tasks rather than after them:
-    // a short serial tail would cost every thread but one its time.
-    let (totals, symmetric) = std::thread::scope(|scope| {
-        let symmetric = scope.spawn(|| SymmetricCounts::of(n));
-        let totals = engine::run(&plan, threads, hooks);
-        let symmetric = symmetric
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (totals, symmetric)
-    });
-    let totals = totals?;
-    let complete = totals.tasks_cancelled == 0 && totals.tasks_skipped == 0;
-    let seconds = started.elapsed().as_secs_f64();
-    Ok(make_report_with(
-        &PlanSummary::of(&plan),
-        threads,
-        &totals,
-        seconds,
-        complete,
-        symmetric,
-    ))
-}
-
-/// The solutions unchanged by a half turn (P) and by a quarter turn (R),
-/// from the symmetric searches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SymmetricCounts {
-    /// P.
-    pub half_turn: u128,
-    /// R.
-    pub quarter_turn: u128,
-}
-
-impl SymmetricCounts {
-    /// Runs both symmetric searches for an `n` board.
-    pub fn of(n: u32) -> SymmetricCounts {
-        SymmetricCounts {
-            half_turn: u128::from(symmetric::count_symmetric(n, Turn::Half)),
-            quarter_turn: u128::from(symmetric::count_symmetric(n, Turn::Quarter)),
-        }
-    }
-}
-
-/// What a report needs to know of the plan a count ran.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanSummary {
-    /// Board size.
-    pub n: u32,
-    /// Method (resolved).
-    pub method: Method,
-    /// Split depth.
-    pub split_depth: u32,
-    /// Tasks in the plan.
-    pub tasks: usize,
-    /// The plan's fingerprint.
-    pub fingerprint: u64,
-    /// Queens placed building the plan.
-    pub prefix_nodes: u64,
-}
-
-impl PlanSummary {
-    /// The summary of `plan`.
-    pub fn of(plan: &Plan) -> PlanSummary {
-        PlanSummary {
-            n: plan.n,
-            method: plan.method,
-            split_depth: plan.split_depth,
-            tasks: plan.tasks.len(),
-            fingerprint: plan.fingerprint(),
-            prefix_nodes: plan.prefix_nodes,
-        }
-    }
-}
-
-/// The report of a count from its totals: runs the small symmetric searches
-/// for P and R, and derives the unique count when the count is `complete`.
-pub fn make_report(
-    plan: &PlanSummary,
-    threads: usize,
-    totals: &RunTotals,
-    seconds: f64,
-    complete: bool,
-) -> Report {
-    let symmetric = SymmetricCounts::of(plan.n);
-    make_report_with(plan, threads, totals, seconds, complete, symmetric)
-}
-
-/// [`make_report`] with the symmetric searches already run.
-pub fn make_report_with(
-    plan: &PlanSummary,
-    threads: usize,
-    totals: &RunTotals,
-    seconds: f64,
-    complete: bool,
-    symmetric: SymmetricCounts,
-) -> Report {
-    let n = plan.n;
-    let SymmetricCounts {
-        half_turn,
-        quarter_turn,
-    } = symmetric;
-    let orbits = (plan.method == Method::D4 && complete).then_some(Orbits {
-        unique: totals.orbits,
-        by_size: totals.orbit_sizes,
-    });
-    Report {
-        n,
-        method: plan.method,
-        split_depth: plan.split_depth,
-        tasks: plan.tasks,
-        threads,
-        solutions: totals.solutions,
-        unique: complete
-            .then(|| symmetric::unique_by_burnside(n, totals.solutions, half_turn, quarter_turn))
-            .flatten(),
-        half_turn_symmetric: half_turn,
-        quarter_turn_symmetric: quarter_turn,
-        orbits,
-        nodes: totals.nodes + u128::from(plan.prefix_nodes),
-        seconds,
-        fingerprint: plan.fingerprint,
-        complete,
-    }
-}
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;

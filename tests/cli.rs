@@ -313,7 +313,8 @@ fn list_refuses_bad_requests() {
 
 #[test]
 fn list_writes_one_svg_file_per_board() {
-    let dir = std::env::temp_dir().join(format!("nqueens-svg-{}", std::process::id()));
+    let scratch_dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir.path().join("boards");
     nqueens()
         .args(["list", "6", "--format", "svg", "--out-dir"])
         .arg(&dir)
@@ -327,7 +328,6 @@ fn list_writes_one_svg_file_per_board() {
     assert_eq!(files.len(), 4);
     let text = std::fs::read_to_string(&files[0]).unwrap();
     assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -524,7 +524,7 @@ fn every_search_build_counts_the_same() {
         // solutions, unique, P, R, method, nodes, checks.
         [1, 2, 3, 4, 5, 8, 10, 11].map(|i| fields[i].clone())
     };
-    let builds: Vec<&str> = nqueens::frontier::Lanes::ALL
+    let builds: Vec<&str> = nqueens::search::lanes::Lanes::ALL
         .into_iter()
         .filter(|lanes| lanes.runs_here())
         .map(|lanes| lanes.name())

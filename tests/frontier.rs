@@ -1,10 +1,14 @@
 //! The eight-lane frontier search against the depth-first kernel and the
 //! naive search: same solutions and the same nodes, from every kind of start.
 
-use nqueens::frontier::Lanes;
-use nqueens::kernel::{count_completions, RowBounds};
-use nqueens::plan::force_open_sides;
-use nqueens::{construct, d4, frontier, naive, Board, Method, Plan, SplitDepth, Tally};
+use nqueens::boards::construct;
+use nqueens::search::board::force_open_sides;
+use nqueens::search::board::RowBounds;
+use nqueens::search::d4::{self, Subtree};
+use nqueens::search::kernel::count_completions;
+use nqueens::search::lanes::Lanes;
+use nqueens::search::{lanes as frontier, naive};
+use nqueens::{Board, Method, Plan, SplitDepth, Tally};
 use proptest::prelude::*;
 
 /// The board after placing `columns` on the first rows, if no two attack.
@@ -142,9 +146,14 @@ fn d4_tasks_count_the_same_in_lanes_and_depth_first() {
         for depth in [0, 1, 2, 3, 5] {
             let plan = Plan::build(n, Method::D4, SplitDepth::Rows(depth)).unwrap();
             for task in &plan.tasks {
+                let subtree = Subtree {
+                    shape: task.kind.d4_shape().unwrap(),
+                    board: task.board,
+                    prefix: task.prefix_columns(),
+                };
                 assert_eq!(
-                    d4::count_task(n, task),
-                    d4::count_task_depth_first(n, task),
+                    d4::count_task(n, &subtree),
+                    d4::count_task_depth_first(n, &subtree),
                     "n={n} depth {depth} task {}",
                     task.id
                 );

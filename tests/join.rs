@@ -2,8 +2,10 @@
 //! table, its tasks under threads and shards, its matcher against the naive
 //! double loop, and its memory guard.
 
-use nqueens::matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
 use nqueens::plan::{effective_method, join_fits};
+use nqueens::search::join::{
+    count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS,
+};
 use nqueens::{count, published};
 use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
 use proptest::prelude::*;
@@ -16,7 +18,7 @@ fn options(method: Method, threads: usize) -> CountOptions {
 
 #[test]
 fn join_equals_the_depth_first_methods_up_to_15() {
-    for n in nqueens::join::JOIN_MIN_N..=15 {
+    for n in nqueens::search::join::JOIN_MIN_N..=15 {
         let join = count(n, &options(Method::Join, 2)).unwrap();
         assert_eq!(join.method, Method::Join, "n={n}");
         for method in Method::DEPTH_FIRST {
@@ -34,7 +36,7 @@ fn join_equals_the_depth_first_methods_up_to_15() {
 
 #[test]
 fn small_boards_fall_back_to_mirror() {
-    for n in 1..nqueens::join::JOIN_MIN_N {
+    for n in 1..nqueens::search::join::JOIN_MIN_N {
         assert_eq!(effective_method(n, Method::Join), Method::Mirror);
         let report = count(n, &options(Method::Join, 1)).unwrap();
         assert_eq!(Some(report.solutions), published::total(n), "n={n}");
@@ -115,26 +117,23 @@ fn the_memory_guard_refuses_with_the_figure() {
         panic!("expected JoinTooBig, got {err}");
     };
     assert_eq!((n, limit), (16, 1000));
-    assert_eq!(needed, nqueens::join::memory_needed(16));
+    assert_eq!(needed, nqueens::search::join::memory_needed(16));
     for n in 4..=20 {
         assert!(
-            nqueens::join::memory_bound(n) >= nqueens::join::memory_needed(n),
+            nqueens::search::join::memory_bound(n) >= nqueens::search::join::memory_needed(n),
             "n={n}"
         );
     }
     assert!(join_fits(16, None).unwrap() >= needed);
     let message = err.to_string();
-    assert!(message.contains("--method d4"), "{message}");
+    assert!(message.contains("count with d4"), "{message}");
     assert!(!message.contains('\n'));
     // auto takes d4 instead when join does not fit, and join when it does.
     let auto = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1000)).unwrap();
     assert_eq!(auto.method, Method::D4);
     let roomy = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1 << 30)).unwrap();
     assert_eq!(roomy.method, Method::Join);
-    let tight = CountOptions {
-        memory_limit: Some(1000),
-        ..options(Method::Auto, 2)
-    };
+    let tight = options(Method::Auto, 2).with_memory_limit(Some(1000));
     let report = count(13, &tight).unwrap();
     assert_eq!(report.method, Method::D4);
     assert_eq!(Some(report.solutions), published::total(13));
@@ -142,7 +141,7 @@ fn the_memory_guard_refuses_with_the_figure() {
 
 #[test]
 fn boards_past_the_join_range_are_refused() {
-    let max = nqueens::join::JOIN_MAX_N;
+    let max = nqueens::search::join::JOIN_MAX_N;
     let err = Plan::build(max + 1, Method::Join, SplitDepth::Auto).unwrap_err();
     assert!(matches!(err, Error::JoinTooLarge { .. }), "{err}");
     assert_eq!(effective_method(max + 1, Method::Auto), Method::D4);
@@ -268,7 +267,7 @@ fn the_table_holds_every_placement_once_whatever_the_threads() {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let table = pool.install(|| nqueens::join::QuadrantTable::build(side));
+            let table = pool.install(|| nqueens::search::join::QuadrantTable::build(side));
             assert_eq!(table.placements(), expected.len(), "side {side}");
             let mut layout = Vec::new();
             for rows in 0..1u32 << side {
@@ -293,7 +292,7 @@ fn the_table_holds_every_placement_once_whatever_the_threads() {
         );
     }
     assert_eq!(
-        nqueens::join::count_placements(5),
-        nqueens::join::QuadrantTable::build(5).placements() as u64
+        nqueens::search::join::count_placements(5),
+        nqueens::search::join::QuadrantTable::build(5).placements() as u64
     );
 }

@@ -1,8 +1,9 @@
 //! The fast kernel against its naive twin, on every prefix of small boards and
 //! on random prefixes of larger ones.
 
-use nqueens::kernel::{count_completions, count_completions_portable, Board};
-use nqueens::naive;
+use nqueens::search::kernel::{count_completions, count_completions_portable};
+use nqueens::search::naive;
+use nqueens::Board;
 use proptest::prelude::*;
 
 /// Every valid prefix of `depth` rows on an `n` board, as column lists.

@@ -1,10 +1,11 @@
 //! Listing, rendering, construction and checking of boards.
 
-use nqueens::construct::{explicit_solution, random_solution};
-use nqueens::render::{render, render_fen, render_svg, BoardFormat};
-use nqueens::solutions::{nth_solution, write_solutions, Solution, Solutions};
-use nqueens::validate::{check, Violation};
-use nqueens::{naive, published};
+use nqueens::boards::construct::{explicit_solution, random_solution};
+use nqueens::boards::render::{render, render_fen, render_svg, BoardFormat};
+use nqueens::boards::solutions::{nth_solution, write_solutions, Solution, Solutions};
+use nqueens::boards::validate::{check, Violation};
+use nqueens::published;
+use nqueens::search::naive;
 
 fn as_u64(columns: &[u32]) -> Vec<u64> {
     columns.iter().map(|&c| u64::from(c)).collect()
@@ -51,7 +52,7 @@ fn nth_equals_the_stream_at_every_index() {
 #[test]
 fn nth_by_counting_equals_nth_by_walking() {
     // Past the stream limit the subtrees are counted; both routes must agree.
-    let limit = nqueens::solutions::NTH_STREAM_LIMIT;
+    let limit = nqueens::boards::solutions::NTH_STREAM_LIMIT;
     for index in [limit, limit + 1, limit + 123_456, 2_279_183] {
         let walked = Solutions::new(15).nth(index as usize);
         assert_eq!(nth_solution(15, index), walked, "index {index}");

@@ -4,7 +4,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use nqueens::{count, count_with_hooks, naive, published};
+use nqueens::search::naive;
+use nqueens::{count, count_with_hooks, published};
 use nqueens::{CountOptions, Method, Plan, RunHooks, SplitDepth, TaskOutcome};
 
 mod common;
@@ -178,10 +179,7 @@ fn cancel_stops_handing_out_tasks() {
 fn bad_input_is_an_error_not_a_panic() {
     assert!(count(0, &CountOptions::default()).is_err());
     assert!(count(33, &CountOptions::default()).is_err());
-    let zero = CountOptions {
-        threads: Some(0),
-        ..CountOptions::default()
-    };
+    let zero = CountOptions::default().with_threads(Some(0));
     assert_eq!(count(8, &zero).unwrap_err(), nqueens::Error::ZeroThreads);
     assert!(Plan::build(8, Method::None, SplitDepth::Rows(9)).is_err());
     assert!(Plan::build(30, Method::None, SplitDepth::Rows(17)).is_err());

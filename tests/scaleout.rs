@@ -10,12 +10,12 @@ fn nqueens() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
 
-/// A fresh scratch directory per test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nqueens-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory per test, removed when the test ends.
+fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("nqueens-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The solutions column of a CSV count.
@@ -72,7 +72,8 @@ fn resume(journal: &Path) -> String {
 
 #[test]
 fn sigint_and_sigterm_stop_cleanly_and_resume_exactly() {
-    let dir = scratch("signals");
+    let scratch_dir = scratch("signals");
+    let dir = scratch_dir.path();
     for signal in ["-INT", "-TERM"] {
         let journal = dir.join(format!("run{signal}.ckpt"));
         let (code, stderr) = interrupt(&journal, signal, Duration::from_millis(500));
@@ -93,7 +94,8 @@ fn sigint_and_sigterm_stop_cleanly_and_resume_exactly() {
 
 #[test]
 fn kill_9_at_random_moments_loses_nothing_finished() {
-    let dir = scratch("kill9");
+    let scratch_dir = scratch("kill9");
+    let dir = scratch_dir.path();
     let journal = dir.join("run.ckpt");
     // Two kills at different moments, then a resume that finishes.
     for millis in [150u64, 420] {
@@ -106,7 +108,8 @@ fn kill_9_at_random_moments_loses_nothing_finished() {
 
 #[test]
 fn a_finished_journal_just_reprints_the_result() {
-    let dir = scratch("finished");
+    let scratch_dir = scratch("finished");
+    let dir = scratch_dir.path();
     let journal = dir.join("done.ckpt");
     for _ in 0..2 {
         nqueens()
@@ -158,7 +161,8 @@ fn count_12(journal: &Path) -> (Option<i32>, String, String) {
 
 #[test]
 fn damaged_journals_are_refused_or_repaired() {
-    let dir = scratch("damaged");
+    let scratch_dir = scratch("damaged");
+    let dir = scratch_dir.path();
     let journal = dir.join("j.ckpt");
     let (code, _, _) = count_12(&journal);
     assert_eq!(code, Some(0));
@@ -234,9 +238,10 @@ fn shard_files(dir: &Path, n: &str, shards: u64, extra: &[&str]) -> Vec<PathBuf>
 
 #[test]
 fn shards_merge_to_the_published_total() {
-    let dir = scratch("shards");
+    let scratch_dir = scratch("shards");
+    let dir = scratch_dir.path();
     for shards in [1u64, 3, 7] {
-        let files = shard_files(&dir, "13", shards, &[]);
+        let files = shard_files(dir, "13", shards, &[]);
         nqueens()
             .args(["merge", "--format", "csv"])
             .args(&files)
@@ -244,14 +249,15 @@ fn shards_merge_to_the_published_total() {
             .success()
             .stdout(predicates::str::contains("\n13,73712,9233,136,8,join,"));
     }
-    let mirror = shard_files(&dir, "12", 3, &["-m", "mirror"]);
+    let mirror = shard_files(dir, "12", 3, &["-m", "mirror"]);
     nqueens().arg("merge").args(&mirror).assert().success();
 }
 
 #[test]
 fn merge_refuses_missing_duplicate_and_foreign_shards() {
-    let dir = scratch("merge-bad");
-    let files = shard_files(&dir, "12", 3, &[]);
+    let scratch_dir = scratch("merge-bad");
+    let dir = scratch_dir.path();
+    let files = shard_files(dir, "12", 3, &[]);
     let refuse = |args: Vec<&PathBuf>, needle: &str| {
         let output = nqueens().arg("merge").args(args).output().unwrap();
         assert_eq!(output.status.code(), Some(2));
@@ -264,7 +270,7 @@ fn merge_refuses_missing_duplicate_and_foreign_shards() {
         vec![&files[0], &files[1], &files[1], &files[2]],
         "more than once: 1",
     );
-    let other = shard_files(&dir, "12", 3, &["-m", "mirror"]);
+    let other = shard_files(dir, "12", 3, &["-m", "mirror"]);
     refuse(vec![&files[0], &other[1], &files[2]], "from another run");
     let junk = dir.join("junk.json");
     std::fs::write(&junk, "{}").unwrap();
@@ -273,8 +279,9 @@ fn merge_refuses_missing_duplicate_and_foreign_shards() {
 
 #[test]
 fn scheduler_environments_pick_the_shard() {
-    let dir = scratch("env");
-    let direct = shard_files(&dir, "12", 3, &[]);
+    let scratch_dir = scratch("env");
+    let dir = scratch_dir.path();
+    let direct = shard_files(dir, "12", 3, &[]);
     let from_slurm = dir.join("slurm.json");
     nqueens()
         .env("SLURM_ARRAY_TASK_ID", "2")
@@ -334,7 +341,8 @@ fn bad_shard_specs_are_refused() {
 
 #[test]
 fn shards_and_checkpoints_combine() {
-    let dir = scratch("shard-ckpt");
+    let scratch_dir = scratch("shard-ckpt");
+    let dir = scratch_dir.path();
     let journal = dir.join("s.ckpt");
     let out = dir.join("s.json");
     for _ in 0..2 {
@@ -346,7 +354,7 @@ fn shards_and_checkpoints_combine() {
             .assert()
             .success();
     }
-    let direct = shard_files(&dir, "12", 2, &[]);
+    let direct = shard_files(dir, "12", 2, &[]);
     let read = |path: &Path| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
@@ -381,7 +389,8 @@ fn plan_prints_tasks_fingerprint_and_spread() {
 
 #[test]
 fn profile_lists_every_task_once() {
-    let dir = scratch("profile");
+    let scratch_dir = scratch("profile");
+    let dir = scratch_dir.path();
     let profile = dir.join("p.csv");
     nqueens()
         .args(["count", "12", "--profile"])

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use nqueens::d4::{classify, rotate};
-use nqueens::symmetric::{count_symmetric, unique_by_burnside, Turn};
-use nqueens::{count, naive, published, Method, SplitDepth};
+use nqueens::search::d4::{classify, rotate};
+use nqueens::search::naive;
+use nqueens::search::symmetric::{count_symmetric, unique_by_burnside, Turn};
+use nqueens::{count, published, Method, SplitDepth};
 
 mod common;
 
@@ -195,7 +196,7 @@ fn auto_picks_join_d4_or_mirror_by_size() {
     let nine = count(9, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(nine.method, Method::Mirror);
     assert_eq!(
-        nqueens::plan::effective_method(nqueens::join::JOIN_MAX_N + 1, Method::Auto),
+        nqueens::plan::effective_method(nqueens::search::join::JOIN_MAX_N + 1, Method::Auto),
         Method::D4
     );
     let small = count(6, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();

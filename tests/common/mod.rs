@@ -5,12 +5,10 @@ use nqueens::{count_with_hooks, CountOptions, Method, RunHooks, SplitDepth, Task
 /// Options for `method` on `threads` threads, cut at `split_depth`, with the
 /// default memory limit.
 pub fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOptions {
-    CountOptions {
-        method,
-        threads: Some(threads),
-        split_depth,
-        memory_limit: None,
-    }
+    CountOptions::default()
+        .with_method(method)
+        .with_threads(Some(threads))
+        .with_split_depth(split_depth)
 }
 
 /// Solutions of the shard `index` of `shards` (tasks whose id is `index`

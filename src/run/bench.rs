@@ -9,9 +9,10 @@
 
 use serde::Serialize;
 
+use super::{available_cores, count, CountOptions};
 use crate::error::Error;
-use crate::plan::{effective_method, Method, SplitDepth};
-use crate::{count, published, CountOptions};
+use crate::plan::{effective_method, Method};
+use crate::{published, system};
 
 /// The default workload: N = 17 with the default method, about 10 s on one
 /// core of a 2020s server core (12.4 s measured on the development machine).
@@ -44,7 +45,7 @@ impl BenchConfig {
             method,
             runs: 5,
             warmup: true,
-            thread_counts: default_thread_counts(num_cpus::get()),
+            thread_counts: default_thread_counts(available_cores()),
             expected_solutions: expected,
         })
     }
@@ -145,12 +146,9 @@ pub fn run_bench(
     let mut nodes = 0;
     let mut timings = Vec::new();
     for &threads in &config.thread_counts {
-        let options = CountOptions {
-            method: config.method,
-            threads: Some(threads),
-            split_depth: SplitDepth::Auto,
-            memory_limit: None,
-        };
+        let options = CountOptions::default()
+            .with_method(config.method)
+            .with_threads(Some(threads));
         let mut seconds = Vec::with_capacity(config.runs);
         for run in 0..per_count {
             let report = count(config.n, &options)?;
@@ -211,9 +209,9 @@ pub fn run_bench(
         solutions: config.expected_solutions,
         nodes,
         runs: config.runs,
-        cpu_model: cpu_model(),
-        logical_cores: num_cpus::get(),
-        physical_cores: num_cpus::get_physical(),
+        cpu_model: system::cpu_model(),
+        logical_cores: available_cores(),
+        physical_cores: system::physical_cores(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         profile: if cfg!(debug_assertions) {
             "debug"
@@ -240,17 +238,4 @@ pub fn median(values: &[f64]) -> f64 {
     } else {
         (sorted[middle - 1] + sorted[middle]) / 2.0
     }
-}
-
-/// The CPU's model name as the operating system reports it.
-pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split_once(':'))
-                .map(|(_, model)| model.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".to_string())
 }

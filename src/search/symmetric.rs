@@ -7,7 +7,7 @@
 //! run for every method. Unique = (total + P + 2R) / 8 for N >= 2, because
 //! no solution for N >= 2 is unchanged by a reflection.
 
-use crate::kernel::full_mask;
+use super::board::full_mask;
 
 /// Which rotation the solutions must be unchanged by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

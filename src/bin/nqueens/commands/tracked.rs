@@ -1,5 +1,5 @@
-//! Counts that survive and spread: the checkpoint journal and shards on the
-//! `count` command, interruption by signal, and `merge`.
+//! A count that survives and spreads: one N with a checkpoint journal, a
+//! shard of the plan, or a per-task profile.
 
 use std::fs;
 use std::io::{self, Write};
@@ -9,15 +9,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Context;
-use nqueens::engine::{self, RunHooks, RunTotals, TaskOutcome};
-use nqueens::journal::{Journal, Resumed};
-use nqueens::shard::{merge, ShardResult, ShardSpec, SHARD_FORMAT};
-use nqueens::{make_report, resolve_threads, Method, Plan, PlanSummary, Report, Task};
+use nqueens::run::journal::{Journal, Resumed};
+use nqueens::run::report::{make_report, PlanSummary};
+use nqueens::run::run_plan;
+use nqueens::run::shard::{ShardResult, ShardSpec, SHARD_FORMAT};
+use nqueens::{resolve_threads, Plan, RunHooks, RunTotals, Task, TaskOutcome};
 
-use crate::cli::{CountArgs, MergeArgs};
+use super::{print_report, usage};
+use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
-use crate::output::ReportWriter;
-use crate::{mismatch, progress, usage};
+use crate::progress;
+use crate::signals::INTERRUPTED;
 
 /// Per-task measurements for `--profile`, collected from the workers.
 #[derive(Default)]
@@ -48,20 +50,6 @@ impl Profiler {
         fs::write(path, text)
             .with_context(|| format!("cannot write the profile {}", path.display()))
     }
-}
-
-/// Set by the SIGINT/SIGTERM handler: stop handing out tasks.
-pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Installs the handler: the first signal asks the run to stop after the
-/// tasks in flight; a second one exits at once (every finished task is
-/// already in the journal).
-pub fn install_signal_handler() {
-    let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            std::process::exit(ExitCode::Interrupted.code());
-        }
-    });
 }
 
 /// The shard to run: `--shard`, else from the job scheduler's environment.
@@ -113,26 +101,16 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
     Ok(None)
 }
 
-/// The command line that resumes this run, for the interruption message.
+/// The command line that resumes this run, quoted for a POSIX shell, for
+/// the interruption message.
 fn resume_command() -> String {
-    std::env::args()
-        .map(|arg| {
-            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || "'\"$\\".contains(c)) {
-                format!("'{}'", arg.replace('\'', "'\\''"))
-            } else {
-                arg
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let args: Vec<String> = std::env::args().collect();
+    // Quoting fails only on a NUL byte, which no argument can hold.
+    shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
 }
 
 /// One N with a checkpoint and/or a shard.
-pub fn run_tracked_count(
-    args: &CountArgs,
-    n: u32,
-    shard: Option<ShardSpec>,
-) -> anyhow::Result<ExitCode> {
+pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result<ExitCode> {
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
@@ -202,9 +180,11 @@ pub fn run_tracked_count(
         skip: Some(&skip),
         on_task: Some(&on_task),
         cancel: Some(&stop),
+        ..RunHooks::default()
     };
     stop.store(INTERRUPTED.load(Ordering::SeqCst), Ordering::SeqCst);
-    let run = engine::run(&plan, threads, &hooks)?;
+    let counted = run_plan(&plan, threads, &hooks)?;
+    let run = counted.totals;
     bar.finish_and_clear();
     if let Some(journal) = &journal {
         journal
@@ -274,7 +254,7 @@ pub fn run_tracked_count(
         return Ok(ExitCode::Success);
     }
     mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
-    let report = make_report(&summary, threads, &totals, seconds, true);
+    let report = make_report(&summary, threads, &totals, seconds, true, counted.symmetric);
     print_report(&report, args.format)
 }
 
@@ -292,59 +272,24 @@ fn mark_complete(
     }
 }
 
-/// Writes a shard result through a temporary file, so a crash never leaves
-/// a half-written result behind.
+/// Writes a shard result through a temporary file in the same directory,
+/// synced before it is renamed into place, so a crash never leaves a
+/// half-written result behind.
 fn write_shard(path: &Path, result: &ShardResult) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(result)?;
-    let temporary = path.with_extension("json.partial");
-    fs::write(&temporary, format!("{text}\n"))
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    fs::rename(&temporary, path).with_context(|| format!("cannot write {}", path.display()))?;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let cannot = || format!("cannot write {}", path.display());
+    let mut temporary = tempfile::NamedTempFile::new_in(directory).with_context(cannot)?;
+    temporary
+        .write_all(format!("{text}\n").as_bytes())
+        .and_then(|()| temporary.as_file().sync_all())
+        .with_context(cannot)?;
+    temporary
+        .persist(path)
+        .map_err(|err| err.error)
+        .with_context(cannot)?;
     Ok(())
-}
-
-fn print_report(report: &Report, format: crate::cli::Format) -> anyhow::Result<ExitCode> {
-    let stdout = io::stdout();
-    let mut writer = ReportWriter::new(stdout.lock(), format);
-    writer.write(report).context("cannot write the result")?;
-    if let Some(complaint) = mismatch(report) {
-        eprintln!("error: WRONG COUNT: {complaint}");
-        io::stderr().flush().ok();
-        return Ok(ExitCode::CountMismatch);
-    }
-    Ok(ExitCode::Success)
-}
-
-/// `nqueens merge`.
-pub fn run_merge(args: &MergeArgs) -> anyhow::Result<ExitCode> {
-    let mut results = Vec::new();
-    for path in &args.files {
-        let name = path.display().to_string();
-        let text = fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
-        let result: ShardResult = serde_json::from_str(&text)
-            .map_err(|err| usage(format!("{name} is not an nqueens shard file: {err}")))?;
-        results.push((name, result));
-    }
-    let merged = merge(&results).map_err(usage)?;
-    let first = &merged.first;
-    let method: Method = first.method.parse()?;
-    let fingerprint = u64::from_str_radix(&first.fingerprint, 16)
-        .map_err(|_| usage(format!("{} has a malformed fingerprint", results[0].0)))?;
-    let summary = PlanSummary {
-        n: first.n,
-        method,
-        split_depth: first.split_depth,
-        tasks: first.tasks_in_plan as usize,
-        fingerprint,
-        prefix_nodes: 0,
-    };
-    let totals = RunTotals {
-        solutions: merged.solutions,
-        orbits: merged.orbits,
-        orbit_sizes: merged.orbit_sizes,
-        nodes: merged.nodes,
-        ..RunTotals::default()
-    };
-    let report = make_report(&summary, merged.threads, &totals, merged.seconds, true);
-    print_report(&report, args.format)
 }

@@ -3,7 +3,7 @@
 //! Nothing here uses bit tricks: a board is a list of the queens' columns and
 //! every placement is checked against every queen above it.
 
-use crate::kernel::Tally;
+use super::board::Tally;
 
 /// Whether a queen on (`row`, `col`) is attacked by the queens `columns[r]`
 /// on rows `0..row`.

@@ -1,23 +1,28 @@
 //! Counting across MPI ranks (cargo feature `mpi`).
 //!
 //! Every rank builds the same plan (plans are deterministic; the ranks check
-//! their fingerprints agree). Rank 0 hands out chunks of consecutive tasks on
-//! request from a dispatcher thread; every worker thread of every rank asks
-//! for its own chunks, so a thread that finishes early asks for more and none
-//! idles while others work (a chunk run on a whole rank's pool would make its
-//! threads wait for the chunk's slowest task). Rank 0's workers take their
-//! chunks from the same counter directly. At the end every rank's totals are gathered on rank 0 as pairs of
-//! u64 words and added there in u128, so no sum can wrap.
+//! their fingerprints agree) and runs it through [`run_plan`], as a single
+//! machine does, with a [`Dispatch`] that takes chunks of consecutive tasks
+//! from rank 0: every worker thread of every rank asks for its own chunks,
+//! so a thread that finishes early asks for more and none idles while others
+//! work (a chunk run on a whole rank's pool would make its threads wait for
+//! the chunk's slowest task). Rank 0 answers from a dispatcher thread, and
+//! its own workers take their chunks from the same counter directly. At the
+//! end every rank's totals are gathered on rank 0 as pairs of u64 words and
+//! added there in u128, so no sum can wrap.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use crate::engine::{count_task, RunTotals};
+use super::engine::{Dispatch, RunHooks, RunTotals};
+use super::report::{make_report, PlanSummary, Report};
+use super::{resolve_threads, run_plan, CountOptions};
 use crate::error::Error;
-use crate::{make_report, resolve_threads, CountOptions, Plan, PlanSummary, Report};
+use crate::plan::Plan;
 
 const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
@@ -75,74 +80,23 @@ pub fn count(
     let all_workers: u64 = thread_counts.iter().sum();
     let chunk = chunk_size(plan.tasks.len(), all_workers as usize);
     let task_count = plan.tasks.len() as u64;
-    let next_chunk = AtomicU64::new(0);
-    let take = || {
-        let start = next_chunk.fetch_add(chunk, Ordering::SeqCst);
-        if start < task_count {
-            start
-        } else {
-            NO_MORE
-        }
+    let chunks = Chunks {
+        rank,
+        chunk,
+        task_count,
+        next: AtomicU64::new(0),
     };
-    let totals = std::thread::scope(|scope| {
+    let hooks = RunHooks {
+        dispatch: Some(&chunks),
+        ..RunHooks::default()
+    };
+    let run = std::thread::scope(|scope| {
         if rank == 0 && remote_workers > 0 {
-            scope.spawn(|| {
-                let world = SimpleCommunicator::world();
-                let mut finished = 0;
-                while finished < remote_workers {
-                    // MPI's blocking receive spins a core; the dispatcher
-                    // shares rank 0's cores with its workers, so it polls
-                    // and sleeps instead (requests come every chunk, not
-                    // every microsecond).
-                    let Some(waiting) = world.any_process().immediate_probe_with_tag(REQUEST)
-                    else {
-                        std::thread::sleep(DISPATCH_POLL);
-                        continue;
-                    };
-                    let (_, status) = world
-                        .process_at_rank(waiting.source_rank())
-                        .receive_with_tag::<u64>(REQUEST);
-                    let start = take();
-                    if start == NO_MORE {
-                        finished += 1;
-                    }
-                    world
-                        .process_at_rank(status.source_rank())
-                        .send_with_tag(&start, REPLY);
-                }
-            });
+            scope.spawn(|| chunks.answer(remote_workers));
         }
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let world = SimpleCommunicator::world();
-                    let root = world.process_at_rank(0);
-                    let mut local = RunTotals::default();
-                    loop {
-                        // Any reply answers any of this rank's requests: each
-                        // is a chunk nobody else was given.
-                        let start = if rank == 0 {
-                            take()
-                        } else {
-                            root.send_with_tag(&u64::from(rank as u32), REQUEST);
-                            root.receive_with_tag::<u64>(REPLY).0
-                        };
-                        if start == NO_MORE {
-                            return local;
-                        }
-                        let end = (start + chunk).min(task_count);
-                        for task in &plan.tasks[start as usize..end as usize] {
-                            local.add_task(&count_task(n, task));
-                        }
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("a counting thread panicked"))
-            .fold(RunTotals::default(), RunTotals::merge)
-    });
+        run_plan(&plan, threads, &hooks)
+    })?;
+    let totals = run.totals;
     let words = encode(&totals, threads);
     let root = world.process_at_rank(0);
     if rank != 0 {
@@ -163,7 +117,76 @@ pub fn count(
         &sum,
         seconds,
         complete,
+        run.symmetric,
     )))
+}
+
+/// Chunks of a plan's tasks, handed out by rank 0.
+struct Chunks {
+    rank: i32,
+    /// Tasks per chunk.
+    chunk: u64,
+    task_count: u64,
+    /// Rank 0: the start of the next chunk to hand out.
+    next: AtomicU64,
+}
+
+impl Chunks {
+    /// Rank 0: the start of a chunk nobody was given, or [`NO_MORE`].
+    fn take(&self) -> u64 {
+        let start = self.next.fetch_add(self.chunk, Ordering::SeqCst);
+        if start < self.task_count {
+            start
+        } else {
+            NO_MORE
+        }
+    }
+
+    /// Rank 0's dispatcher: answers the other ranks' requests until each of
+    /// their `remote_workers` has been told there is no more.
+    fn answer(&self, remote_workers: u64) {
+        let world = SimpleCommunicator::world();
+        let mut finished = 0;
+        while finished < remote_workers {
+            // MPI's blocking receive spins a core; the dispatcher shares
+            // rank 0's cores with its workers, so it polls and sleeps
+            // instead (requests come every chunk, not every microsecond).
+            let Some(waiting) = world.any_process().immediate_probe_with_tag(REQUEST) else {
+                std::thread::sleep(DISPATCH_POLL);
+                continue;
+            };
+            let (_, status) = world
+                .process_at_rank(waiting.source_rank())
+                .receive_with_tag::<u64>(REQUEST);
+            let start = self.take();
+            if start == NO_MORE {
+                finished += 1;
+            }
+            world
+                .process_at_rank(status.source_rank())
+                .send_with_tag(&start, REPLY);
+        }
+    }
+}
+
+impl Dispatch for Chunks {
+    fn next_chunk(&self) -> Option<Range<usize>> {
+        let start = if self.rank == 0 {
+            self.take()
+        } else {
+            // Any reply answers any of this rank's requests: each is a
+            // chunk nobody else was given.
+            let world = SimpleCommunicator::world();
+            let root = world.process_at_rank(0);
+            root.send_with_tag(&u64::from(self.rank as u32), REQUEST);
+            root.receive_with_tag::<u64>(REPLY).0
+        };
+        if start == NO_MORE {
+            return None;
+        }
+        let end = (start + self.chunk).min(self.task_count);
+        Some(start as usize..end as usize)
+    }
 }
 
 /// u64 words per rank in the final gather.

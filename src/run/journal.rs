@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::engine::TaskCount;
-use crate::plan::Plan;
+use super::engine::TaskCount;
+use crate::plan::{fnv1a, Plan};
 
 /// How often the journal is synced to disk while a run goes on.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
@@ -66,12 +66,7 @@ pub enum JournalError {
 
 /// 64-bit FNV-1a of a line's text: detects torn and altered lines.
 fn checksum(text: &str) -> u64 {
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for byte in text.bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    fnv1a(text.as_bytes())
 }
 
 /// `text` with its checksum appended, and a newline.

@@ -1,22 +1,24 @@
 //! Runs a plan's tasks on a rayon pool and reduces their counts.
 //!
 //! Tasks are many more than threads and uneven in cost, so they are handed
-//! out by work stealing. The engine knows nothing of terminals or files: a
-//! front end watches it through [`RunHooks`] (progress, per-task results),
-//! steers it with a skip filter (checkpoints, shards) and stops it with a
-//! cancel flag.
+//! out by work stealing, or, when a [`Dispatch`] hands out chunks (MPI
+//! ranks sharing one plan), by every worker asking for its own. The engine
+//! knows nothing of terminals or files: a front end watches it through
+//! [`RunHooks`] (progress, per-task results), steers it with a skip filter
+//! (checkpoints, shards) and stops it with a cancel flag.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::d4;
 use crate::error::Error;
-use crate::frontier;
-use crate::join::{self, JoinTask};
-use crate::kernel::count_completions;
-use crate::plan::{Plan, Task, TaskKind};
+use crate::plan::{Task, TaskKind};
+use crate::search::d4::{self, Subtree};
+use crate::search::join::{self, JoinTask};
+use crate::search::kernel::count_completions;
+use crate::search::lanes;
 
 /// What one task counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,8 +37,8 @@ pub struct TaskCount {
 pub fn count_task(n: u32, task: &Task) -> TaskCount {
     match task.kind {
         TaskKind::Plain => {
-            let tally = if frontier::supported() {
-                frontier::count_completions(n, task.board)
+            let tally = if lanes::supported() {
+                lanes::count_completions(n, task.board)
             } else {
                 count_completions(n, task.board)
             };
@@ -54,15 +56,24 @@ pub fn count_task(n: u32, task: &Task) -> TaskCount {
                 ..TaskCount::default()
             }
         }
-        TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => {
-            let tally = d4::count_task(n, task);
-            TaskCount {
-                solutions: tally.solutions,
-                orbits: tally.orbits,
-                orbit_sizes: tally.by_orbit_size,
-                nodes: tally.nodes,
-            }
-        }
+        TaskKind::D4Corner { second } => count_d4(n, task, d4::Shape::Corner { second }),
+        TaskKind::D4Edge { k } => count_d4(n, task, d4::Shape::Edge { k }),
+    }
+}
+
+/// Counts a `d4` task of `shape`.
+fn count_d4(n: u32, task: &Task, shape: d4::Shape) -> TaskCount {
+    let subtree = Subtree {
+        shape,
+        board: task.board,
+        prefix: task.prefix_columns(),
+    };
+    let tally = d4::count_task(n, &subtree);
+    TaskCount {
+        solutions: tally.solutions,
+        orbits: tally.orbits,
+        orbit_sizes: tally.by_orbit_size,
+        nodes: tally.nodes,
     }
 }
 
@@ -77,6 +88,14 @@ pub struct TaskOutcome {
     pub seconds: f64,
 }
 
+/// Hands out a plan's tasks in chunks, one request at a time: each worker
+/// asks for its own, so none waits for another's chunk to finish.
+pub trait Dispatch: Sync {
+    /// The positions in the plan of the next tasks for the calling worker;
+    /// `None` when every task is handed out.
+    fn next_chunk(&self) -> Option<Range<usize>>;
+}
+
 /// Hooks a front end may set; all are called from worker threads.
 #[derive(Default)]
 pub struct RunHooks<'a> {
@@ -87,6 +106,9 @@ pub struct RunHooks<'a> {
     pub on_task: Option<&'a (dyn Fn(&TaskOutcome) + Sync)>,
     /// When set, no further task is started; tasks in flight finish.
     pub cancel: Option<&'a AtomicBool>,
+    /// Where the workers take their tasks from; `None`: every task of the
+    /// plan, by work stealing.
+    pub dispatch: Option<&'a dyn Dispatch>,
 }
 
 /// The reduced result of running a plan.
@@ -134,12 +156,6 @@ impl RunTotals {
     }
 }
 
-/// Runs every task of `plan` on `threads` worker threads.
-pub fn run(plan: &Plan, threads: usize, hooks: &RunHooks<'_>) -> Result<RunTotals, Error> {
-    let pool = worker_pool(threads)?;
-    Ok(run_tasks(&pool, plan.n, &plan.tasks, hooks))
-}
-
 /// A pool of `threads` workers for [`run_tasks`].
 pub fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
@@ -171,6 +187,21 @@ pub fn run_tasks(
             .any(|task| matches!(task.kind, TaskKind::Join { .. }))
         {
             join::prepare(n);
+        }
+        if let Some(dispatch) = hooks.dispatch {
+            // Every worker asks for its own chunks until none is left.
+            return pool
+                .broadcast(|_| {
+                    let mut totals = RunTotals::default();
+                    while let Some(chunk) = dispatch.next_chunk() {
+                        for task in &tasks[chunk] {
+                            totals = totals.merge(run_task(n, task, hooks));
+                        }
+                    }
+                    totals
+                })
+                .into_iter()
+                .fold(RunTotals::default(), RunTotals::merge);
         }
         tasks
             .par_iter()

@@ -1,14 +1,17 @@
-//! The command line: raw arguments (clap) and their conversion into the
-//! library's plain options.
+//! The command line as clap reads it, and its conversion into the library's
+//! plain options.
 
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use nqueens::plan::check_board_size;
-use nqueens::render::BoardFormat;
-use nqueens::shard::ShardSpec;
-use nqueens::{CountOptions, Method, SplitDepth};
+use nqueens::run::shard::ShardSpec;
+use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
+
+use crate::parse::{
+    parse_board_format, parse_board_size, parse_board_sizes, parse_bytes, parse_method, parse_runs,
+    parse_shard, parse_solve_size, parse_thread_list, parse_threads,
+};
 
 /// Counts the solutions of the N-queens problem on every core.
 #[derive(Debug, Parser)]
@@ -79,7 +82,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Board size of the workload (must have a published count: 1..27).
-    #[arg(long, default_value_t = nqueens::bench::DEFAULT_N, value_parser = parse_board_size)]
+    #[arg(long, default_value_t = nqueens::run::bench::DEFAULT_N, value_parser = parse_board_size)]
     pub n: u32,
 
     /// Counting method of the workload.
@@ -125,9 +128,6 @@ pub enum BenchFormat {
     /// A Markdown table with the machine above it.
     Markdown,
 }
-
-/// Largest board `solve` builds (8 bytes of memory per row, plus output).
-pub const SOLVE_MAX_N: u64 = 100_000_000;
 
 /// Arguments of `nqueens list`.
 #[derive(Debug, Args)]
@@ -300,138 +300,12 @@ impl CountArgs {
 
     /// The library options these arguments stand for.
     pub fn count_options(&self) -> CountOptions {
-        CountOptions {
-            method: self.method,
-            threads: self.threads,
-            split_depth: self.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows),
-            memory_limit: self.max_memory,
-        }
+        CountOptions::default()
+            .with_method(self.method)
+            .with_threads(self.threads)
+            .with_split_depth(self.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows))
+            .with_memory_limit(self.max_memory)
     }
-}
-
-/// Parses `N` or `A..B` (inclusive), each within the supported sizes.
-pub fn parse_board_sizes(text: &str) -> Result<RangeInclusive<u32>, String> {
-    let size = |part: &str| -> Result<u32, String> {
-        let part = part.trim();
-        let value: u64 = part.parse().map_err(|_| {
-            format!("'{part}' is not a board size: expected a whole number from 1 to 32")
-        })?;
-        check_board_size(value).map_err(|err| err.to_string())
-    };
-    match text.split_once("..") {
-        None => size(text).map(|n| n..=n),
-        Some((start, end)) => {
-            let end = end.strip_prefix('=').unwrap_or(end);
-            let (start, end) = (size(start)?, size(end)?);
-            if start > end {
-                return Err(format!(
-                    "the range {start}..{end} is empty: write it as low..high, e.g. {end}..{start}"
-                ));
-            }
-            Ok(start..=end)
-        }
-    }
-}
-
-fn parse_board_size(text: &str) -> Result<u32, String> {
-    let range = parse_board_sizes(text)?;
-    if range.start() != range.end() {
-        return Err(format!(
-            "'{text}' is a range: this command takes one board size"
-        ));
-    }
-    Ok(*range.start())
-}
-
-fn parse_solve_size(text: &str) -> Result<u64, String> {
-    let n: u64 = text.trim().parse().map_err(|_| {
-        format!("'{text}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}")
-    })?;
-    if n == 0 || n > SOLVE_MAX_N {
-        return Err(format!(
-            "N = {n} is out of range: N must be from 1 to {SOLVE_MAX_N}"
-        ));
-    }
-    Ok(n)
-}
-
-fn parse_board_format(text: &str) -> Result<BoardFormat, String> {
-    text.parse()
-}
-
-fn parse_shard(text: &str) -> Result<ShardSpec, String> {
-    text.parse()
-}
-
-fn parse_runs(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("the number of runs must be at least 1".to_string()),
-        Ok(runs) => Ok(runs),
-        Err(_) => Err(format!(
-            "'{text}' is not a number of runs: expected a whole number from 1"
-        )),
-    }
-}
-
-fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
-    let counts = text
-        .split(',')
-        .map(|part| parse_threads(part.trim()))
-        .collect::<Result<Vec<usize>, String>>()?;
-    Ok(ThreadList(counts))
-}
-
-fn parse_method(text: &str) -> Result<Method, String> {
-    text.parse().map_err(|err: nqueens::Error| err.to_string())
-}
-
-fn parse_threads(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("the thread count must be at least 1".to_string()),
-        Ok(threads) => Ok(threads),
-        Err(_) => Err(format!(
-            "'{text}' is not a thread count: expected a whole number from 1"
-        )),
-    }
-}
-
-/// Folds a clap error into one line: what was wrong and what is accepted.
-pub fn one_line_error(err: &clap::Error) -> String {
-    let rendered = err.render().to_string();
-    let parts: Vec<&str> = rendered
-        .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with("For more information"))
-        .filter(|line| !line.starts_with("Usage:"))
-        .collect();
-    let mut line = parts.join(" ");
-    if !line.starts_with("error:") {
-        line.insert_str(0, "error: ");
-    }
-    line
-}
-
-/// Parses a byte count: digits with an optional K, M, G or T suffix
-/// (powers of 1024; a trailing B or iB is accepted).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let error = || {
-        format!("'{text}' is not a memory size: give bytes, or a number with K, M, G or T (e.g. 512M, 8G)")
-    };
-    let trimmed = text.trim();
-    let upper = trimmed.to_ascii_uppercase();
-    let upper = upper
-        .strip_suffix("IB")
-        .or_else(|| upper.strip_suffix('B'))
-        .unwrap_or(&upper);
-    let (digits, scale) = match upper.chars().last() {
-        Some('K') => (&upper[..upper.len() - 1], 1u64 << 10),
-        Some('M') => (&upper[..upper.len() - 1], 1 << 20),
-        Some('G') => (&upper[..upper.len() - 1], 1 << 30),
-        Some('T') => (&upper[..upper.len() - 1], 1 << 40),
-        _ => (upper, 1),
-    };
-    let value: u64 = digits.trim().parse().map_err(|_| error())?;
-    value.checked_mul(scale).ok_or_else(error)
 }
 
 #[cfg(test)]
@@ -442,32 +316,5 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn board_sizes_parse() {
-        assert_eq!(parse_board_sizes("16"), Ok(16..=16));
-        assert_eq!(parse_board_sizes("8..12"), Ok(8..=12));
-        assert_eq!(parse_board_sizes("8..=12"), Ok(8..=12));
-        assert!(parse_board_sizes("12..8").unwrap_err().contains("empty"));
-        assert!(parse_board_sizes("a..b").unwrap_err().contains("'a'"));
-        assert!(parse_board_sizes("0").unwrap_err().contains("from 1 to 32"));
-        assert!(parse_board_sizes("33")
-            .unwrap_err()
-            .contains("from 1 to 32"));
-        assert!(parse_board_sizes("-3").is_err());
-        assert!(parse_board_sizes("").is_err());
-    }
-
-    #[test]
-    fn memory_sizes_parse_with_suffixes() {
-        assert_eq!(parse_bytes("1000"), Ok(1000));
-        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
-        assert_eq!(parse_bytes("8g"), Ok(8 << 30));
-        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_bytes("4kB"), Ok(4 << 10));
-        for bad in ["", "M", "12Q", "-5", "1.5G", "99999999999T"] {
-            assert!(parse_bytes(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -6,14 +6,22 @@
 //! are generated in lexicographic order of their prefix and numbered from 0,
 //! and the plan's fingerprint hashes all of it.
 
-use std::fmt;
-use std::str::FromStr;
+mod cost;
+mod fingerprint;
+mod memory;
+mod method;
 
 use serde::{Deserialize, Serialize};
 
+pub use cost::estimate_costs;
+pub(crate) use fingerprint::fnv1a;
+pub use memory::join_fits;
+pub use method::{effective_method, Method, SplitDepth, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N};
+
 use crate::error::Error;
-use crate::join::{self, JOIN_MAX_N, JOIN_MIN_N};
-use crate::kernel::{full_mask, Board, MAX_N};
+use crate::search::board::{Board, MAX_N};
+use crate::search::d4::Shape;
+use crate::search::join::{self, JOIN_MAX_N};
 
 /// Smallest board size accepted.
 pub const MIN_N: u32 = 1;
@@ -30,118 +38,10 @@ pub const AUTO_MIN_ROWS_LEFT: u32 = 5;
 /// Largest plan built, whatever depth is asked for (about 64 bytes a task).
 pub const MAX_TASKS: usize = 10_000_000;
 
-/// `auto` counts with `d4` from this N up where `join` does not apply:
-/// measured faster than `mirror` from N = 10 on one thread (0.39-0.48 ms
-/// vs 0.55-0.66 at 10, 28 vs 35 ms at 14, 0.56 vs 1.11 s at 16); at 8 and
-/// 9 they tie within the noise of a 0.2 ms count.
-pub const AUTO_D4_FROM: u32 = 10;
-
-/// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when its
-/// table fits in memory: measured faster than `d4` from N = 10 on one
-/// thread (median of 201: 0.26-0.34 ms vs 0.39-0.48 at 10, 0.65 vs 1.3 at
-/// 11, 12.9 vs 27.6 at 14); at 9 they tie.
-pub const AUTO_JOIN_FROM: u32 = 10;
-
-/// Smallest N the `d4` method searches; below it the boards are too small
-/// for its edge bounds and `d4` plans fall back to `mirror`.
-pub const D4_MIN_N: u32 = 5;
-
 /// Most queens placed while expanding prefixes. Near the bottom of the board
 /// most prefixes die before reaching the split depth, so the task count alone
 /// would not stop an absurd depth from searching the whole tree.
 pub const MAX_PREFIX_NODES: u64 = 5 * MAX_TASKS as u64;
-
-/// How the search tree is cut into tasks and which part of it is searched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Method {
-    /// Every first-row square: the full tree.
-    None,
-    /// First-row queen in the left half only, counted twice (odd N: the
-    /// middle column with the second-row queen in the left half, twice).
-    Mirror,
-    /// All 8 symmetries of the square: one image per solution, weighted by
-    /// its orbit size at the leaf; also counts the unique solutions.
-    D4,
-    /// Half boards joined on their crossing diagonals, with symmetry
-    /// weights: no row-by-row search (see [`crate::join`]).
-    Join,
-    /// The fastest method for N: `join` where it fits in memory (from
-    /// [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`]), `d4` beyond and from
-    /// [`AUTO_D4_FROM`], `mirror` below.
-    Auto,
-}
-
-impl Method {
-    /// Every method, in the order help texts list them.
-    pub const ALL: [Method; 5] = [
-        Method::None,
-        Method::Mirror,
-        Method::D4,
-        Method::Join,
-        Method::Auto,
-    ];
-
-    /// The methods that count (every one but `auto`, which picks one).
-    pub const SEARCHING: [Method; 4] = [Method::None, Method::Mirror, Method::D4, Method::Join];
-
-    /// The depth-first methods, whose tasks are prefixes cut at the split
-    /// depth (`join` has its own tasks, one per row set).
-    pub const DEPTH_FIRST: [Method; 3] = [Method::None, Method::Mirror, Method::D4];
-
-    /// The name used on the command line and in output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::None => "none",
-            Method::Mirror => "mirror",
-            Method::D4 => "d4",
-            Method::Join => "join",
-            Method::Auto => "auto",
-        }
-    }
-
-    /// Stable number hashed into fingerprints.
-    fn code(self) -> u8 {
-        match self {
-            Method::None => 0,
-            Method::Mirror => 1,
-            Method::D4 => 2,
-            Method::Auto => 3,
-            Method::Join => 4,
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Method {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Method, Error> {
-        Method::ALL
-            .into_iter()
-            .find(|method| method.name().eq_ignore_ascii_case(name))
-            .ok_or_else(|| Error::UnknownMethod {
-                name: name.to_string(),
-                accepted: Method::ALL.map(Method::name).join(", "),
-            })
-    }
-}
-
-/// How deep the first rows are expanded into tasks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SplitDepth {
-    /// Deepen until the plan has [`AUTO_MIN_TASKS`] tasks or fewer than
-    /// [`AUTO_MIN_ROWS_LEFT`] rows would be left for the kernel.
-    #[default]
-    Auto,
-    /// Expand every task to at least this row.
-    Rows(u32),
-}
 
 /// Which search a task's subtree belongs to, with the bounds that search
 /// enforces on every row below the prefix.
@@ -173,6 +73,27 @@ pub enum TaskKind {
         /// distance above the centre.
         middle: u32,
     },
+}
+
+impl TaskKind {
+    /// The `d4` subtree shape of this kind, if it is one.
+    pub fn d4_shape(self) -> Option<Shape> {
+        match self {
+            TaskKind::D4Corner { second } => Some(Shape::Corner { second }),
+            TaskKind::D4Edge { k } => Some(Shape::Edge { k }),
+            TaskKind::Plain | TaskKind::Join { .. } => None,
+        }
+    }
+
+    /// Squares of `board`'s next row open to the search of a task of this
+    /// kind: free of attacks and, for `d4`, within the shape's bounds (see
+    /// [`Shape::open_squares`]).
+    pub fn open_squares(self, n: u32, board: &Board) -> u64 {
+        match self.d4_shape() {
+            Some(shape) => shape.open_squares(n, board),
+            None => board.free(n),
+        }
+    }
 }
 
 /// Longest prefix a task records (its queens' columns, row by row).
@@ -270,35 +191,6 @@ impl Root {
     }
 }
 
-/// Squares of `row` a task of `kind` may use on an `n` board, before the
-/// attacks of the queens above are taken out.
-#[inline(always)]
-pub fn allowed_columns(n: u32, kind: TaskKind, row: u32) -> u64 {
-    let full = full_mask(n);
-    match kind {
-        TaskKind::Plain | TaskKind::Join { .. } => full,
-        TaskKind::D4Corner { second } => {
-            if (2..=second).contains(&row) {
-                full & !0b10
-            } else {
-                full
-            }
-        }
-        TaskKind::D4Edge { k } => {
-            let sides = 1 | (1u64 << (n - 1));
-            let mut allowed = full;
-            if row < k || row > n - 1 - k {
-                allowed &= !sides;
-            }
-            if row == n - 1 {
-                // Columns k..=n-1-k.
-                allowed &= full_mask(n - k) & !full_mask(k);
-            }
-            allowed
-        }
-    }
-}
-
 impl Plan {
     /// Builds the plan of `method` for an `n` board, within the memory this
     /// machine has available now.
@@ -359,41 +251,6 @@ impl Plan {
         })
     }
 
-    /// A hash over N, method, depth and every task: two plans with the same
-    /// fingerprint hand out the same work under the same ids.
-    pub fn fingerprint(&self) -> u64 {
-        let mut hash = Fnv1a::new();
-        hash.write(b"nqueens-plan-v1");
-        hash.write(&self.n.to_le_bytes());
-        hash.write(&[self.method.code()]);
-        hash.write(&self.split_depth.to_le_bytes());
-        hash.write(&(self.tasks.len() as u64).to_le_bytes());
-        for task in &self.tasks {
-            hash.write(&task.id.to_le_bytes());
-            hash.write(&task.weight.to_le_bytes());
-            hash.write(&task.board.row.to_le_bytes());
-            hash.write(&task.board.cols.to_le_bytes());
-            hash.write(&task.board.ld.to_le_bytes());
-            hash.write(&task.board.rd.to_le_bytes());
-            let (kind, bound) = match task.kind {
-                TaskKind::Plain => (0u8, 0u32),
-                TaskKind::D4Corner { second } => (1, second),
-                // Edge tasks count by the tie-pattern rule of
-                // `d4::classify`; code 2 was the rule before it, whose
-                // per-task counts differ, so old checkpoints must not match.
-                TaskKind::D4Edge { k } => (5, k),
-                TaskKind::Join { east_rows, middle } => {
-                    hash.write(&east_rows.to_le_bytes());
-                    (3, middle)
-                }
-            };
-            hash.write(&[kind]);
-            hash.write(&bound.to_le_bytes());
-            hash.write(task.prefix_columns());
-        }
-        hash.finish()
-    }
-
     /// The fingerprint as 16 hex digits, as files and output show it.
     pub fn fingerprint_hex(&self) -> String {
         format!("{:016x}", self.fingerprint())
@@ -410,55 +267,6 @@ fn roots(n: u32, method: Method) -> (Vec<Root>, u64) {
         Method::Mirror | Method::Auto | Method::Join => mirror_roots(n),
         Method::D4 => d4_roots(n),
     }
-}
-
-/// The method a plan for `n` really uses: `auto` picks by N, and `d4` needs
-/// boards of at least [`D4_MIN_N`] rows and falls back to `mirror` below.
-///
-/// `join` needs N of at least [`JOIN_MIN_N`] (below, `mirror`); `auto` asks
-/// for `join` from [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`], and
-/// [`Plan::build_within`] turns that into `d4` when the table does not fit.
-pub fn effective_method(n: u32, method: Method) -> Method {
-    match method {
-        Method::Auto if (AUTO_JOIN_FROM..=JOIN_MAX_N).contains(&n) => Method::Join,
-        Method::Auto if n >= AUTO_D4_FROM => Method::D4,
-        Method::Auto => Method::Mirror,
-        Method::D4 if n < D4_MIN_N => Method::Mirror,
-        Method::Join if n < JOIN_MIN_N => Method::Mirror,
-        other => other,
-    }
-}
-
-/// Checks that a `join` count of an `n` board fits in `memory_limit`
-/// (`None`: the memory available now); returns the bytes it needs, or an
-/// upper bound of them when that bound fits.
-pub fn join_fits(n: u32, memory_limit: Option<u64>) -> Result<u64, Error> {
-    if n > JOIN_MAX_N {
-        return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
-    }
-    let limit = memory_limit.or_else(available_memory);
-    // The bound is free; the exact figure enumerates the table once, so it
-    // is only worked out when the bound does not settle it.
-    let bound = join::memory_bound(n);
-    if limit.is_none_or(|limit| bound <= limit) {
-        return Ok(bound);
-    }
-    let needed = join::memory_needed(n);
-    match limit {
-        Some(limit) if needed > limit => Err(Error::JoinTooBig { n, needed, limit }),
-        _ => Ok(needed),
-    }
-}
-
-/// Memory the system could give this process now without swapping: Linux's
-/// MemAvailable, or nothing known elsewhere.
-pub fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo
-        .lines()
-        .find(|line| line.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// The `join` plan: one task per row set (see [`join::tasks`]), whose
@@ -591,36 +399,7 @@ fn expand(
 
 /// Squares of the root's next row open to its search.
 fn root_free(n: u32, root: &Root) -> u64 {
-    open_squares(n, root.kind, &root.board)
-}
-
-/// Squares of `board`'s next row open to the search of a task of `kind`:
-/// free of attacks, allowed on that row, and for `d4` edge tasks the forced
-/// side columns of [`force_open_sides`].
-pub fn open_squares(n: u32, kind: TaskKind, board: &Board) -> u64 {
-    let free = board.free(n) & allowed_columns(n, kind, board.row);
-    match kind {
-        TaskKind::D4Edge { k } if board.row == n - 1 - k => {
-            let sides = 1 | (1u64 << (n - 1));
-            force_open_sides(free, sides & !board.cols)
-        }
-        _ => free,
-    }
-}
-
-/// The squares of row n-1-k open to a `d4` edge search, the last row where
-/// the side columns are allowed: a side column still open must take the
-/// queen, and two still open mean a dead end. The row masks imply this, but
-/// only rows later.
-#[inline(always)]
-pub fn force_open_sides(free: u64, open_sides: u64) -> u64 {
-    if open_sides == 0 {
-        free
-    } else if open_sides.is_power_of_two() {
-        free & open_sides
-    } else {
-        0
-    }
+    root.kind.open_squares(n, &root.board)
 }
 
 /// The shallowest depth giving [`AUTO_MIN_TASKS`] tasks, without leaving the
@@ -652,53 +431,4 @@ fn count_tasks(n: u32, roots: &[Root], depth: u32) -> usize {
         total
     }
     roots.iter().map(|root| below(n, *root, depth)).sum()
-}
-
-/// 64-bit FNV-1a: tiny, stable across platforms and releases, and enough to
-/// tell plans apart (it guards against mistakes, not attackers).
-struct Fnv1a(u64);
-
-impl Fnv1a {
-    fn new() -> Fnv1a {
-        Fnv1a(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A cheap estimate of each task's cost: the queens placed in the next
-/// `rows` rows below its prefix (the search's first levels, which are a good
-/// proxy for the size of the subtree below them).
-///
-/// `join` tasks are all counted as 1: they are not searched row by row.
-pub fn estimate_costs(plan: &Plan, rows: u32) -> Vec<u64> {
-    fn below(n: u32, kind: TaskKind, board: Board, rows: u32) -> u64 {
-        if rows == 0 || board.row >= n {
-            return 0;
-        }
-        let mut free = open_squares(n, kind, &board);
-        let mut nodes = 0;
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free &= free - 1;
-            nodes += 1 + below(n, kind, board.place(bit), rows - 1);
-        }
-        nodes
-    }
-    plan.tasks
-        .iter()
-        .map(|task| match task.kind {
-            TaskKind::Join { .. } => 1,
-            kind => below(plan.n, kind, task.board, rows),
-        })
-        .collect()
 }

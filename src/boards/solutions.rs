@@ -5,7 +5,8 @@
 //! first, which is exactly lexicographic order. Jumping to the i-th solution
 //! counts whole subtrees with the kernel instead of walking them.
 
-use crate::kernel::{count_completions, Board, MAX_N};
+use crate::search::board::{Board, MAX_N};
+use crate::search::kernel::count_completions;
 
 /// One solution: the queen's column for each row, 0-based.
 #[derive(Clone, Copy, PartialEq, Eq)]

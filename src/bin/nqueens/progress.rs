@@ -3,7 +3,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::ProgressMode;
+use crate::args::ProgressMode;
 
 /// Redraws per second: often enough to look alive, rare enough to cost nothing.
 const REFRESH_HZ: u8 = 8;

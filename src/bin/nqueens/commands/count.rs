@@ -1,0 +1,94 @@
+//! `nqueens count`: one or more N, each checked against the tables; with a
+//! checkpoint, shard or profile, one N through [`super::tracked`]; with
+//! `--mpi`, across the ranks of `mpirun`.
+
+use std::io;
+
+use anyhow::Context;
+use nqueens::{count_with_hooks, RunHooks, TaskOutcome};
+
+use super::{complain, mismatch, tracked, usage};
+use crate::args::CountArgs;
+use crate::exit_codes::ExitCode;
+use crate::output::ReportWriter;
+use crate::{progress, signals};
+
+/// Runs `nqueens count`.
+pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
+    let sizes = args.board_sizes();
+    if args.mpi {
+        return run_mpi(args, &sizes);
+    }
+    signals::install_handler();
+    let shard = tracked::shard_of(args)?;
+    if args.checkpoint.is_some() || shard.is_some() || args.profile.is_some() {
+        if sizes.len() != 1 {
+            return Err(usage(
+                "--checkpoint, --shard and --profile take one N: run one count per N".to_string(),
+            ));
+        }
+        return tracked::run(args, sizes[0], shard);
+    }
+    if args.out.is_some() {
+        return Err(usage(
+            "--out names a shard's result file: add --shard I/K".to_string(),
+        ));
+    }
+    let options = args.count_options();
+    let stdout = io::stdout();
+    let mut writer = ReportWriter::new(stdout.lock(), args.format);
+    let mut mismatches = Vec::new();
+    for n in sizes {
+        let bar = progress::task_bar(args.progress, format!("N={n}"));
+        let on_task = |_: &TaskOutcome| bar.inc(1);
+        let hooks = RunHooks {
+            on_task: Some(&on_task),
+            cancel: Some(&signals::INTERRUPTED),
+            ..RunHooks::default()
+        };
+        let report = count_with_hooks(n, &options, &hooks, |plan| {
+            bar.set_length(plan.tasks.len() as u64)
+        })?;
+        bar.finish_and_clear();
+        if !report.complete {
+            eprintln!(
+                "interrupted: N = {n} not finished; nothing was saved (add --checkpoint FILE to make a run resumable)"
+            );
+            return Ok(ExitCode::Interrupted);
+        }
+        writer.write(&report).context("cannot write the result")?;
+        mismatches.extend(mismatch(&report));
+    }
+    Ok(complain(&mismatches))
+}
+
+/// `count --mpi`: every rank counts, rank 0 prints.
+#[cfg(feature = "mpi")]
+fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
+    use mpi::topology::Communicator;
+    let universe = nqueens::run::mpi::start()?;
+    let world = universe.world();
+    let options = args.count_options();
+    let stdout = io::stdout();
+    let mut writer = ReportWriter::new(stdout.lock(), args.format);
+    let mut mismatches = Vec::new();
+    for &n in sizes {
+        // Only rank 0 gets a report, and only it prints.
+        if let Some(report) = nqueens::run::mpi::count(&world, n, &options)? {
+            writer.write(&report).context("cannot write the result")?;
+            mismatches.extend(mismatch(&report));
+        }
+    }
+    if world.rank() == 0 {
+        return Ok(complain(&mismatches));
+    }
+    Ok(ExitCode::Success)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn run_mpi(_: &CountArgs, _: &[u32]) -> anyhow::Result<ExitCode> {
+    Err(usage(
+        "this nqueens was built without MPI: build it with `cargo build --release --features mpi` (needs an MPI library and libclang)"
+            .to_string(),
+    ))
+}

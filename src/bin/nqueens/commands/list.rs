@@ -1,0 +1,93 @@
+//! `nqueens list`: every solution in lexicographic order, one of them, or
+//! one SVG file per solution.
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+
+use anyhow::Context;
+use nqueens::{
+    count, nth_solution, render, resolve_threads, write_solutions, BoardFormat, CountOptions,
+    Solution, Solutions,
+};
+
+use super::usage;
+use crate::args::ListArgs;
+use crate::exit_codes::ExitCode;
+
+/// Runs `nqueens list`.
+pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
+    let n = args.n;
+    let (format, one_based) = (args.format, args.one_based);
+    let to_files = args.out_dir.is_some();
+    if to_files && format != BoardFormat::Svg {
+        return Err(usage(
+            "--out-dir writes SVG files: add --format svg".to_string(),
+        ));
+    }
+    let single = args.nth.is_some() || args.limit == Some(1);
+    if format == BoardFormat::Svg && !to_files && !single {
+        return Err(usage(
+            "svg draws one board to stdout: pick it with --nth I or --limit 1, or give --out-dir DIR for one file per solution"
+                .to_string(),
+        ));
+    }
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    if let Some(index) = args.nth {
+        let Some(solution) = nth_solution(n, index) else {
+            let total = count(n, &CountOptions::default())?.solutions;
+            return Err(usage(format!(
+                "--nth {index} is past the last solution: N = {n} has {total} solutions, numbered 0 to {}",
+                total.saturating_sub(1)
+            )));
+        };
+        return write_boards(&mut out, args, [solution].into_iter());
+    }
+    if to_files {
+        let limit = args.limit.unwrap_or(u64::MAX) as usize;
+        return write_boards(&mut out, args, Solutions::new(n).take(limit));
+    }
+    let threads = resolve_threads(args.threads)?;
+    let draw = |solution: &Solution, text: &mut Vec<u8>| {
+        render(text, solution.columns(), format, one_based);
+        if format == BoardFormat::Grid {
+            // A blank line between boards keeps a list of grids readable.
+            text.push(b'\n');
+        }
+    };
+    write_solutions(n, threads, args.limit, &draw, &mut out)?;
+    out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+/// Writes boards one by one: to stdout, or one SVG file each into --out-dir.
+fn write_boards(
+    out: &mut impl Write,
+    args: &ListArgs,
+    boards: impl Iterator<Item = Solution>,
+) -> anyhow::Result<ExitCode> {
+    let mut text = Vec::new();
+    let Some(dir) = &args.out_dir else {
+        for board in boards {
+            text.clear();
+            render(&mut text, board.columns(), args.format, args.one_based);
+            out.write_all(&text)?;
+        }
+        out.flush()?;
+        return Ok(ExitCode::Success);
+    };
+    fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+    let first = args.nth.unwrap_or(0);
+    let mut written = 0u64;
+    for (offset, board) in boards.enumerate() {
+        text.clear();
+        render(&mut text, board.columns(), BoardFormat::Svg, false);
+        let index = first + offset as u128;
+        let path = dir.join(format!("queens-{}-{index:08}.svg", args.n));
+        fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+        written += 1;
+    }
+    eprintln!("wrote {written} SVG files to {}", dir.display());
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,198 @@
+//! One file per command; what they share: usage errors, the complaint about
+//! a wrong count, printing a report, and how errors become exit statuses.
+
+pub mod bench;
+pub mod check;
+pub mod count;
+pub mod list;
+pub mod merge;
+pub mod plan;
+pub mod solve;
+pub mod tracked;
+
+use std::io::{self, Write};
+
+use anyhow::Context;
+use nqueens::run::journal::JournalError;
+use nqueens::units::human_bytes;
+use nqueens::Report;
+
+use crate::args::Format;
+use crate::exit_codes::ExitCode;
+use crate::output::ReportWriter;
+
+/// A mistake in what the user asked for, found after parsing: exit status 2.
+#[derive(Debug)]
+pub struct UsageError(String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// A usage error saying `message`.
+pub fn usage(message: String) -> anyhow::Error {
+    anyhow::Error::new(UsageError(message))
+}
+
+/// The complaint about a count that disagrees with the published tables, or
+/// whose two routes to the unique count disagree.
+pub fn mismatch(report: &Report) -> Option<String> {
+    if report.is_consistent() {
+        return None;
+    }
+    let n = report.n;
+    let shown = |value: Option<u128>| value.map_or("none".to_string(), |value| value.to_string());
+    let mut complaints = Vec::new();
+    if report.matches_published() == Some(false) {
+        complaints.push(format!(
+            "counted {} solutions but A000170 says {}",
+            report.solutions,
+            shown(report.published())
+        ));
+    }
+    if report.unique_matches_published() == Some(false) || report.unique.is_none() {
+        complaints.push(format!(
+            "unique {} (Burnside) but A002562 says {}",
+            shown(report.unique),
+            shown(report.published_unique())
+        ));
+    }
+    if let Some(orbits) = report.orbits {
+        if Some(orbits.unique) != report.unique {
+            complaints.push(format!(
+                "the d4 leaves found {} classes but Burnside gives {}",
+                orbits.unique,
+                shown(report.unique)
+            ));
+        }
+    }
+    Some(format!("N = {n}: {}", complaints.join("; ")))
+}
+
+/// Prints complaints about wrong counts; the exit status they mean.
+pub fn complain(mismatches: &[String]) -> ExitCode {
+    if mismatches.is_empty() {
+        return ExitCode::Success;
+    }
+    for complaint in mismatches {
+        eprintln!("error: WRONG COUNT: {complaint}");
+    }
+    io::stderr().flush().ok();
+    ExitCode::CountMismatch
+}
+
+/// Prints one report in `format`, and complains if it is wrong.
+pub fn print_report(report: &Report, format: Format) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut writer = ReportWriter::new(stdout.lock(), format);
+    writer.write(report).context("cannot write the result")?;
+    Ok(complain(&Vec::from_iter(mismatch(report))))
+}
+
+/// The one-line message for `err`: the library's errors that concern an
+/// option are worded with the option's flag.
+pub fn describe(err: &anyhow::Error) -> String {
+    let flagged = match err.downcast_ref::<nqueens::Error>() {
+        Some(nqueens::Error::JoinTooBig { n, needed, limit }) => Some(format!(
+            "--method join needs {} for the quadrant table of N = {n}, but the limit is {}: use --method d4 (no table), or raise --max-memory",
+            human_bytes(*needed),
+            human_bytes(*limit)
+        )),
+        Some(nqueens::Error::JoinTooLarge { n, max }) => Some(format!(
+            "--method join counts N up to {max}, not {n}: use --method d4 for larger boards"
+        )),
+        Some(nqueens::Error::SplitTooDeep { n, depth, limit }) => Some(format!(
+            "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller --split-depth, or leave it out to choose automatically"
+        )),
+        _ => None,
+    };
+    match flagged {
+        // Only a bare library error is reworded; context stays as written.
+        Some(text) if err.chain().count() == 1 => text,
+        _ => format!("{err:#}"),
+    }
+}
+
+/// Mistakes in what the user asked for are usage errors; the rest failures.
+pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
+    if err.downcast_ref::<UsageError>().is_some() {
+        return ExitCode::Usage;
+    }
+    match err.downcast_ref::<JournalError>() {
+        Some(JournalError::Io { .. }) => return ExitCode::Failure,
+        Some(_) => return ExitCode::Usage,
+        None => {}
+    }
+    match err.downcast_ref::<nqueens::Error>() {
+        Some(nqueens::Error::WrongCount { .. }) => ExitCode::CountMismatch,
+        Some(nqueens::Error::ThreadPool { .. }) | None => ExitCode::Failure,
+        Some(_) => ExitCode::Usage,
+    }
+}
+
+/// A reader closing the pipe early (`nqueens ... | head`) is not a failure.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nqueens::{count, CountOptions, Method};
+
+    #[test]
+    fn a_wrong_count_is_named_and_a_right_one_is_not() {
+        let options = CountOptions::default().with_method(Method::D4);
+        let mut report = count(10, &options).unwrap();
+        assert_eq!(mismatch(&report), None);
+        report.solutions += 1;
+        let complaint = mismatch(&report).unwrap();
+        assert!(
+            complaint.contains("counted 725 solutions but A000170 says 724"),
+            "{complaint}"
+        );
+        report.solutions -= 1;
+        report.unique = Some(91);
+        let complaint = mismatch(&report).unwrap();
+        assert!(
+            complaint.contains("unique 91 (Burnside) but A002562 says 92"),
+            "{complaint}"
+        );
+        assert!(
+            complaint.contains("the d4 leaves found 92 classes"),
+            "{complaint}"
+        );
+        // Past the tables only the two unique routes can be compared.
+        report.n = 28;
+        assert!(mismatch(&report).is_some());
+        report.unique = Some(92);
+        assert_eq!(mismatch(&report), None);
+    }
+
+    #[test]
+    fn input_mistakes_are_usage_errors() {
+        let usage = anyhow::Error::new(nqueens::Error::ZeroThreads);
+        assert_eq!(exit_code_of(&usage), ExitCode::Usage);
+        let failure = anyhow::anyhow!("disk full");
+        assert_eq!(exit_code_of(&failure), ExitCode::Failure);
+    }
+
+    #[test]
+    fn library_errors_about_options_name_their_flags() {
+        let err = anyhow::Error::new(nqueens::Error::JoinTooLarge { n: 30, max: 25 });
+        assert_eq!(
+            describe(&err),
+            "--method join counts N up to 25, not 30: use --method d4 for larger boards"
+        );
+        let wrapped = err.context("while planning");
+        assert!(describe(&wrapped).starts_with("while planning: the join method"));
+    }
+}

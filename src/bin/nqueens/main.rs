@@ -1,0 +1,64 @@
+//! The `nqueens` command: parses, dispatches to one command, maps errors to
+//! exit statuses. Only this file exits the process or prints errors.
+
+mod args;
+mod commands;
+mod exit_codes;
+mod output;
+mod parse;
+mod progress;
+mod signals;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+
+use crate::args::{Cli, Command};
+use crate::exit_codes::ExitCode;
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err)
+            if matches!(
+                err.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) =>
+        {
+            let _ = err.print();
+            std::process::exit(ExitCode::Success.code());
+        }
+        Err(err) if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            std::process::exit(ExitCode::Usage.code());
+        }
+        Err(err) => {
+            eprintln!("{}", parse::one_line_error(&err));
+            std::process::exit(ExitCode::Usage.code());
+        }
+    };
+    if let Err(err) = nqueens::check_environment() {
+        eprintln!("error: {err}");
+        std::process::exit(ExitCode::Usage.code());
+    }
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(err) if commands::is_broken_pipe(&err) => ExitCode::Success,
+        Err(err) => {
+            eprintln!("error: {}", commands::describe(&err));
+            commands::exit_code_of(&err)
+        }
+    };
+    std::process::exit(code.code());
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Count(args) => commands::count::run(&args),
+        Command::List(args) => commands::list::run(&args),
+        Command::Solve(args) => commands::solve::run(&args),
+        Command::Check(args) => commands::check::run(&args),
+        Command::Bench(args) => commands::bench::run(&args),
+        Command::Merge(args) => commands::merge::run(&args),
+        Command::Plan(args) => commands::plan::run(&args),
+    }
+}

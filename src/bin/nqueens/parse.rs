@@ -1,0 +1,141 @@
+//! The parsers of option values: each says what was wrong and what is
+//! accepted, in one line.
+
+use std::ops::RangeInclusive;
+
+use nqueens::plan::check_board_size;
+use nqueens::run::shard::ShardSpec;
+use nqueens::{BoardFormat, Method};
+
+use crate::args::ThreadList;
+
+/// Largest board `solve` builds (8 bytes of memory per row, plus output).
+pub const SOLVE_MAX_N: u64 = 100_000_000;
+
+/// Parses `N` or `A..B` (inclusive), each within the supported sizes.
+pub fn parse_board_sizes(text: &str) -> Result<RangeInclusive<u32>, String> {
+    let size = |part: &str| -> Result<u32, String> {
+        let part = part.trim();
+        let value: u64 = part.parse().map_err(|_| {
+            format!("'{part}' is not a board size: expected a whole number from 1 to 32")
+        })?;
+        check_board_size(value).map_err(|err| err.to_string())
+    };
+    match text.split_once("..") {
+        None => size(text).map(|n| n..=n),
+        Some((start, end)) => {
+            let end = end.strip_prefix('=').unwrap_or(end);
+            let (start, end) = (size(start)?, size(end)?);
+            if start > end {
+                return Err(format!(
+                    "the range {start}..{end} is empty: write it as low..high, e.g. {end}..{start}"
+                ));
+            }
+            Ok(start..=end)
+        }
+    }
+}
+
+pub fn parse_board_size(text: &str) -> Result<u32, String> {
+    let range = parse_board_sizes(text)?;
+    if range.start() != range.end() {
+        return Err(format!(
+            "'{text}' is a range: this command takes one board size"
+        ));
+    }
+    Ok(*range.start())
+}
+
+pub fn parse_solve_size(text: &str) -> Result<u64, String> {
+    let n: u64 = text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}")
+    })?;
+    if n == 0 || n > SOLVE_MAX_N {
+        return Err(format!(
+            "N = {n} is out of range: N must be from 1 to {SOLVE_MAX_N}"
+        ));
+    }
+    Ok(n)
+}
+
+pub fn parse_board_format(text: &str) -> Result<BoardFormat, String> {
+    text.parse()
+}
+
+pub fn parse_shard(text: &str) -> Result<ShardSpec, String> {
+    text.parse()
+}
+
+pub fn parse_runs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("the number of runs must be at least 1".to_string()),
+        Ok(runs) => Ok(runs),
+        Err(_) => Err(format!(
+            "'{text}' is not a number of runs: expected a whole number from 1"
+        )),
+    }
+}
+
+pub fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
+    let counts = text
+        .split(',')
+        .map(|part| parse_threads(part.trim()))
+        .collect::<Result<Vec<usize>, String>>()?;
+    Ok(ThreadList(counts))
+}
+
+pub fn parse_method(text: &str) -> Result<Method, String> {
+    text.parse().map_err(|err: nqueens::Error| err.to_string())
+}
+
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("the thread count must be at least 1".to_string()),
+        Ok(threads) => Ok(threads),
+        Err(_) => Err(format!(
+            "'{text}' is not a thread count: expected a whole number from 1"
+        )),
+    }
+}
+
+/// Folds a clap error into one line: what was wrong and what is accepted.
+pub fn one_line_error(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
+    let parts: Vec<&str> = rendered
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("For more information"))
+        .filter(|line| !line.starts_with("Usage:"))
+        .collect();
+    let mut line = parts.join(" ");
+    if !line.starts_with("error:") {
+        line.insert_str(0, "error: ");
+    }
+    line
+}
+
+/// Parses a byte count: digits with an optional K, M, G or T suffix, in
+/// powers of 1024 as sizes are printed.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    nqueens::units::parse_bytes(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn board_sizes_parse() {
+        assert_eq!(parse_board_sizes("16"), Ok(16..=16));
+        assert_eq!(parse_board_sizes("8..12"), Ok(8..=12));
+        assert_eq!(parse_board_sizes("8..=12"), Ok(8..=12));
+        assert!(parse_board_sizes("12..8").unwrap_err().contains("empty"));
+        assert!(parse_board_sizes("a..b").unwrap_err().contains("'a'"));
+        assert!(parse_board_sizes("0").unwrap_err().contains("from 1 to 32"));
+        assert!(parse_board_sizes("33")
+            .unwrap_err()
+            .contains("from 1 to 32"));
+        assert!(parse_board_sizes("-3").is_err());
+        assert!(parse_board_sizes("").is_err());
+    }
+}

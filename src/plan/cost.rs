@@ -1,0 +1,32 @@
+//! Cheap estimates of what each task will cost, for `plan`.
+
+use super::{Plan, TaskKind};
+use crate::search::board::Board;
+
+/// A cheap estimate of each task's cost: the queens placed in the next
+/// `rows` rows below its prefix (the search's first levels, which are a good
+/// proxy for the size of the subtree below them).
+///
+/// `join` tasks are all counted as 1: they are not searched row by row.
+pub fn estimate_costs(plan: &Plan, rows: u32) -> Vec<u64> {
+    fn below(n: u32, kind: TaskKind, board: Board, rows: u32) -> u64 {
+        if rows == 0 || board.row >= n {
+            return 0;
+        }
+        let mut free = kind.open_squares(n, &board);
+        let mut nodes = 0;
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free &= free - 1;
+            nodes += 1 + below(n, kind, board.place(bit), rows - 1);
+        }
+        nodes
+    }
+    plan.tasks
+        .iter()
+        .map(|task| match task.kind {
+            TaskKind::Join { .. } => 1,
+            kind => below(plan.n, kind, task.board, rows),
+        })
+        .collect()
+}

@@ -1,0 +1,134 @@
+//! The counting methods, how `auto` picks one, and how deep a plan splits.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Error;
+use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
+
+/// `auto` counts with `d4` from this N up where `join` does not apply:
+/// measured faster than `mirror` from N = 10 on one thread (0.39-0.48 ms
+/// vs 0.55-0.66 at 10, 28 vs 35 ms at 14, 0.56 vs 1.11 s at 16); at 8 and
+/// 9 they tie within the noise of a 0.2 ms count.
+pub const AUTO_D4_FROM: u32 = 10;
+
+/// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when its
+/// table fits in memory: measured faster than `d4` from N = 10 on one
+/// thread (median of 201: 0.26-0.34 ms vs 0.39-0.48 at 10, 0.65 vs 1.3 at
+/// 11, 12.9 vs 27.6 at 14); at 9 they tie.
+pub const AUTO_JOIN_FROM: u32 = 10;
+
+/// Smallest N the `d4` method searches; below it the boards are too small
+/// for its edge bounds and `d4` plans fall back to `mirror`.
+pub const D4_MIN_N: u32 = 5;
+
+/// How the search tree is cut into tasks and which part of it is searched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Every first-row square: the full tree.
+    None,
+    /// First-row queen in the left half only, counted twice (odd N: the
+    /// middle column with the second-row queen in the left half, twice).
+    Mirror,
+    /// All 8 symmetries of the square: one image per solution, weighted by
+    /// its orbit size at the leaf; also counts the unique solutions.
+    D4,
+    /// Half boards joined on their crossing diagonals, with symmetry
+    /// weights: no row-by-row search (see [`crate::search::join`]).
+    Join,
+    /// The fastest method for N: `join` where it fits in memory (from
+    /// [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`]), `d4` beyond and from
+    /// [`AUTO_D4_FROM`], `mirror` below.
+    Auto,
+}
+
+impl Method {
+    /// Every method, in the order help texts list them.
+    pub const ALL: [Method; 5] = [
+        Method::None,
+        Method::Mirror,
+        Method::D4,
+        Method::Join,
+        Method::Auto,
+    ];
+
+    /// The methods that count (every one but `auto`, which picks one).
+    pub const SEARCHING: [Method; 4] = [Method::None, Method::Mirror, Method::D4, Method::Join];
+
+    /// The depth-first methods, whose tasks are prefixes cut at the split
+    /// depth (`join` has its own tasks, one per row set).
+    pub const DEPTH_FIRST: [Method; 3] = [Method::None, Method::Mirror, Method::D4];
+
+    /// The name used on the command line and in output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::None => "none",
+            Method::Mirror => "mirror",
+            Method::D4 => "d4",
+            Method::Join => "join",
+            Method::Auto => "auto",
+        }
+    }
+
+    /// Stable number hashed into fingerprints.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Method::None => 0,
+            Method::Mirror => 1,
+            Method::D4 => 2,
+            Method::Auto => 3,
+            Method::Join => 4,
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Method {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Method, Error> {
+        Method::ALL
+            .into_iter()
+            .find(|method| method.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::UnknownMethod {
+                name: name.to_string(),
+                accepted: Method::ALL.map(Method::name).join(", "),
+            })
+    }
+}
+
+/// How deep the first rows are expanded into tasks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitDepth {
+    /// Deepen until the plan has [`AUTO_MIN_TASKS`](super::AUTO_MIN_TASKS) tasks or fewer than
+    /// [`AUTO_MIN_ROWS_LEFT`](super::AUTO_MIN_ROWS_LEFT) rows would be left for the kernel.
+    #[default]
+    Auto,
+    /// Expand every task to at least this row.
+    Rows(u32),
+}
+
+/// The method a plan for `n` really uses: `auto` picks by N, and `d4` needs
+/// boards of at least [`D4_MIN_N`] rows and falls back to `mirror` below.
+///
+/// `join` needs N of at least [`JOIN_MIN_N`] (below, `mirror`); `auto` asks
+/// for `join` from [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`], and
+/// [`Plan::build_within`](super::Plan::build_within) turns that into `d4` when the table does not fit.
+pub fn effective_method(n: u32, method: Method) -> Method {
+    match method {
+        Method::Auto if (AUTO_JOIN_FROM..=JOIN_MAX_N).contains(&n) => Method::Join,
+        Method::Auto if n >= AUTO_D4_FROM => Method::D4,
+        Method::Auto => Method::Mirror,
+        Method::D4 if n < D4_MIN_N => Method::Mirror,
+        Method::Join if n < JOIN_MIN_N => Method::Mirror,
+        other => other,
+    }
+}

@@ -1,0 +1,146 @@
+//! Running a plan: the engine that spreads its tasks over threads, the one
+//! count routine every front end goes through, and what makes long counts
+//! survive and spread (the checkpoint journal, shards, MPI ranks).
+//!
+//! A plain count, a resumed count, a shard and an MPI rank differ only in
+//! their [`RunHooks`]: which tasks to skip, what to do with each finished
+//! task, where the workers take their tasks from. [`run_plan`] does the rest
+//! for all of them.
+
+pub mod bench;
+pub mod engine;
+pub mod journal;
+#[cfg(feature = "mpi")]
+pub mod mpi;
+pub mod report;
+pub mod shard;
+
+use std::time::Instant;
+
+use engine::{RunHooks, RunTotals};
+use report::{make_report, PlanSummary, Report, SymmetricCounts};
+
+use crate::error::Error;
+use crate::plan::{Method, Plan, SplitDepth};
+pub use crate::system::available_cores;
+
+/// What to count with. Start from [`CountOptions::default`] and change
+/// what differs with the `with_` methods; fields may be added.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CountOptions {
+    /// How the tree is cut.
+    pub method: Method,
+    /// Worker threads; `None` uses every core.
+    pub threads: Option<usize>,
+    /// How deep prefixes are expanded into tasks.
+    pub split_depth: SplitDepth,
+    /// Most bytes the `join` method's table may take; `None`: the memory
+    /// the system has available when the count starts.
+    pub memory_limit: Option<u64>,
+}
+
+impl Default for CountOptions {
+    fn default() -> CountOptions {
+        CountOptions {
+            method: Method::Auto,
+            threads: None,
+            split_depth: SplitDepth::Auto,
+            memory_limit: None,
+        }
+    }
+}
+
+impl CountOptions {
+    /// These options with `method`.
+    pub fn with_method(self, method: Method) -> CountOptions {
+        CountOptions { method, ..self }
+    }
+
+    /// These options with `threads` worker threads (`None`: every core).
+    pub fn with_threads(self, threads: Option<usize>) -> CountOptions {
+        CountOptions { threads, ..self }
+    }
+
+    /// These options with the split depth `split_depth`.
+    pub fn with_split_depth(self, split_depth: SplitDepth) -> CountOptions {
+        CountOptions {
+            split_depth,
+            ..self
+        }
+    }
+
+    /// These options with the memory limit `memory_limit` in bytes
+    /// (`None`: what the system has available).
+    pub fn with_memory_limit(self, memory_limit: Option<u64>) -> CountOptions {
+        CountOptions {
+            memory_limit,
+            ..self
+        }
+    }
+}
+
+/// The number of threads `threads` stands for: `None` means every core.
+pub fn resolve_threads(threads: Option<usize>) -> Result<usize, Error> {
+    match threads {
+        Some(0) => Err(Error::ZeroThreads),
+        Some(threads) => Ok(threads),
+        None => Ok(available_cores()),
+    }
+}
+
+/// Counts the solutions for an `n` x `n` board.
+pub fn count(n: u32, options: &CountOptions) -> Result<Report, Error> {
+    count_with_hooks(n, options, &RunHooks::default(), |_| {})
+}
+
+/// Counts like [`count`], calling `on_plan` once the plan is built (to size a
+/// progress display) and passing `hooks` to the engine.
+pub fn count_with_hooks(
+    n: u32,
+    options: &CountOptions,
+    hooks: &RunHooks<'_>,
+    on_plan: impl FnOnce(&Plan),
+) -> Result<Report, Error> {
+    let threads = resolve_threads(options.threads)?;
+    let started = Instant::now();
+    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
+    on_plan(&plan);
+    let run = run_plan(&plan, threads, hooks)?;
+    let complete = run.totals.tasks_cancelled == 0 && run.totals.tasks_skipped == 0;
+    Ok(make_report(
+        &PlanSummary::of(&plan),
+        threads,
+        &run.totals,
+        started.elapsed().as_secs_f64(),
+        complete,
+        run.symmetric,
+    ))
+}
+
+/// What [`run_plan`] counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanRun {
+    /// The tasks' totals (those this run counted, not those it skipped).
+    pub totals: RunTotals,
+    /// P and R, for the unique count.
+    pub symmetric: SymmetricCounts,
+}
+
+/// Counts the tasks of `plan` on `threads` workers, steered by `hooks`, with
+/// the symmetric searches for P and R beside them: the one routine behind a
+/// plain count, a resumed one, a shard and an MPI rank.
+pub fn run_plan(plan: &Plan, threads: usize, hooks: &RunHooks<'_>) -> Result<PlanRun, Error> {
+    let pool = engine::worker_pool(threads)?;
+    // The symmetric searches run beside the tasks rather than after them:
+    // a short serial tail would cost every thread but one its time.
+    let (totals, symmetric) = std::thread::scope(|scope| {
+        let symmetric = scope.spawn(|| SymmetricCounts::of(plan.n));
+        let totals = engine::run_tasks(&pool, plan.n, &plan.tasks, hooks);
+        let symmetric = symmetric
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (totals, symmetric)
+    });
+    Ok(PlanRun { totals, symmetric })
+}

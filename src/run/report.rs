@@ -1,0 +1,190 @@
+//! What a count reports: the totals, the unique count by two routes, and
+//! the checks against the published tables.
+
+use super::engine::RunTotals;
+use crate::plan::{Method, Plan};
+use crate::published;
+use crate::search::symmetric::{self, Turn};
+
+/// The result of one count.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Board size.
+    pub n: u32,
+    /// Method counted with.
+    pub method: Method,
+    /// Rows expanded into task prefixes.
+    pub split_depth: u32,
+    /// Tasks in the plan.
+    pub tasks: usize,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Solutions counted (all of them, symmetric images included).
+    pub solutions: u128,
+    /// Solutions up to the 8 symmetries of the square, by Burnside's lemma
+    /// from `solutions`, P and R; `None` if they are inconsistent.
+    pub unique: Option<u128>,
+    /// P: solutions unchanged by a half turn.
+    pub half_turn_symmetric: u128,
+    /// R: solutions unchanged by a quarter turn.
+    pub quarter_turn_symmetric: u128,
+    /// Unique solutions as the `d4` leaves classified them, with how many
+    /// classes have 2, 4 and 8 boards; `None` for other methods.
+    pub orbits: Option<Orbits>,
+    /// Work done: queens placed, while building the plan and in the kernel
+    /// (depth-first methods), or pairs of half boards decided (`join`).
+    pub nodes: u128,
+    /// Wall time, plan building included.
+    pub seconds: f64,
+    /// The plan's fingerprint.
+    pub fingerprint: u64,
+    /// False when the run was cancelled before every task was counted.
+    pub complete: bool,
+}
+
+/// The classes of solutions a `d4` count found at its leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Orbits {
+    /// Classes counted: the unique solutions.
+    pub unique: u128,
+    /// Classes of 2, 4 and 8 boards.
+    pub by_size: [u128; 3],
+}
+
+impl Report {
+    /// The published count for this N, where one is known.
+    pub fn published(&self) -> Option<u128> {
+        published::total(self.n)
+    }
+
+    /// The published unique count for this N, where one is known.
+    pub fn published_unique(&self) -> Option<u128> {
+        published::unique(self.n)
+    }
+
+    /// Whether the count equals the published one; `None` past the table.
+    pub fn matches_published(&self) -> Option<bool> {
+        self.published().map(|known| known == self.solutions)
+    }
+
+    /// Whether the unique count (and the leaf classification, where there
+    /// is one) equals the published one; `None` past the table.
+    pub fn unique_matches_published(&self) -> Option<bool> {
+        let known = self.published_unique()?;
+        let leaves_agree = self.orbits.is_none_or(|orbits| orbits.unique == known);
+        Some(self.unique == Some(known) && leaves_agree)
+    }
+
+    /// Whether every check that can be made passed: the total and unique
+    /// counts against the tables, the two unique routes against each other.
+    pub fn is_consistent(&self) -> bool {
+        let routes_agree = match (self.unique, self.orbits) {
+            (Some(unique), Some(orbits)) => unique == orbits.unique,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        routes_agree
+            && self.matches_published() != Some(false)
+            && self.unique_matches_published() != Some(false)
+    }
+
+    /// Nodes per second of wall time.
+    pub fn nodes_per_second(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.nodes as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The solutions unchanged by a half turn (P) and by a quarter turn (R),
+/// from the symmetric searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymmetricCounts {
+    /// P.
+    pub half_turn: u128,
+    /// R.
+    pub quarter_turn: u128,
+}
+
+impl SymmetricCounts {
+    /// Runs both symmetric searches for an `n` board.
+    pub fn of(n: u32) -> SymmetricCounts {
+        SymmetricCounts {
+            half_turn: u128::from(symmetric::count_symmetric(n, Turn::Half)),
+            quarter_turn: u128::from(symmetric::count_symmetric(n, Turn::Quarter)),
+        }
+    }
+}
+
+/// What a report needs to know of the plan a count ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanSummary {
+    /// Board size.
+    pub n: u32,
+    /// Method (resolved).
+    pub method: Method,
+    /// Split depth.
+    pub split_depth: u32,
+    /// Tasks in the plan.
+    pub tasks: usize,
+    /// The plan's fingerprint.
+    pub fingerprint: u64,
+    /// Queens placed building the plan.
+    pub prefix_nodes: u64,
+}
+
+impl PlanSummary {
+    /// The summary of `plan`.
+    pub fn of(plan: &Plan) -> PlanSummary {
+        PlanSummary {
+            n: plan.n,
+            method: plan.method,
+            split_depth: plan.split_depth,
+            tasks: plan.tasks.len(),
+            fingerprint: plan.fingerprint(),
+            prefix_nodes: plan.prefix_nodes,
+        }
+    }
+}
+
+/// The report of a count from its totals and the symmetric counts; the
+/// unique count is derived only when the count is `complete`.
+pub fn make_report(
+    plan: &PlanSummary,
+    threads: usize,
+    totals: &RunTotals,
+    seconds: f64,
+    complete: bool,
+    symmetric: SymmetricCounts,
+) -> Report {
+    let n = plan.n;
+    let SymmetricCounts {
+        half_turn,
+        quarter_turn,
+    } = symmetric;
+    let orbits = (plan.method == Method::D4 && complete).then_some(Orbits {
+        unique: totals.orbits,
+        by_size: totals.orbit_sizes,
+    });
+    Report {
+        n,
+        method: plan.method,
+        split_depth: plan.split_depth,
+        tasks: plan.tasks,
+        threads,
+        solutions: totals.solutions,
+        unique: complete
+            .then(|| symmetric::unique_by_burnside(n, totals.solutions, half_turn, quarter_turn))
+            .flatten(),
+        half_turn_symmetric: half_turn,
+        quarter_turn_symmetric: quarter_turn,
+        orbits,
+        nodes: totals.nodes + u128::from(plan.prefix_nodes),
+        seconds,
+        fingerprint: plan.fingerprint,
+        complete,
+    }
+}

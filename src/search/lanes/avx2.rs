@@ -1,0 +1,223 @@
+//! Four boards per vector with AVX2: lane flags are all-ones lanes, and a
+//! 16-entry permutation table stands in for AVX-512's compress.
+
+use std::arch::x86_64::*;
+
+use super::search::{search as lane_search, LaneVector};
+use super::Row;
+use crate::search::board::{Board, RowBounds, Tally, MAX_N};
+
+/// Four lanes of 64 bits.
+#[derive(Clone, Copy)]
+pub(super) struct Avx2(__m256i);
+
+/// The lane search on AVX2 (Haswell and later, Zen).
+///
+/// # Safety
+/// The CPU must have AVX2, POPCNT and BMI1.
+#[target_feature(enable = "avx2,popcnt,bmi1")]
+pub(super) unsafe fn search(
+    n: u32,
+    start: Board,
+    bounds: &RowBounds,
+    rows: &mut [Row; MAX_N as usize],
+) -> Tally {
+    lane_search::<Avx2>(n, start, bounds, rows)
+}
+
+/// For each set of kept lanes (4 bits), the `vpermd` indices that move
+/// those lanes (two 32-bit halves each) to the front.
+const PACK: [[i32; 8]; 16] = pack_table();
+
+const fn pack_table() -> [[i32; 8]; 16] {
+    let mut table = [[0i32; 8]; 16];
+    let mut keep = 0;
+    while keep < 16 {
+        let mut packed = 0;
+        let mut lane: i32 = 0;
+        while lane < 4 {
+            if keep & (1 << lane) != 0 {
+                table[keep][2 * packed] = 2 * lane;
+                table[keep][2 * packed + 1] = 2 * lane + 1;
+                packed += 1;
+            }
+            lane += 1;
+        }
+        keep += 1;
+    }
+    table
+}
+
+impl LaneVector for Avx2 {
+    const WIDTH: usize = 4;
+    /// All ones in a lane that is set.
+    type Lanes = __m256i;
+
+    #[inline(always)]
+    unsafe fn splat(word: u64) -> Self {
+        Avx2(_mm256_set1_epi64x(word as i64))
+    }
+
+    #[inline(always)]
+    unsafe fn load(words: &[u64]) -> Self {
+        let words = &words[..4];
+        // `words` holds the 4 u64 the unaligned load reads.
+        Avx2(_mm256_loadu_si256(words.as_ptr().cast()))
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        Avx2(_mm256_and_si256(self.0, other.0))
+    }
+
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        Avx2(_mm256_or_si256(self.0, other.0))
+    }
+
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        Avx2(_mm256_xor_si256(self.0, other.0))
+    }
+
+    #[inline(always)]
+    unsafe fn and_not(self, other: Self) -> Self {
+        Avx2(_mm256_andnot_si256(other.0, self.0))
+    }
+
+    #[inline(always)]
+    unsafe fn lowest_bit(self) -> Self {
+        let negated = _mm256_sub_epi64(_mm256_setzero_si256(), self.0);
+        Avx2(_mm256_and_si256(self.0, negated))
+    }
+
+    #[inline(always)]
+    unsafe fn shl1(self) -> Self {
+        Avx2(_mm256_slli_epi64::<1>(self.0))
+    }
+
+    #[inline(always)]
+    unsafe fn shr1(self) -> Self {
+        Avx2(_mm256_srli_epi64::<1>(self.0))
+    }
+
+    #[inline(always)]
+    unsafe fn add(self, other: Self) -> Self {
+        Avx2(_mm256_add_epi64(self.0, other.0))
+    }
+
+    /// Shifts and adds: pairs, nibbles, then the four low bytes summed
+    /// into the lowest (AVX2 has no lane popcount).
+    #[inline(always)]
+    unsafe fn popcount(self) -> Self {
+        let words = self.0;
+        let pairs = _mm256_sub_epi64(
+            words,
+            _mm256_and_si256(
+                _mm256_srli_epi64::<1>(words),
+                _mm256_set1_epi64x(0x5555_5555),
+            ),
+        );
+        let quads = _mm256_add_epi64(
+            _mm256_and_si256(pairs, _mm256_set1_epi64x(0x3333_3333)),
+            _mm256_and_si256(
+                _mm256_srli_epi64::<2>(pairs),
+                _mm256_set1_epi64x(0x3333_3333),
+            ),
+        );
+        let bytes = _mm256_and_si256(
+            _mm256_add_epi64(quads, _mm256_srli_epi64::<4>(quads)),
+            _mm256_set1_epi64x(0x0f0f_0f0f),
+        );
+        let halves = _mm256_add_epi64(bytes, _mm256_srli_epi64::<8>(bytes));
+        let sum = _mm256_add_epi64(halves, _mm256_srli_epi64::<16>(halves));
+        Avx2(_mm256_and_si256(sum, _mm256_set1_epi64x(0x3f)))
+    }
+
+    #[inline(always)]
+    unsafe fn sum(self) -> u64 {
+        let mut lanes = [0u64; 4];
+        _mm256_storeu_si256(lanes.as_mut_ptr().cast(), self.0);
+        lanes.iter().sum()
+    }
+
+    #[inline(always)]
+    unsafe fn first_lanes(count: usize) -> __m256i {
+        let bits = (1i64 << count.min(4)) - 1;
+        let each = _mm256_setr_epi64x(1, 2, 4, 8);
+        _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(bits), each), each)
+    }
+
+    #[inline(always)]
+    unsafe fn within(self, lanes: __m256i) -> Self {
+        Avx2(_mm256_and_si256(self.0, lanes))
+    }
+
+    #[inline(always)]
+    unsafe fn nonzero(self) -> __m256i {
+        let is_zero = _mm256_cmpeq_epi64(self.0, _mm256_setzero_si256());
+        _mm256_xor_si256(is_zero, _mm256_set1_epi64x(-1))
+    }
+
+    #[inline(always)]
+    unsafe fn meets(self, other: Self) -> __m256i {
+        self.and(other).nonzero()
+    }
+
+    #[inline(always)]
+    unsafe fn differs(self, other: Self) -> __m256i {
+        let equal = _mm256_cmpeq_epi64(self.0, other.0);
+        _mm256_xor_si256(equal, _mm256_set1_epi64x(-1))
+    }
+
+    #[inline(always)]
+    unsafe fn both(first: __m256i, second: __m256i) -> __m256i {
+        _mm256_and_si256(first, second)
+    }
+
+    /// A set lane is all ones, -1: subtracting it adds one.
+    #[inline(always)]
+    unsafe fn count_in(self, lanes: __m256i) -> Self {
+        Avx2(_mm256_sub_epi64(self.0, lanes))
+    }
+
+    #[inline(always)]
+    unsafe fn force_open_sides(free: Self, open_sides: Self) -> Self {
+        let (free, open) = (free.0, open_sides.0);
+        let zero = _mm256_setzero_si256();
+        let none_open = _mm256_cmpeq_epi64(open, zero);
+        let below = _mm256_sub_epi64(open, _mm256_set1_epi64x(1));
+        let at_most_one = _mm256_cmpeq_epi64(_mm256_and_si256(open, below), zero);
+        let one_open = _mm256_andnot_si256(none_open, at_most_one);
+        let cut = _mm256_and_si256(_mm256_and_si256(free, open), one_open);
+        Avx2(_mm256_blendv_epi8(cut, free, none_open))
+    }
+
+    #[inline(always)]
+    unsafe fn append(row: &mut Row, at: usize, lanes: __m256i, boards: [Self; 4]) -> usize {
+        let keep = _mm256_movemask_pd(_mm256_castsi256_pd(lanes)) as usize;
+        let indices = &PACK[keep];
+        // `indices` holds the 8 i32 the unaligned load reads.
+        let pack = _mm256_loadu_si256(indices.as_ptr().cast());
+        let [cols, ld, rd, free] = boards;
+        store(
+            &mut row.cols[at..],
+            _mm256_permutevar8x32_epi32(cols.0, pack),
+        );
+        store(&mut row.ld[at..], _mm256_permutevar8x32_epi32(ld.0, pack));
+        store(&mut row.rd[at..], _mm256_permutevar8x32_epi32(rd.0, pack));
+        store(
+            &mut row.free[at..],
+            _mm256_permutevar8x32_epi32(free.0, pack),
+        );
+        at + keep.count_ones() as usize
+    }
+}
+
+/// Writes `value` over the first 4 words of `words`.
+#[inline(always)]
+unsafe fn store(words: &mut [u64], value: __m256i) {
+    let words = &mut words[..4];
+    // `words` holds the 4 u64 the unaligned store writes.
+    _mm256_storeu_si256(words.as_mut_ptr().cast(), value)
+}

@@ -1,0 +1,22 @@
+//! The searches: everything that counts the solutions below one task, and
+//! nothing else (no threads, files or plans).
+//!
+//! - [`board`]: the bitmask board, the tally a search returns, row bounds.
+//! - [`kernel`]: the depth-first search of one subtree (the hot loop).
+//! - [`lanes`]: the same search on many boards at once in vector lanes
+//!   (AVX-512 or AVX2), one generic body for every width.
+//! - [`d4`]: one image per class under the 8 symmetries, weighted at the
+//!   leaves; its parts run in the lanes.
+//! - [`join`]: half boards paired on their crossing diagonals, with the
+//!   quadrant table and the bit-sliced matcher.
+//! - [`symmetric`]: the solutions a half or quarter turn leaves unchanged,
+//!   and the unique count by Burnside's lemma.
+//! - [`naive`]: slow, obviously correct twins for the tests.
+
+pub mod board;
+pub mod d4;
+pub mod join;
+pub mod kernel;
+pub mod lanes;
+pub mod naive;
+pub mod symmetric;
