@@ -4,7 +4,8 @@
 
 use nqueens::plan::{effective_method, join_fits};
 use nqueens::search::join::{
-    count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS,
+    choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, SplitMatcher,
+    BLOCK_KEYS,
 };
 use nqueens::{count, published};
 use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
@@ -179,7 +180,7 @@ proptest! {
     fn matcher_equals_the_double_loop(
         width in 1u32..=64,
         len in prop::sample::select(vec![0usize, 1, 2, 47, 48, 63, 64, 65, 300, 511, 512, 513, 1100]),
-        query_count in 0usize..40,
+        query_count in 0usize..100,
         seed in any::<u64>(),
         extra in any::<u64>(),
         use_extra in any::<bool>(),
@@ -195,6 +196,39 @@ proptest! {
         for &query in queries.iter().take(5) {
             prop_assert_eq!(matcher.count_disjoint(query), count_disjoint_naive(&keys, query));
         }
+    }
+
+    #[test]
+    fn split_matcher_equals_the_double_loop(
+        width in 1u32..=64,
+        len in prop::sample::select(vec![0usize, 1, 5, 48, 200, 513, 1100, 2500]),
+        query_count in 0usize..120,
+        seed in any::<u64>(),
+        extra in any::<u64>(),
+        use_extra in any::<bool>(),
+        leaf_min in prop::sample::select(vec![1usize, 3, 16, 64, 512]),
+        cut_count in 0usize..=12,
+        chosen in any::<bool>(),
+    ) {
+        let keys = sparse_keys(seed, width, len);
+        let queries = sparse_keys(seed.rotate_left(23) ^ 0x51ed, width, query_count);
+        let extra = if use_extra { extra & extra.rotate_left(11) } else { 0 };
+        // Cuts as the join picks them, or any bits at all (also bits no
+        // key uses, and the same bit twice).
+        let cuts: Vec<u64> = if chosen {
+            choose_cuts(&keys, &queries, cut_count)
+        } else {
+            (0..cut_count as u64).map(|i| 1u64 << ((seed >> (i * 5)) % 64)).collect()
+        };
+        let mut split = SplitMatcher::default();
+        split.load(&keys, &cuts, leaf_min);
+        let expected = sum_naive(&keys, &queries, extra);
+        prop_assert_eq!(split.sum_disjoint(&queries, extra), expected);
+        // Queried again, and reloaded with other keys, it still agrees.
+        prop_assert_eq!(split.sum_disjoint(&queries, 0), sum_naive(&keys, &queries, 0));
+        let others = sparse_keys(!seed, width, len / 2);
+        split.load(&others, &cuts, leaf_min);
+        prop_assert_eq!(split.sum_disjoint(&queries, extra), sum_naive(&others, &queries, extra));
     }
 
     #[test]
@@ -231,6 +265,23 @@ fn matcher_edge_cases() {
     matcher.load(&vec![2; 600]);
     assert_eq!(matcher.count_disjoint(1), 600);
     assert_eq!(matcher.count_disjoint(2), 0);
+}
+
+#[test]
+fn the_split_cuts_the_keys_it_can() {
+    // Keys 0..4096: bit 0 splits them in halves, bit 1 again; with parts
+    // of at least 1000 keys the split stops at four leaves.
+    let keys: Vec<u64> = (0..4096).collect();
+    let mut split = SplitMatcher::default();
+    split.load(&keys, &[1, 2, 4], 1000);
+    assert_eq!(split.leaf_count(), 4);
+    // Query 3 takes bits 0 and 1: only keys leaving both free pair with it.
+    assert_eq!(split.sum_disjoint(&[3], 0), 4096 / 4);
+    // The bits both sides take most often are cut first; a bit no query
+    // takes is never cut.
+    let stored = [0b111u64, 0b011, 0b001, 0b101];
+    let queries = [0b001u64, 0b011, 0b001];
+    assert_eq!(choose_cuts(&stored, &queries, 5), vec![0b001, 0b010]);
 }
 
 /// Every non-attacking placement on a `side` square, as (rows, cols,

@@ -24,6 +24,10 @@ pub const SMALL_SET: usize = 48;
 
 const WORDS: usize = BLOCK_KEYS / 64;
 
+/// Queries whose byte counts the AVX2 loop adds up before widening them:
+/// each adds at most 16 to a byte, and 15 x 16 = 240 still fits.
+const AVX2_BYTE_ROUNDS: u32 = 15;
+
 /// 512 bits, one per key of a block, aligned to a cache line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
@@ -127,7 +131,15 @@ impl Matcher {
                 && std::arch::is_x86_feature_detected!("avx2")
             {
                 // SAFETY: as above, popcnt and AVX2 are present.
-                return unsafe { self.sum_avx2(queries, extra) };
+                return unsafe {
+                    match self.chunks.len() {
+                        5 => self.sum_avx2::<5>(queries, extra),
+                        6 => self.sum_avx2::<6>(queries, extra),
+                        7 => self.sum_avx2::<7>(queries, extra),
+                        8 => self.sum_avx2::<8>(queries, extra),
+                        _ => self.sum_avx2::<0>(queries, extra),
+                    }
+                };
             }
         }
         self.fill_offsets(queries, extra);
@@ -201,11 +213,74 @@ impl Matcher {
         total
     }
 
+    /// The AVX2 loop, unrolled for `CHUNKS` chunks (0: any count). A line
+    /// is two 256-bit halves; each query's AND is counted per byte (a
+    /// nibble table lookup), and the byte counts of up to
+    /// [`AVX2_BYTE_ROUNDS`] queries are summed before one `vpsadbw` widens
+    /// them, so no query pays for a horizontal sum.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,avx2")]
-    fn sum_avx2(&mut self, queries: &[u64], extra: u64) -> u64 {
-        self.fill_offsets(queries, extra);
-        self.sum_lines()
+    fn sum_avx2<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
+        use std::arch::x86_64::*;
+        let chunks = if CHUNKS > 0 {
+            self.fill_offsets_fixed::<CHUNKS>(queries, extra);
+            CHUNKS
+        } else {
+            self.fill_offsets(queries, extra);
+            self.chunks.len()
+        };
+        let lookup = _mm256_setr_epi8(
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
+            3, 3, 4,
+        );
+        let nibbles = _mm256_set1_epi8(0x0f);
+        let zero = _mm256_setzero_si256();
+        let count_bytes = |words: __m256i| {
+            let low = _mm256_and_si256(words, nibbles);
+            let high = _mm256_and_si256(_mm256_srli_epi16::<4>(words), nibbles);
+            _mm256_add_epi8(
+                _mm256_shuffle_epi8(lookup, low),
+                _mm256_shuffle_epi8(lookup, high),
+            )
+        };
+        let mut sums = zero;
+        let mut bytes = zero;
+        let mut rounds = 0;
+        for block in self.lines.chunks_exact(self.lines_per_block) {
+            let base = block.as_ptr().cast::<__m256i>();
+            for offsets in self.offsets.chunks_exact(chunks) {
+                // SAFETY: every offset is below lines_per_block (a chunk's
+                // first line plus a pattern of its own bits), so each line
+                // and its two halves lie in this block, and lines are
+                // 64-byte aligned as the aligned loads need.
+                let (mut low, mut high) = unsafe {
+                    let line = base.add(2 * usize::from(offsets[0]));
+                    (_mm256_load_si256(line), _mm256_load_si256(line.add(1)))
+                };
+                for &offset in &offsets[1..chunks] {
+                    // SAFETY: as above.
+                    unsafe {
+                        let line = base.add(2 * usize::from(offset));
+                        low = _mm256_and_si256(low, _mm256_load_si256(line));
+                        high = _mm256_and_si256(high, _mm256_load_si256(line.add(1)));
+                    }
+                }
+                // At most 16 per byte and query.
+                bytes =
+                    _mm256_add_epi8(bytes, _mm256_add_epi8(count_bytes(low), count_bytes(high)));
+                rounds += 1;
+                if rounds == AVX2_BYTE_ROUNDS {
+                    sums = _mm256_add_epi64(sums, _mm256_sad_epu8(bytes, zero));
+                    bytes = zero;
+                    rounds = 0;
+                }
+            }
+        }
+        sums = _mm256_add_epi64(sums, _mm256_sad_epu8(bytes, zero));
+        let mut lanes = [0u64; 4];
+        // SAFETY: `lanes` holds the 4 u64 the unaligned store writes.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sums) };
+        lanes.iter().sum()
     }
 
     /// The AVX-512 loop, unrolled for `CHUNKS` chunks; `CHUNKS` = 0 takes

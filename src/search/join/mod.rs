@@ -9,8 +9,10 @@
 //! is the number of pairs (east half board on rows R, west half board on
 //! the other rows) whose sets of crossing diagonals, a u64 *key* each, are
 //! disjoint. Half boards are glued from two quadrant placements taken from
-//! one shared [`QuadrantTable`]; the disjoint pairs are counted by the
-//! bit-sliced [`Matcher`].
+//! one shared [`QuadrantTable`]; the disjoint pairs are counted by a
+//! [`SplitMatcher`]: the stored keys split on a few crossing diagonals that
+//! most pairs collide on, so that each query meets only the keys it can
+//! pair with, each part counted by the bit-sliced [`Matcher`].
 //!
 //! Symmetry, even N: only the east boards with no
 //! queen on a long diagonal are built; a west board stands for 2^k images
@@ -33,6 +35,7 @@
 
 mod matcher;
 mod quadrant;
+mod split;
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -42,6 +45,7 @@ pub use quadrant::{
     count_placements, memory_bound, memory_needed, prepare, shared_table, QuadrantTable,
     BUILD_GROUPS,
 };
+pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS};
 
 /// Smallest N counted by joining; below it the halves are too small for the
 /// symmetry rules (and every method is instant).
@@ -255,7 +259,7 @@ struct Scratch {
     south: [Vec<(u64, u64)>; 2],
     east: [Vec<u64>; 3],
     west: [Vec<u64>; 3],
-    matcher: Matcher,
+    matcher: SplitMatcher,
 }
 
 thread_local! {
@@ -364,7 +368,10 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
             )
         };
         build(&west_spec, west);
-        matcher.load(&east[0]);
+        // The east keys are stored (the smaller side: one load per task),
+        // split on the diagonals both sides take most often.
+        let cuts = choose_cuts(&east[0], &west[0], MAX_CUTS);
+        matcher.load(&east[0], &cuts, LEAF_MIN);
         let mut solutions = 0;
         for (keys, weight) in west.iter().zip(weights) {
             if weight != 0 {
@@ -383,8 +390,9 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
         build(&east_spec, east);
         let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, centre);
         build(&west_spec, west);
-        matcher.load(&east[0]);
         tally.pairs += (east[0].len() * west[0].len()) as u64;
+        let cuts = choose_cuts(&east[0], &west[0], MAX_CUTS);
+        matcher.load(&east[0], &cuts, LEAF_MIN);
         tally.solutions = weight * matcher.sum_disjoint(&west[0], 0);
         return tally;
     }
@@ -394,7 +402,6 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     let open = open & !(1 << column_queen_row);
     let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, column_queen);
     build(&west_spec, west);
-    matcher.load(&west[0]);
     let mut solutions = 0u64;
     for a in 1..b {
         let row_queen_col = geo.h - a;
@@ -409,6 +416,12 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
         // The middle row's queen is on the east side of the join: the west
         // boards it attacks are excluded through its crossing diagonals.
         let row_queen_key = geo.key(row_queen.0, row_queen.1);
+        if a == 1 {
+            // The west keys serve every a: stored once, split on the cuts
+            // the first east set suggests.
+            let cuts = choose_cuts(&west[0], &east[0], MAX_CUTS);
+            matcher.load(&west[0], &cuts, LEAF_MIN);
+        }
         tally.pairs += (east[0].len() * west[0].len()) as u64;
         solutions += matcher.sum_disjoint(&east[0], row_queen_key);
     }
@@ -477,23 +490,34 @@ fn place(
 ) {
     let (forbid1, forbid2) = spec.forbid;
     let [plain, classed] = out;
-    plain.resize(cell.len(), (0, 0));
-    classed.resize(cell.len(), (0, 0));
+    plain.clear();
+    classed.clear();
+    // Written into the spare capacity: zeroing it first cost more than
+    // the writes (the buffers are refilled for every cell).
+    plain.reserve(cell.len());
+    classed.reserve(cell.len());
+    let plain_slots = &mut plain.spare_capacity_mut()[..cell.len()];
+    let classed_slots = &mut classed.spare_capacity_mut()[..cell.len()];
     let (mut plain_len, mut classed_len) = (0, 0);
-    for &diag in cell {
+    for (index, &diag) in cell.iter().enumerate() {
         let d1 = (diag & 0xffff_ffff) << shift1;
         let d2 = (diag >> 32) << shift2;
         let allowed = d1 & forbid1 | d2 & forbid2 == 0;
         let check = (d1 >> overlap1) | (d2 >> overlap2) << 32;
         let key = geo.key(d1, d2);
         let in_class = key & spec.class_keys != 0;
-        plain[plain_len] = (check, key);
-        classed[classed_len] = (check, key);
+        // Both lengths stay at or below `index`.
+        plain_slots[plain_len.min(index)].write((check, key));
+        classed_slots[classed_len.min(index)].write((check, key));
         plain_len += usize::from(allowed & !in_class);
         classed_len += usize::from(allowed & in_class);
     }
-    plain.truncate(plain_len);
-    classed.truncate(classed_len);
+    // SAFETY: the first `plain_len` (and `classed_len`) slots were written:
+    // a length only grows past a slot just written.
+    unsafe {
+        plain.set_len(plain_len);
+        classed.set_len(classed_len);
+    }
 }
 
 /// Appends the key of every pair of a north and a south placement that do
@@ -503,13 +527,18 @@ fn place(
 #[inline(always)]
 fn join_quadrants(north: &[(u64, u64)], south: &[(u64, u64)], keys: &mut Vec<u64>) {
     let start = keys.len();
-    keys.resize(start + north.len() * south.len(), 0);
-    let mut len = start;
+    let pairs = north.len() * south.len();
+    // Written into the spare capacity, not zeroed first (see `place`).
+    keys.reserve(pairs);
+    let slots = &mut keys.spare_capacity_mut()[..pairs];
+    let mut len = 0;
     for &(north_check, north_key) in north {
         for &(south_check, south_key) in south {
-            keys[len] = north_key | south_key;
+            slots[len].write(north_key | south_key);
             len += usize::from(north_check & south_check == 0);
         }
     }
-    keys.truncate(len);
+    // SAFETY: the first `len` slots were written: the length only grows
+    // past a slot just written.
+    unsafe { keys.set_len(start + len) };
 }

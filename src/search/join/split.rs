@@ -1,0 +1,223 @@
+//! Counts disjoint pairs without testing the pairs that must collide.
+//!
+//! Most pairs of half boards of a row set meet on a crossing diagonal. A
+//! few *cut* bits (the diagonals both sides occupy most often) split the
+//! stored keys recursively: the keys that leave a cut bit free can pair with
+//! every query, those that take it only with the queries that leave it free.
+//! So a query is routed only to the leaves it can match, and each leaf is a
+//! bit-sliced [`Matcher`] of its own. With a cut bit taken by a fraction p
+//! of the stored keys and q of the queries, the split saves a fraction p * q
+//! of the pairs; at N = 20 the best bits have p and q near one half.
+
+use super::matcher::Matcher;
+
+/// Most cut bits a split uses.
+pub const MAX_CUTS: usize = 12;
+
+/// A split stops when a part would hold fewer keys than this: below it a
+/// leaf's bit-sliced blocks are mostly padding and routing costs more than
+/// it saves.
+pub const LEAF_MIN: usize = 512;
+
+/// A node of the split: a leaf matcher, or a cut bit and its two sides.
+#[derive(Clone, Copy, Debug)]
+enum Node {
+    Leaf(usize),
+    Cut { bit: u64, free: usize, taken: usize },
+}
+
+/// Stored keys split on cut bits, ready to be queried; reused across loads
+/// so a worker keeps its allocations.
+#[derive(Default)]
+pub struct SplitMatcher {
+    nodes: Vec<Node>,
+    /// Leaf matchers; the first `leaves_used` belong to the current load.
+    leaves: Vec<Matcher>,
+    leaves_used: usize,
+    /// The stored keys, partitioned in place.
+    keys: Vec<u64>,
+    /// Where a partition puts the keys that take its bit.
+    taken: Vec<u64>,
+    /// Per depth, the queries routed there: `routes[depth][..lens[depth]]`
+    /// (the buffers only grow, so refilling them writes no zeros).
+    routes: Vec<Vec<u64>>,
+    lens: Vec<usize>,
+}
+
+impl SplitMatcher {
+    /// Replaces the stored keys with `keys`, split on the bits of `cuts`
+    /// (one bit each, in order) while a part has at least twice
+    /// `leaf_min` keys.
+    pub fn load(&mut self, keys: &[u64], cuts: &[u64], leaf_min: usize) {
+        self.nodes.clear();
+        self.leaves_used = 0;
+        let mut stored = std::mem::take(&mut self.keys);
+        stored.clear();
+        stored.extend_from_slice(keys);
+        self.build(&mut stored, cuts, leaf_min.max(1));
+        self.keys = stored;
+    }
+
+    /// Adds the node of `keys` (and its children); returns its index.
+    fn build(&mut self, keys: &mut [u64], cuts: &[u64], leaf_min: usize) -> usize {
+        let index = self.nodes.len();
+        match cuts.split_first() {
+            Some((&bit, rest)) if keys.len() >= 2 * leaf_min => {
+                debug_assert!(bit.is_power_of_two());
+                self.nodes.push(Node::Leaf(usize::MAX));
+                let (free_keys, taken_keys) = partition(keys, bit, &mut self.taken);
+                let free = self.build(free_keys, rest, leaf_min);
+                let taken = self.build(taken_keys, rest, leaf_min);
+                self.nodes[index] = Node::Cut { bit, free, taken };
+            }
+            _ => {
+                if self.leaves_used == self.leaves.len() {
+                    self.leaves.push(Matcher::default());
+                }
+                self.leaves[self.leaves_used].load(keys);
+                self.nodes.push(Node::Leaf(self.leaves_used));
+                self.leaves_used += 1;
+            }
+        }
+        index
+    }
+
+    /// The sum over `queries` of the stored keys disjoint from
+    /// `query | extra` (`extra`: diagonals every query shares).
+    pub fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> u64 {
+        if self.nodes.is_empty() || queries.is_empty() {
+            return 0;
+        }
+        if self.routes.is_empty() {
+            self.routes.push(Vec::new());
+            self.lens.push(0);
+        }
+        let first = &mut self.routes[0];
+        first.clear();
+        first.extend(queries.iter().map(|&query| query | extra));
+        self.lens[0] = first.len();
+        let Self {
+            nodes,
+            leaves,
+            routes,
+            lens,
+            ..
+        } = self;
+        sum_node(nodes, leaves, routes, lens, 0, 0)
+    }
+
+    /// Leaves of the current load, for tests and tuning.
+    pub fn leaf_count(&self) -> usize {
+        self.leaves_used
+    }
+}
+
+/// The sum for the queries at `routes[depth]` against node `node`.
+fn sum_node(
+    nodes: &[Node],
+    leaves: &mut [Matcher],
+    routes: &mut Vec<Vec<u64>>,
+    lens: &mut Vec<usize>,
+    node: usize,
+    depth: usize,
+) -> u64 {
+    match nodes[node] {
+        Node::Leaf(leaf) => leaves[leaf].sum_disjoint(&routes[depth][..lens[depth]], 0),
+        Node::Cut { bit, free, taken } => {
+            // Keys that leave the bit free pair with every query here.
+            let mut total = sum_node(nodes, leaves, routes, lens, free, depth);
+            if routes.len() == depth + 1 {
+                routes.push(Vec::new());
+                lens.push(0);
+            }
+            let (here, below) = routes.split_at_mut(depth + 1);
+            let here = &here[depth][..lens[depth]];
+            let next = &mut below[0];
+            if next.len() < here.len() {
+                next.resize(here.len(), 0);
+            }
+            // Branch-free: every query is written, and the length moves
+            // past those that leave the bit free (about half, in no order
+            // a predictor could learn).
+            let mut len = 0;
+            for &query in here {
+                next[len] = query;
+                len += usize::from(query & bit == 0);
+            }
+            lens[depth + 1] = len;
+            if len > 0 {
+                total += sum_node(nodes, leaves, routes, lens, taken, depth + 1);
+            }
+            total
+        }
+    }
+}
+
+/// Reorders `keys` so that those leaving `bit` free come first, each part
+/// in its old order; returns the two parts. Branch-free: each key is
+/// written to both places and counted in one (`taken` is scratch).
+fn partition<'k>(
+    keys: &'k mut [u64],
+    bit: u64,
+    taken: &mut Vec<u64>,
+) -> (&'k mut [u64], &'k mut [u64]) {
+    if taken.len() < keys.len() {
+        taken.resize(keys.len(), 0);
+    }
+    let (mut free_len, mut taken_len) = (0, 0);
+    for index in 0..keys.len() {
+        let key = keys[index];
+        // free_len <= index: the slot was already read.
+        keys[free_len] = key;
+        taken[taken_len] = key;
+        let takes = usize::from(key & bit != 0);
+        free_len += 1 - takes;
+        taken_len += takes;
+    }
+    keys[free_len..].copy_from_slice(&taken[..taken_len]);
+    keys.split_at_mut(free_len)
+}
+
+/// The cut bits for pairing `stored` with `queries`: the bits whose
+/// p * q (the share of pairs they rule out) is largest, best first, at
+/// most `max` of them, and none that rules out less than 1/16.
+pub fn choose_cuts(stored: &[u64], queries: &[u64], max: usize) -> Vec<u64> {
+    let (stored_counts, s) = bit_counts(stored);
+    let (query_counts, q) = bit_counts(queries);
+    let (s, q) = (s.max(1) as f64, q.max(1) as f64);
+    let mut scored: Vec<(f64, u32)> = (0..64)
+        .map(|bit| {
+            let share = (stored_counts[bit] as f64 / s) * (query_counts[bit] as f64 / q);
+            (share, bit as u32)
+        })
+        .filter(|&(share, _)| share >= 1.0 / 16.0)
+        .collect();
+    // Best first; equal shares by bit, so the choice is deterministic.
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored
+        .into_iter()
+        .take(max)
+        .map(|(_, bit)| 1u64 << bit)
+        .collect()
+}
+
+/// Keys sampled per side to choose the cut bits: shares known to a few
+/// percent, at a small fraction of the matching's cost.
+const SAMPLE: usize = 256;
+
+/// How many of a sample of `keys` (at most [`SAMPLE`], evenly spaced, so
+/// the choice is deterministic) have each bit set, and the sample's size.
+fn bit_counts(keys: &[u64]) -> ([u32; 64], usize) {
+    let mut counts = [0u32; 64];
+    let step = keys.len().div_ceil(SAMPLE).max(1);
+    let mut sampled = 0;
+    for &key in keys.iter().step_by(step) {
+        sampled += 1;
+        let mut rest = key;
+        while rest != 0 {
+            counts[rest.trailing_zeros() as usize] += 1;
+            rest &= rest - 1;
+        }
+    }
+    (counts, sampled)
+}
