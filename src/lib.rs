@@ -31,6 +31,7 @@ pub mod boards;
 pub mod error;
 pub mod plan;
 pub mod published;
+mod random;
 pub mod run;
 #[doc(hidden)]
 pub mod search;

@@ -557,3 +557,84 @@ fn an_unknown_search_build_is_refused() {
         "{stderr}"
     );
 }
+
+/// `plan ARGS --format json`, parsed.
+fn plan_json(args: &[&str]) -> serde_json::Value {
+    let out = nqueens()
+        .arg("plan")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_board_size_has_a_plan_under_the_default_method() {
+    for n in 1..=32u64 {
+        let plan = plan_json(&[&n.to_string()]);
+        assert_eq!(plan["n"], n);
+        assert!(plan["tasks"].as_u64().unwrap() >= 1, "n={n}");
+        assert!(plan["peak_memory_bytes"].as_u64().unwrap() > 0, "n={n}");
+        let method = plan["method"].as_str().unwrap();
+        // join while its plan can be built, d4 beyond.
+        if n >= 25 {
+            assert_eq!(method, "d4", "n={n}");
+        }
+    }
+    assert!(usage_error(&["plan", "25", "-m", "join"]).contains("up to 24, not 25"));
+}
+
+#[test]
+fn the_estimate_samples_and_brackets_its_figure() {
+    for method in ["join", "d4", "mirror"] {
+        let plan = plan_json(&[
+            "13",
+            "-m",
+            method,
+            "--estimate",
+            "--sample",
+            "40",
+            "-j",
+            "2",
+        ]);
+        let tasks = plan["tasks"].as_u64().unwrap();
+        assert_eq!(plan["sampled"].as_u64().unwrap(), tasks.min(40), "{method}");
+        let (low, core, high) = (
+            plan["interval_low"].as_f64().unwrap(),
+            plan["estimated_core_seconds"].as_f64().unwrap(),
+            plan["interval_high"].as_f64().unwrap(),
+        );
+        assert!(
+            low <= core && core <= high && core > 0.0,
+            "{method}: {plan}"
+        );
+        assert_eq!(plan["threads"], 2);
+    }
+    // A sample of every task has no sampling error.
+    let whole = plan_json(&["9", "--estimate", "--sample", "100000"]);
+    assert_eq!(whole["interval_low"], whole["estimated_core_seconds"]);
+    // Large tasks are probed, not counted: N = 24 under d4 answers at once.
+    let probed = plan_json(&[
+        "24",
+        "-m",
+        "d4",
+        "--estimate",
+        "--sample",
+        "8",
+        "--cores",
+        "1000",
+    ]);
+    assert!(
+        probed["estimated_core_seconds"].as_f64().unwrap() > 1000.0,
+        "{probed}"
+    );
+    assert!(probed["cores_wall_seconds"].as_f64().unwrap() > 0.0);
+    assert!(usage_error(&["plan", "12", "--sample", "5"]).contains("--estimate"));
+    assert!(usage_error(&["plan", "12", "--estimate", "--sample", "0"]).contains("at least 1"));
+}

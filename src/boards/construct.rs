@@ -2,6 +2,8 @@
 //! construction for any N >= 4, and a seeded random one by repairing a
 //! random permutation.
 
+use crate::random::SplitMix64;
+
 /// A solution of the `n` board (n = 1 or n >= 4) by the classic explicit
 /// construction, or `None` for n = 2, 3 (no solution exists) and n = 0.
 ///
@@ -33,25 +35,6 @@ pub fn explicit_solution(n: u64) -> Option<Vec<u64>> {
         _ => {}
     }
     Some(evens.into_iter().chain(odds).map(|col| col - 1).collect())
-}
-
-/// SplitMix64: a tiny, well-mixed generator, so that a seed gives the same
-/// board on every machine and release.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..bound` (bound > 0), by multiply-shift.
-    fn below(&mut self, bound: usize) -> usize {
-        ((u128::from(self.next()) * bound as u128) >> 64) as usize
-    }
 }
 
 /// Queens per diagonal, for counting conflicts in O(1) per move.

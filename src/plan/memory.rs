@@ -27,6 +27,14 @@ pub fn join_fits(n: u32, memory_limit: Option<u64>) -> Result<u64, Error> {
 }
 
 impl Plan {
+    /// The peak bytes a count of this plan takes beyond the program itself:
+    /// the plan's tasks and the quadrant table of a `join` plan (worked out
+    /// exactly, see [`Plan::peak_memory_exact`]).
+    pub fn peak_memory_bytes(&self) -> u64 {
+        let tasks = self.tasks.len() as u64 * std::mem::size_of::<super::Task>() as u64;
+        tasks + self.peak_memory_exact()
+    }
+
     /// The peak bytes a count of this plan needs beyond the plan itself,
     /// exactly: the quadrant table of a `join` plan (worked out by
     /// enumerating it, a moment at large N), 0 for the depth-first methods.

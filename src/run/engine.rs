@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::plan::{Task, TaskKind};
+use crate::search::board::Board;
 use crate::search::d4::{self, Subtree};
 use crate::search::join::{self, JoinTask};
 use crate::search::kernel::count_completions;
@@ -35,15 +36,27 @@ pub struct TaskCount {
 
 /// Counts one task of an `n` plan, whatever its kind.
 pub fn count_task(n: u32, task: &Task) -> TaskCount {
-    match task.kind {
+    count_below(n, task.kind, task.weight, task.board, task.prefix_columns())
+}
+
+/// Counts the subtree below `board` (whose queens' columns are `prefix`) of
+/// a task of `kind` and `weight`: a whole task, or a deeper part of one.
+pub(crate) fn count_below(
+    n: u32,
+    kind: TaskKind,
+    weight: u32,
+    board: Board,
+    prefix: &[u8],
+) -> TaskCount {
+    match kind {
         TaskKind::Plain => {
             let tally = if lanes::supported() {
-                lanes::count_completions(n, task.board)
+                lanes::count_completions(n, board)
             } else {
-                count_completions(n, task.board)
+                count_completions(n, board)
             };
             TaskCount {
-                solutions: tally.solutions * u64::from(task.weight),
+                solutions: tally.solutions * u64::from(weight),
                 nodes: tally.nodes,
                 ..TaskCount::default()
             }
@@ -56,19 +69,21 @@ pub fn count_task(n: u32, task: &Task) -> TaskCount {
                 ..TaskCount::default()
             }
         }
-        TaskKind::D4Corner { second } => count_d4(n, task, d4::Shape::Corner { second }),
-        TaskKind::D4Edge { k } => count_d4(n, task, d4::Shape::Edge { k }),
+        TaskKind::D4Corner { second } => count_d4(n, d4::Shape::Corner { second }, board, prefix),
+        TaskKind::D4Edge { k } => count_d4(n, d4::Shape::Edge { k }, board, prefix),
     }
 }
 
-/// Counts a `d4` task of `shape`.
-fn count_d4(n: u32, task: &Task, shape: d4::Shape) -> TaskCount {
-    let subtree = Subtree {
-        shape,
-        board: task.board,
-        prefix: task.prefix_columns(),
-    };
-    let tally = d4::count_task(n, &subtree);
+/// Counts a `d4` subtree of `shape`.
+fn count_d4(n: u32, shape: d4::Shape, board: Board, prefix: &[u8]) -> TaskCount {
+    let tally = d4::count_task(
+        n,
+        &Subtree {
+            shape,
+            board,
+            prefix,
+        },
+    );
     TaskCount {
         solutions: tally.solutions,
         orbits: tally.orbits,

@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod engine;
+pub mod estimate;
 pub mod journal;
 #[cfg(feature = "mpi")]
 pub mod mpi;

@@ -10,7 +10,7 @@ use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
 
 use crate::parse::{
     parse_board_format, parse_board_size, parse_board_sizes, parse_bytes, parse_method, parse_runs,
-    parse_shard, parse_solve_size, parse_thread_list, parse_threads,
+    parse_sample, parse_shard, parse_solve_size, parse_thread_list, parse_threads,
 };
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -64,6 +64,41 @@ pub struct PlanArgs {
     /// Memory limit for the join method, as for `count`.
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
+
+    /// Time a random sample of the tasks and predict the count's
+    /// core-seconds and wall time, with a 95% interval.
+    #[arg(long)]
+    pub estimate: bool,
+
+    /// Tasks sampled by --estimate (one from each of K equal runs of the
+    /// plan).
+    #[arg(long, value_name = "K", default_value_t = nqueens::run::estimate::DEFAULT_SAMPLE, value_parser = parse_sample, requires = "estimate")]
+    pub sample: usize,
+
+    /// Seed of the --estimate sample: the same seed draws the same tasks.
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "estimate")]
+    pub seed: u64,
+
+    /// Also predict the wall time on C cores (a cluster), with --estimate.
+    #[arg(long, value_name = "C", value_parser = parse_threads, requires = "estimate")]
+    pub cores: Option<usize>,
+
+    /// Threads the --estimate sample runs on [default: every core].
+    #[arg(short = 'j', long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+
+    /// text (for people) or json (one object).
+    #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
+    pub format: PlanFormat,
+}
+
+/// Output formats of `plan`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PlanFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object.
+    Json,
 }
 
 /// Arguments of `nqueens merge`.
@@ -211,7 +246,7 @@ pub struct CountArgs {
     /// How to count: none (the full tree), mirror (left half of the first
     /// row, doubled), d4 (all 8 symmetries, orbits weighted at the leaves),
     /// join (half boards paired on their diagonals; needs memory), auto
-    /// (join from N = 10 to 25 while its table fits in memory, else d4;
+    /// (join from N = 10 to 24 while its table fits in memory, else d4;
     /// mirror below 10).
     #[arg(short, long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,

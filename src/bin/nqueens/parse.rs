@@ -76,6 +76,16 @@ pub fn parse_runs(text: &str) -> Result<usize, String> {
     }
 }
 
+pub fn parse_sample(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("the sample must hold at least 1 task".to_string()),
+        Ok(sample) => Ok(sample),
+        Err(_) => Err(format!(
+            "'{text}' is not a sample size: expected a whole number from 1"
+        )),
+    }
+}
+
 pub fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
     let counts = text
         .split(',')

@@ -51,9 +51,10 @@ pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS};
 /// symmetry rules (and every method is instant).
 pub const JOIN_MIN_N: u32 = 4;
 
-/// Largest N counted by joining: keys must fit 64 bits, and beyond this the
-/// quadrant table outgrows any ordinary machine (h = 12 is ~5 GB).
-pub const JOIN_MAX_N: u32 = 25;
+/// Largest N counted by joining. The plan holds one task per row set, and
+/// from N = 25 that is more than a plan may hold (about 15 million at 25);
+/// the whole quadrant table is about 5 GB at N = 24, 8x more per two N.
+pub const JOIN_MAX_N: u32 = 24;
 
 /// Where the halves meet: the bits of a board's diagonals that form keys.
 #[derive(Clone, Copy, Debug)]
@@ -297,6 +298,34 @@ pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
         }
         count_in(n, task, &mut scratch)
     })
+}
+
+/// The keys of an even-N task's half boards: the east boards (with both
+/// long diagonals free) and the west boards by how many long-diagonal
+/// queens they hold; for benchmarks of the matchers on real keys.
+pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
+    assert!(n.is_multiple_of(2), "task_keys takes even N");
+    let geo = Geometry::new(n);
+    let table = shared_table(n / 2);
+    let quadrant_cols = (1u32 << geo.h) - 1;
+    let (mut north, mut south) = (Default::default(), Default::default());
+    let mut east: [Vec<u64>; 3] = Default::default();
+    let mut west: [Vec<u64>; 3] = Default::default();
+    let main = 1u64 << (n - 1);
+    let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, (main, main));
+    half_boards(&table, &geo, &east_spec, &mut north, &mut south, &mut east);
+    let west_spec = HalfSpec {
+        class_keys: geo.key(main, main),
+        ..HalfSpec::new(
+            geo.all_rows() & !task.east_rows,
+            quadrant_cols,
+            true,
+            (0, 0),
+        )
+    };
+    half_boards(&table, &geo, &west_spec, &mut north, &mut south, &mut west);
+    let [east, _, _] = east;
+    (east, west)
 }
 
 /// [`count_in`] built for CPUs with popcnt and BMI1 (the column-split loop

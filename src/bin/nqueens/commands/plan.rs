@@ -1,28 +1,95 @@
 //! `nqueens plan`: the tasks of a count, its fingerprint, memory and the
-//! spread of its tasks' estimated costs.
+//! spread of its tasks' estimated costs; with `--estimate`, its predicted
+//! time from a timed sample.
 
 use std::io::{self, Write};
 
 use nqueens::plan::estimate_costs;
+use nqueens::run::estimate::{estimate, Estimate};
 use nqueens::units::human_bytes;
-use nqueens::{Method, Plan, SplitDepth};
+use nqueens::{resolve_threads, Method, Plan, SplitDepth};
+use serde::Serialize;
 
-use crate::args::PlanArgs;
+use crate::args::{PlanArgs, PlanFormat};
 use crate::exit_codes::ExitCode;
+use crate::output::human_duration;
+
+/// A plan and its estimate as programs read them.
+#[derive(Debug, Serialize)]
+struct PlanRecord {
+    n: u32,
+    method: String,
+    split_depth: u32,
+    tasks: usize,
+    fingerprint: String,
+    /// The plan's tasks and the join's quadrant table, in bytes.
+    peak_memory_bytes: u64,
+    #[serde(flatten)]
+    estimate: Option<EstimateRecord>,
+}
+
+/// The `--estimate` fields (seconds).
+#[derive(Debug, Serialize)]
+struct EstimateRecord {
+    sampled: usize,
+    seed: u64,
+    threads: usize,
+    estimated_core_seconds: f64,
+    interval_low: f64,
+    interval_high: f64,
+    prepare_seconds: f64,
+    estimated_wall_seconds: f64,
+    wall_low: f64,
+    wall_high: f64,
+    cores: Option<usize>,
+    cores_wall_seconds: Option<f64>,
+    estimate_seconds: f64,
+}
 
 /// Runs `nqueens plan`.
 pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let split = args.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows);
     let plan = Plan::build_within(args.n, args.method, split, args.max_memory)?;
-    const PROBE_ROWS: u32 = 3;
-    let mut costs = estimate_costs(&plan, PROBE_ROWS);
-    costs.sort_unstable();
-    let total: u64 = costs.iter().sum();
-    let mean = total as f64 / costs.len().max(1) as f64;
-    let max = costs.last().copied().unwrap_or(0);
-    let median = costs.get(costs.len() / 2).copied().unwrap_or(0);
+    let peak_memory = plan.peak_memory_bytes();
+    let estimated = if args.estimate {
+        let threads = resolve_threads(args.threads)?;
+        Some(estimate(&plan, threads, args.sample, args.seed)?)
+    } else {
+        None
+    };
     let stdout = io::stdout();
     let mut out = stdout.lock();
+    if args.format == PlanFormat::Json {
+        let record = PlanRecord {
+            n: plan.n,
+            method: plan.method.to_string(),
+            split_depth: plan.split_depth,
+            tasks: plan.tasks.len(),
+            fingerprint: plan.fingerprint_hex(),
+            peak_memory_bytes: peak_memory,
+            estimate: estimated.as_ref().map(|estimate| {
+                let (wall, low, high) = estimate.wall_seconds(estimate.threads);
+                EstimateRecord {
+                    sampled: estimate.sampled,
+                    seed: args.seed,
+                    threads: estimate.threads,
+                    estimated_core_seconds: estimate.core_seconds,
+                    interval_low: estimate.interval.0,
+                    interval_high: estimate.interval.1,
+                    prepare_seconds: estimate.prepare_seconds,
+                    estimated_wall_seconds: wall,
+                    wall_low: low,
+                    wall_high: high,
+                    cores: args.cores,
+                    cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
+                    estimate_seconds: estimate.seconds,
+                }
+            }),
+        };
+        serde_json::to_writer(&mut out, &record)?;
+        writeln!(out)?;
+        return Ok(ExitCode::Success);
+    }
     writeln!(
         out,
         "N = {}, method {}, split depth {}",
@@ -36,6 +103,11 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             human_bytes(plan.peak_memory_exact())
         )?;
     }
+    writeln!(
+        out,
+        "peak memory: {} (the plan's tasks and any table)",
+        human_bytes(peak_memory)
+    )?;
     writeln!(out, "fingerprint: {}", plan.fingerprint_hex())?;
     writeln!(
         out,
@@ -48,16 +120,71 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             "tasks are row sets of the east half board, costs not estimated"
         )?;
     } else {
+        const PROBE_ROWS: u32 = 3;
+        let mut costs = estimate_costs(&plan, PROBE_ROWS);
+        costs.sort_unstable();
+        let total: u64 = costs.iter().sum();
+        let mean = total as f64 / costs.len().max(1) as f64;
+        let max = costs.last().copied().unwrap_or(0);
+        let median = costs.get(costs.len() / 2).copied().unwrap_or(0);
         writeln!(
             out,
             "estimated cost (queens in the {PROBE_ROWS} rows below each task): mean {mean:.0}, median {median}, max {max}, max/mean {:.2}",
             if mean > 0.0 { max as f64 / mean } else { 0.0 }
         )?;
     }
+    match &estimated {
+        Some(estimate) => write_estimate(&mut out, estimate, args)?,
+        None => writeln!(
+            out,
+            "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
+            plan.n, plan.method
+        )?,
+    }
+    Ok(ExitCode::Success)
+}
+
+fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) -> io::Result<()> {
+    let (low, high) = estimate.interval;
     writeln!(
         out,
-        "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE",
-        plan.n, plan.method
+        "estimate: {} of {} tasks timed (seed {}, {} threads, {})",
+        estimate.sampled,
+        estimate.tasks,
+        args.seed,
+        estimate.threads,
+        human_duration(estimate.seconds)
     )?;
-    Ok(ExitCode::Success)
+    writeln!(
+        out,
+        "  core time: {} (95% interval {} to {})",
+        human_duration(estimate.core_seconds),
+        human_duration(low),
+        human_duration(high)
+    )?;
+    let mut cores = vec![estimate.threads];
+    cores.extend(args.cores);
+    for cores in cores {
+        let (wall, low, high) = estimate.wall_seconds(cores);
+        let here = if cores == estimate.threads {
+            " (this machine's threads)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  wall time on {cores} cores{here}: {} ({} to {})",
+            human_duration(wall),
+            human_duration(low),
+            human_duration(high)
+        )?;
+    }
+    if estimate.prepare_seconds > 0.0 {
+        writeln!(
+            out,
+            "  of which preparing the quadrant table: {}",
+            human_duration(estimate.prepare_seconds)
+        )?;
+    }
+    Ok(())
 }

@@ -17,9 +17,48 @@ pub fn human_rate(per_second: f64) -> String {
     format!("{per_second:.0} /s")
 }
 
+/// A duration for people, to 3 significant digits: `512 ms`, `4.21 s`,
+/// `17.3 min`, `5.02 h`, `12.1 days`, `3.40 years`.
+pub fn human_duration(seconds: f64) -> String {
+    const UNITS: [(f64, &str); 5] = [
+        (365.25 * 86_400.0, "years"),
+        (86_400.0, "days"),
+        (3_600.0, "h"),
+        (60.0, "min"),
+        (1.0, "s"),
+    ];
+    let three_digits = |value: f64| {
+        if value >= 100.0 {
+            format!("{value:.0}")
+        } else if value >= 10.0 {
+            format!("{value:.1}")
+        } else {
+            format!("{value:.2}")
+        }
+    };
+    for (scale, unit) in UNITS {
+        // Minutes from 2 min up, and so on: 90 s reads better than 1.50 min.
+        if seconds >= 2.0 * scale || (scale == 1.0 && seconds >= 1.0) {
+            return format!("{} {unit}", three_digits(seconds / scale));
+        }
+    }
+    format!("{} ms", three_digits(seconds * 1000.0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_in_their_unit() {
+        assert_eq!(human_duration(0.512), "512 ms");
+        assert_eq!(human_duration(4.214), "4.21 s");
+        assert_eq!(human_duration(90.0), "90.0 s");
+        assert_eq!(human_duration(1038.0), "17.3 min");
+        assert_eq!(human_duration(3.0 * 86_400.0), "3.00 days");
+        assert_eq!(human_duration(30.0 * 3_600.0), "30.0 h");
+        assert_eq!(human_duration(10.0 * 365.25 * 86_400.0), "10.0 years");
+    }
 
     #[test]
     fn rates_get_prefixes() {

@@ -1,0 +1,51 @@
+//! The join's inner loop on the keys of a real N = 20 task (the median
+//! task of the plan, east keys stored, west class-0 keys queried): the
+//! plain bit-sliced matcher against the split one, loading included; and
+//! the whole task (half boards built from the quadrant table, then
+//! matched). Every measurement asserts the pairs it counts.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use nqueens::search::join::{
+    choose_cuts, count_disjoint_naive, count_task, task_keys, tasks, Matcher, SplitMatcher,
+    LEAF_MIN, MAX_CUTS,
+};
+
+const N: u32 = 20;
+
+fn matchers(c: &mut Criterion) {
+    let all = tasks(N);
+    let task = all[all.len() / 2];
+    let (east, west) = task_keys(N, &task);
+    let queries = &west[0];
+    let expected: u64 = queries
+        .iter()
+        .map(|&query| count_disjoint_naive(&east, query))
+        .sum();
+    let mut group = c.benchmark_group("join-20");
+    group.sample_size(20);
+    group.bench_function(format!("matcher/{}x{}", east.len(), queries.len()), |b| {
+        let mut matcher = Matcher::default();
+        b.iter(|| {
+            matcher.load(black_box(&east));
+            assert_eq!(matcher.sum_disjoint(queries, 0), expected);
+        })
+    });
+    group.bench_function("split-matcher", |b| {
+        let mut split = SplitMatcher::default();
+        b.iter(|| {
+            let cuts = choose_cuts(black_box(&east), queries, MAX_CUTS);
+            split.load(&east, &cuts, LEAF_MIN);
+            assert_eq!(split.sum_disjoint(queries, 0), expected);
+        })
+    });
+    let whole = count_task(N, &task).solutions;
+    group.bench_function("task", |b| {
+        b.iter(|| assert_eq!(count_task(N, black_box(&task)).solutions, whole))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, matchers);
+criterion_main!(benches);

@@ -1,0 +1,171 @@
+//! What a count will cost, before it starts: a random sample of the plan's
+//! tasks is timed and scaled up to the whole plan.
+//!
+//! The sample is stratified over the task order (one task drawn from each
+//! of K equal runs of ids), because neighbouring tasks cost alike and the
+//! cost drifts along the plan. A task with more than [`PROBE_ROWS_LEFT`]
+//! rows below its prefix would take too long to time (a `d4` task of
+//! N = 28 is days of work), so it is probed instead: from its prefix, one
+//! random open square per row down to that depth, and the subtree reached
+//! is timed and weighted by the product of the branching factors on the
+//! way (Knuth's estimator of a tree's size, applied to time). Either way
+//! each sampled task yields an unbiased estimate of its own cost; the
+//! 95% interval is the normal one for a simple random sample of tasks
+//! (stratification only narrows it).
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::engine::{count_below, worker_pool};
+use crate::error::Error;
+use crate::plan::{Plan, TaskKind};
+use crate::random::SplitMix64;
+use crate::search::board::MAX_N;
+use crate::search::join;
+
+/// A probe times the subtree it reaches once at most this many rows are
+/// left below it: from a few milliseconds to a second of work.
+pub const PROBE_ROWS_LEFT: u32 = 16;
+
+/// Sampled tasks by default.
+pub const DEFAULT_SAMPLE: usize = 1000;
+
+/// The predicted cost of counting a plan.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Estimate {
+    /// Tasks timed (or probed).
+    pub sampled: usize,
+    /// Tasks in the plan.
+    pub tasks: usize,
+    /// Predicted thread-seconds of all the tasks.
+    pub core_seconds: f64,
+    /// The 95% interval of `core_seconds`.
+    pub interval: (f64, f64),
+    /// Wall seconds spent preparing before any task runs (the `join`
+    /// method's quadrant table), as measured here with `threads` threads.
+    pub prepare_seconds: f64,
+    /// Threads the sample ran on.
+    pub threads: usize,
+    /// Wall seconds the estimate took.
+    pub seconds: f64,
+}
+
+impl Estimate {
+    /// Predicted wall seconds of the count on `cores` cores: the tasks
+    /// spread evenly, plus the preparation (done once per process, on
+    /// every core).
+    pub fn wall_seconds(&self, cores: usize) -> (f64, f64, f64) {
+        let cores = cores.max(1) as f64;
+        let spread = |core_seconds: f64| self.prepare_seconds + core_seconds / cores;
+        (
+            spread(self.core_seconds),
+            spread(self.interval.0),
+            spread(self.interval.1),
+        )
+    }
+}
+
+/// Times a sample of `sample` tasks of `plan` (all of them if it has
+/// fewer), drawn with `seed`, on `threads` threads.
+pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result<Estimate, Error> {
+    if sample == 0 {
+        return Err(Error::NoRuns);
+    }
+    let started = Instant::now();
+    let pool = worker_pool(threads)?;
+    let n = plan.n;
+    let prepare_seconds = if plan
+        .tasks
+        .iter()
+        .any(|task| matches!(task.kind, TaskKind::Join { .. }))
+    {
+        let preparing = Instant::now();
+        pool.install(|| join::prepare(n));
+        preparing.elapsed().as_secs_f64()
+    } else {
+        0.0
+    };
+    let total = plan.tasks.len();
+    let sampled = sample.min(total);
+    // One task from each of `sampled` equal runs of the plan.
+    let picks: Vec<(usize, u64)> = {
+        let mut rng = SplitMix64(seed ^ 0x6573_7469_6d61_7465);
+        (0..sampled)
+            .map(|stratum| {
+                let low = stratum * total / sampled;
+                let high = (stratum + 1) * total / sampled;
+                (low + rng.below(high - low), rng.next())
+            })
+            .collect()
+    };
+    let costs: Vec<f64> = pool.install(|| {
+        picks
+            .par_iter()
+            .with_max_len(1)
+            .map(|&(index, probe_seed)| probe(plan, index, probe_seed))
+            .collect()
+    });
+    let mean = costs.iter().sum::<f64>() / sampled as f64;
+    let variance = if sampled > 1 {
+        costs.iter().map(|cost| (cost - mean).powi(2)).sum::<f64>() / (sampled - 1) as f64
+    } else {
+        0.0
+    };
+    // The standard error of the total, with the finite population
+    // correction (a sample of every task has none).
+    let correction = 1.0 - sampled as f64 / total as f64;
+    let error = total as f64 * (variance / sampled as f64 * correction).sqrt();
+    let core_seconds = mean * total as f64;
+    Ok(Estimate {
+        sampled,
+        tasks: total,
+        core_seconds,
+        interval: (
+            (core_seconds - 1.96 * error).max(0.0),
+            core_seconds + 1.96 * error,
+        ),
+        prepare_seconds,
+        threads,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The estimated thread-seconds of task `index`: timed whole, or probed
+/// below [`PROBE_ROWS_LEFT`] rows with the random stream `seed`.
+fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
+    let n = plan.n;
+    let task = &plan.tasks[index];
+    let mut board = task.board;
+    let mut prefix = [0u8; MAX_N as usize];
+    prefix[..task.prefix_columns().len()].copy_from_slice(task.prefix_columns());
+    let mut weight = 1.0;
+    let mut rng = SplitMix64(seed);
+    let is_join = matches!(task.kind, TaskKind::Join { .. });
+    while !is_join && n - board.row > PROBE_ROWS_LEFT {
+        let open = task.kind.open_squares(n, &board);
+        if open == 0 {
+            // A dead end: this path has no subtree to time.
+            return 0.0;
+        }
+        let choices = open.count_ones();
+        let mut pick = open;
+        for _ in 0..rng.below(choices as usize) {
+            pick &= pick - 1;
+        }
+        let bit = pick & pick.wrapping_neg();
+        prefix[board.row as usize] = bit.trailing_zeros() as u8;
+        board = board.place(bit);
+        weight *= f64::from(choices);
+    }
+    let timing = Instant::now();
+    std::hint::black_box(count_below(
+        n,
+        task.kind,
+        task.weight,
+        board,
+        &prefix[..board.row as usize],
+    ));
+    weight * timing.elapsed().as_secs_f64()
+}
