@@ -37,20 +37,36 @@ pub enum Violation {
     },
 }
 
+impl Violation {
+    /// The violation in words, with rows and columns numbered from `base`
+    /// (0, or 1 for boards written 1-based).
+    pub fn describe(&self, base: u64) -> String {
+        let row = |row: usize| row as u64 + base;
+        match *self {
+            Violation::Empty => "no queens".to_string(),
+            Violation::OffBoard { row: at, col, n } => format!(
+                "row {} has column {}, off a board of {n} columns",
+                row(at),
+                col + base
+            ),
+            Violation::SameColumn { first, second, col } => format!(
+                "rows {} and {} share column {}",
+                row(first),
+                row(second),
+                col + base
+            ),
+            Violation::SameDiagonal { first, second } => format!(
+                "rows {} and {} are on one diagonal",
+                row(first),
+                row(second)
+            ),
+        }
+    }
+}
+
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Violation::Empty => write!(f, "no queens"),
-            Violation::OffBoard { row, col, n } => {
-                write!(f, "row {row} has column {col}, off a board of {n} columns")
-            }
-            Violation::SameColumn { first, second, col } => {
-                write!(f, "rows {first} and {second} share column {col}")
-            }
-            Violation::SameDiagonal { first, second } => {
-                write!(f, "rows {first} and {second} are on one diagonal")
-            }
-        }
+        f.write_str(&self.describe(0))
     }
 }
 

@@ -5,7 +5,7 @@ use std::fs;
 use std::io::{self, BufRead, BufWriter, Write};
 
 use anyhow::Context;
-use nqueens::{check, Violation};
+use nqueens::check;
 
 use crate::args::CheckArgs;
 use crate::exit_codes::ExitCode;
@@ -61,23 +61,5 @@ fn check_line(line: &str, shift: u64) -> Result<(), String> {
         }
         columns.push(col - shift);
     }
-    check(&columns).map_err(|violation| match violation {
-        Violation::OffBoard { row, col, n } => format!(
-            "row {} has column {}, off a board of {n} columns",
-            row as u64 + shift,
-            col + shift
-        ),
-        Violation::SameColumn { first, second, col } => format!(
-            "rows {} and {} share column {}",
-            first as u64 + shift,
-            second as u64 + shift,
-            col + shift
-        ),
-        Violation::SameDiagonal { first, second } => format!(
-            "rows {} and {} are on one diagonal",
-            first as u64 + shift,
-            second as u64 + shift
-        ),
-        Violation::Empty => "no queens".to_string(),
-    })
+    check(&columns).map_err(|violation| violation.describe(shift))
 }
