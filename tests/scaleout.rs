@@ -277,6 +277,70 @@ fn merge_refuses_missing_duplicate_and_foreign_shards() {
     refuse(vec![&junk], "not an nqueens shard file");
 }
 
+/// Copies the shard file `from` with `field` set to `value` (JSON text)
+/// into a new file of `dir`.
+fn crafted(dir: &Path, from: &Path, field: &str, value: &str) -> PathBuf {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(from).unwrap()).unwrap();
+    // Numbers past u64 do not fit a JSON value: put the text in afterwards.
+    json[field] = serde_json::Value::String("VALUE".to_string());
+    let text = json.to_string().replace("\"VALUE\"", value);
+    let stem = from.file_stem().unwrap().to_string_lossy();
+    let path = dir.join(format!("crafted-{stem}-{field}-{}.json", value.len()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn merge_refuses_crafted_files_without_panicking() {
+    let scratch_dir = scratch("merge-crafted");
+    let dir = scratch_dir.path();
+    let files = shard_files(dir, "12", 3, &[]);
+    let refuse = |args: &[&PathBuf], needle: &str| {
+        let output = nqueens().arg("merge").args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{needle}: {stderr}");
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    };
+    let (zero, two) = (&files[0], &files[2]);
+    let no_shards = crafted(dir, zero, "shards", "0");
+    refuse(&[&no_shards], "0 shards");
+    let past = crafted(dir, zero, "shard", "7");
+    refuse(&[&past], "shard 7 is out of range for 3 shards");
+    // A huge shard count is answered at once, naming a few missing shards.
+    let many: Vec<PathBuf> = files
+        .iter()
+        .map(|file| crafted(dir, file, "shards", "100000000"))
+        .collect();
+    refuse(&[&many[0]], "missing shards of 100000000: 1, 2, 3");
+    // A count changed to overflow the sum, and files whose plan is made up.
+    let huge = crafted(dir, &files[1], "solutions", &u128::MAX.to_string());
+    refuse(&[zero, &huge, two], "overflows");
+    let forged: Vec<PathBuf> = files
+        .iter()
+        .map(|file| crafted(dir, file, "fingerprint", "\"0123456789abcdef\""))
+        .collect();
+    refuse(
+        &[&forged[0], &forged[1], &forged[2]],
+        "does not match the plan it names",
+    );
+    let big_n: Vec<PathBuf> = files
+        .iter()
+        .map(|file| crafted(dir, file, "n", "200"))
+        .collect();
+    refuse(
+        &[&big_n[0], &big_n[1], &big_n[2]],
+        "N = 200 is out of range",
+    );
+    // A file far larger than any shard file is not read whole.
+    let large = dir.join("large.json");
+    std::fs::write(&large, vec![b' '; 1 << 20]).unwrap();
+    refuse(&[&large], "larger than");
+    // The real files still merge.
+    nqueens().arg("merge").args(&files).assert().success();
+}
+
 #[test]
 fn scheduler_environments_pick_the_shard() {
     let scratch_dir = scratch("env");

@@ -7,6 +7,9 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
+use crate::plan::{check_board_size, Method, Plan, SplitDepth};
+
 /// Shard I of K: the tasks whose id mod K is I. Interleaving spreads the
 /// uneven task costs over the shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +119,43 @@ pub struct Merged {
     pub seconds: f64,
 }
 
+/// Largest shard file read: a real one is well under a kilobyte.
+pub const MAX_SHARD_FILE_BYTES: u64 = 64 * 1024;
+
+/// Checks that `result` is what its own plan gives: rebuilds the plan from
+/// the N, method and split depth it names and compares the fingerprint and
+/// the task count, so a file edited by hand, or made by a version whose
+/// plans differ, is refused.
+pub fn check_plan(name: &str, result: &ShardResult) -> Result<(), String> {
+    let n = check_board_size(u64::from(result.n)).map_err(|err| format!("{name}: {err}"))?;
+    let method: Method = result
+        .method
+        .parse()
+        .map_err(|err: Error| format!("{name}: {err}"))?;
+    // The memory limit is lifted: merging needs the plan, not the table.
+    let split = match method {
+        Method::Join => SplitDepth::Auto,
+        _ => SplitDepth::Rows(result.split_depth),
+    };
+    let plan = Plan::build_within(n, method, split, Some(u64::MAX))
+        .map_err(|err| format!("{name} names a plan that cannot be built: {err}"))?;
+    let tasks = plan.tasks.len() as u64;
+    if plan.method != method
+        || plan.split_depth != result.split_depth
+        || plan.fingerprint_hex() != result.fingerprint
+        || tasks != result.tasks_in_plan
+    {
+        return Err(format!(
+            "{name} does not match the plan it names (N = {n}, {method}, split {}): it says fingerprint {} and {} tasks, the plan has {} and {tasks} (a file from another version, or edited)",
+            result.split_depth,
+            result.fingerprint,
+            result.tasks_in_plan,
+            plan.fingerprint_hex()
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that `results` are shards 0..K-1 of one plan, each once and
 /// complete, and sums them. `names` name the files in messages.
 pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
@@ -126,39 +166,51 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         if result.format != SHARD_FORMAT {
             return Err(format!(
                 "{name} is not an nqueens shard file (format '{}')",
-                result.format
+                excerpt(&result.format)
+            ));
+        }
+        if result.shards == 0 {
+            return Err(format!(
+                "{name} says there are 0 shards: a count has at least 1"
+            ));
+        }
+        if result.shard >= result.shards {
+            return Err(format!(
+                "{name}: shard {} is out of range for {} shards (numbered 0 to {})",
+                result.shard,
+                result.shards,
+                result.shards - 1
             ));
         }
         let same = result.fingerprint == first.fingerprint
             && result.n == first.n
             && result.method == first.method
             && result.split_depth == first.split_depth
-            && result.shards == first.shards;
+            && result.shards == first.shards
+            && result.tasks_in_plan == first.tasks_in_plan;
         if !same {
             return Err(format!(
                 "{name} is from another run: plan {} (N = {}, {}, split {}, {} shards) where {first_name} has plan {} (N = {}, {}, split {}, {} shards)",
-                result.fingerprint, result.n, result.method, result.split_depth, result.shards,
-                first.fingerprint, first.n, first.method, first.split_depth, first.shards
-            ));
-        }
-        let expected = (first.tasks_in_plan + first.shards - 1 - result.shard) / first.shards;
-        if result.tasks_done != expected {
-            return Err(format!(
-                "{name} (shard {}/{}) is incomplete: {} of its {expected} tasks counted",
-                result.shard, result.shards, result.tasks_done
+                excerpt(&result.fingerprint), result.n, excerpt(&result.method), result.split_depth, result.shards,
+                excerpt(&first.fingerprint), first.n, excerpt(&first.method), first.split_depth, first.shards
             ));
         }
     }
     let count = first.shards;
-    let mut seen: Vec<Vec<&str>> = vec![Vec::new(); count as usize];
-    for (name, result) in results {
-        seen[result.shard as usize].push(name);
-    }
-    let duplicates: Vec<String> = seen
+    // Each shard once: sorted indexes, without an array of K entries (K is
+    // read from the files and may be anything).
+    let mut given: Vec<(u64, &str)> = results
         .iter()
-        .enumerate()
-        .filter(|(_, names)| names.len() > 1)
-        .map(|(index, names)| format!("{index} ({})", names.join(", ")))
+        .map(|(name, result)| (result.shard, name.as_str()))
+        .collect();
+    given.sort_unstable();
+    let duplicates: Vec<String> = given
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|same| same.len() > 1)
+        .map(|same| {
+            let names: Vec<&str> = same.iter().map(|(_, name)| *name).collect();
+            format!("{} ({})", same[0].0, names.join(", "))
+        })
         .collect();
     if !duplicates.is_empty() {
         return Err(format!(
@@ -166,18 +218,41 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
             duplicates.join("; ")
         ));
     }
-    let missing: Vec<String> = seen
-        .iter()
-        .enumerate()
-        .filter(|(_, names)| names.is_empty())
-        .map(|(index, _)| index.to_string())
-        .collect();
-    if !missing.is_empty() {
+    if given.len() as u64 != count {
+        // The first few missing indexes, found among the given ones.
+        let mut missing = Vec::new();
+        let mut next = 0u64;
+        for &(index, _) in given.iter().chain(std::iter::once(&(count, ""))) {
+            while next < index && missing.len() < 10 {
+                missing.push(next.to_string());
+                next += 1;
+            }
+            next = index + 1;
+        }
+        let more = count - given.len() as u64 - missing.len() as u64;
         return Err(format!(
-            "missing shards of {count}: {} (each of 0..{} must be given once)",
+            "missing shards of {count}: {}{} (each of 0..{} must be given once)",
             missing.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
             count - 1
         ));
+    }
+    for (name, result) in results {
+        // Tasks of the plan whose id is the shard's index modulo K.
+        let expected = first
+            .tasks_in_plan
+            .checked_sub(result.shard)
+            .map_or(0, |rest| rest.div_ceil(first.shards));
+        if result.tasks_done != expected {
+            return Err(format!(
+                "{name} (shard {}/{}) is incomplete: {} of its {expected} tasks counted",
+                result.shard, result.shards, result.tasks_done
+            ));
+        }
     }
     let mut merged = Merged {
         first: first.clone(),
@@ -188,15 +263,27 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         threads: 0,
         seconds: 0.0,
     };
-    for (_, result) in results {
-        merged.solutions += result.solutions;
-        merged.orbits += result.orbits;
+    for (name, result) in results {
+        let overflow = || format!("{name}: the sum of the shards' counts overflows 128 bits");
+        let add = |sum: u128, part: u128| sum.checked_add(part).ok_or_else(overflow);
+        merged.solutions = add(merged.solutions, result.solutions)?;
+        merged.orbits = add(merged.orbits, result.orbits)?;
         for (sum, part) in merged.orbit_sizes.iter_mut().zip(result.orbit_sizes) {
-            *sum += part;
+            *sum = add(*sum, part)?;
         }
-        merged.nodes += result.nodes;
-        merged.threads += result.threads;
+        merged.nodes = add(merged.nodes, result.nodes)?;
+        merged.threads = merged.threads.saturating_add(result.threads);
         merged.seconds = merged.seconds.max(result.seconds);
     }
     Ok(merged)
+}
+
+/// At most 40 characters of `text`, escaped: what a message quotes of a
+/// file.
+fn excerpt(text: &str) -> String {
+    let mut short: String = text.chars().take(40).collect();
+    if short.len() < text.len() {
+        short.push_str("...");
+    }
+    short.escape_debug().to_string()
 }

@@ -2,10 +2,12 @@
 //! to belong together, summed.
 
 use std::fs;
+use std::io::Read;
 
 use anyhow::Context;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
-use nqueens::run::shard::{merge, ShardResult};
+use nqueens::run::shard::{check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES};
+use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 
 use super::{print_report, usage};
@@ -17,12 +19,27 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     let mut results = Vec::new();
     for path in &args.files {
         let name = path.display().to_string();
-        let text = fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+        let mut text = String::new();
+        fs::File::open(path)
+            .and_then(|file| {
+                file.take(MAX_SHARD_FILE_BYTES + 1)
+                    .read_to_string(&mut text)
+            })
+            .with_context(|| format!("cannot read {name}"))?;
+        if text.len() as u64 > MAX_SHARD_FILE_BYTES {
+            return Err(usage(format!(
+                "{name} is not an nqueens shard file: it is larger than {} (a shard file is under 1 KiB)",
+                human_bytes(MAX_SHARD_FILE_BYTES)
+            )));
+        }
         let result: ShardResult = serde_json::from_str(&text)
             .map_err(|err| usage(format!("{name} is not an nqueens shard file: {err}")))?;
         results.push((name, result));
     }
     let merged = merge(&results).map_err(usage)?;
+    // Every file is checked against the plan it names (they agree with each
+    // other by now, so the first stands for all).
+    check_plan(&results[0].0, &merged.first).map_err(usage)?;
     let first = &merged.first;
     let method: Method = first.method.parse()?;
     let fingerprint = u64::from_str_radix(&first.fingerprint, 16)
