@@ -148,11 +148,11 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
     let (low, high) = estimate.interval;
     writeln!(
         out,
-        "estimate: {} of {} tasks timed (seed {}, {} threads, {})",
+        "estimate: {} of {} tasks timed (seed {}, {}, {})",
         estimate.sampled,
         estimate.tasks,
         args.seed,
-        estimate.threads,
+        count_of(estimate.threads, "thread"),
         human_duration(estimate.seconds)
     )?;
     writeln!(
@@ -163,7 +163,7 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         human_duration(high)
     )?;
     let mut cores = vec![estimate.threads];
-    cores.extend(args.cores);
+    cores.extend(args.cores.filter(|&cores| cores != estimate.threads));
     for cores in cores {
         let (wall, low, high) = estimate.wall_seconds(cores);
         let here = if cores == estimate.threads {
@@ -173,7 +173,8 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         };
         writeln!(
             out,
-            "  wall time on {cores} cores{here}: {} ({} to {})",
+            "  wall time on {}{here}: {} ({} to {})",
+            count_of(cores, "core"),
             human_duration(wall),
             human_duration(low),
             human_duration(high)
@@ -187,4 +188,13 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         )?;
     }
     Ok(())
+}
+
+/// `1 thread`, `2 threads`.
+fn count_of(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
 }
