@@ -169,6 +169,19 @@ impl Matcher {
         }
     }
 
+    /// Fills the offsets with the loop for `CHUNKS` chunks (0: the
+    /// matcher's count, not unrolled); returns the chunk count.
+    #[inline(always)]
+    fn fill_offsets_for<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> usize {
+        if CHUNKS > 0 {
+            self.fill_offsets_fixed::<CHUNKS>(queries, extra);
+            CHUNKS
+        } else {
+            self.fill_offsets(queries, extra);
+            self.chunks.len()
+        }
+    }
+
     /// [`Matcher::fill_offsets`] for exactly `CHUNKS` chunks, unrolled.
     #[inline(always)]
     fn fill_offsets_fixed<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) {
@@ -222,13 +235,7 @@ impl Matcher {
     #[target_feature(enable = "popcnt,avx2")]
     fn sum_avx2<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
         use std::arch::x86_64::*;
-        let chunks = if CHUNKS > 0 {
-            self.fill_offsets_fixed::<CHUNKS>(queries, extra);
-            CHUNKS
-        } else {
-            self.fill_offsets(queries, extra);
-            self.chunks.len()
-        };
+        let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
         let lookup = _mm256_setr_epi8(
             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
             3, 3, 4,
@@ -289,13 +296,7 @@ impl Matcher {
     #[target_feature(enable = "avx512f,avx512vpopcntdq")]
     fn sum_avx512<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
         use std::arch::x86_64::*;
-        let chunks = if CHUNKS > 0 {
-            self.fill_offsets_fixed::<CHUNKS>(queries, extra);
-            CHUNKS
-        } else {
-            self.fill_offsets(queries, extra);
-            self.chunks.len()
-        };
+        let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
         let mut sums = _mm512_setzero_si512();
         for block in self.lines.chunks_exact(self.lines_per_block) {
             let base = block.as_ptr();

@@ -307,22 +307,11 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     assert!(n.is_multiple_of(2), "task_keys takes even N");
     let geo = Geometry::new(n);
     let table = shared_table(n / 2);
-    let quadrant_cols = (1u32 << geo.h) - 1;
     let (mut north, mut south) = (Default::default(), Default::default());
     let mut east: [Vec<u64>; 3] = Default::default();
     let mut west: [Vec<u64>; 3] = Default::default();
-    let main = 1u64 << (n - 1);
-    let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, (main, main));
+    let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
     half_boards(&table, &geo, &east_spec, &mut north, &mut south, &mut east);
-    let west_spec = HalfSpec {
-        class_keys: geo.key(main, main),
-        ..HalfSpec::new(
-            geo.all_rows() & !task.east_rows,
-            quadrant_cols,
-            true,
-            (0, 0),
-        )
-    };
     half_boards(&table, &geo, &west_spec, &mut north, &mut south, &mut west);
     let [east, _, _] = east;
     (east, west)
@@ -334,6 +323,20 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
 #[target_feature(enable = "popcnt,bmi1")]
 fn count_in_bmi(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     count_in(n, task, scratch)
+}
+
+/// The halves of an even-N task on the east rows `east_rows`: east boards
+/// keep both long diagonals free, and west boards are classed by how many
+/// long-diagonal queens they hold (see the module notes).
+fn even_specs(geo: &Geometry, east_rows: u32) -> (HalfSpec, HalfSpec) {
+    let quadrant_cols = (1u32 << geo.h) - 1;
+    let main = 1u64 << (geo.n - 1);
+    let east = HalfSpec::new(east_rows, quadrant_cols, false, (main, main));
+    let west = HalfSpec {
+        class_keys: geo.key(main, main),
+        ..HalfSpec::new(geo.all_rows() & !east_rows, quadrant_cols, true, (0, 0))
+    };
+    (east, west)
 }
 
 /// One half board's part of the board: its rows, its open quadrant
@@ -383,19 +386,8 @@ fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
     };
     if n.is_multiple_of(2) {
         let weights = even_weights(task.east_rows, n);
-        // East boards keep both long diagonals free (see the module notes).
-        let main = 1u64 << (n - 1);
-        let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, (main, main));
+        let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
         build(&east_spec, east);
-        let west_spec = HalfSpec {
-            class_keys: geo.key(main, main),
-            ..HalfSpec::new(
-                geo.all_rows() & !task.east_rows,
-                quadrant_cols,
-                true,
-                (0, 0),
-            )
-        };
         build(&west_spec, west);
         // The east keys are stored (the smaller side: one load per task),
         // split on the diagonals both sides take most often.
