@@ -27,12 +27,10 @@ pub fn join_fits(n: u32, memory_limit: Option<u64>) -> Result<u64, Error> {
 }
 
 impl Plan {
-    /// The peak bytes a count of this plan takes beyond the program itself:
-    /// the plan's tasks and the quadrant table of a `join` plan (worked out
-    /// exactly, see [`Plan::peak_memory_exact`]).
-    pub fn peak_memory_bytes(&self) -> u64 {
-        let tasks = self.tasks.len() as u64 * std::mem::size_of::<super::Task>() as u64;
-        tasks + self.peak_memory_exact()
+    /// The bytes the plan's tasks take: with [`Plan::peak_memory_exact`],
+    /// the peak a count of this plan takes beyond the program itself.
+    pub fn task_bytes(&self) -> u64 {
+        self.tasks.len() as u64 * std::mem::size_of::<super::Task>() as u64
     }
 
     /// The peak bytes a count of this plan needs beyond the plan itself,
