@@ -69,8 +69,10 @@ pub(crate) fn count_below(
                 ..TaskCount::default()
             }
         }
-        TaskKind::D4Corner { second } => count_d4(n, d4::Shape::Corner { second }, board, prefix),
-        TaskKind::D4Edge { k } => count_d4(n, d4::Shape::Edge { k }, board, prefix),
+        TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => {
+            let shape = kind.d4_shape().expect("a d4 task has a d4 shape");
+            count_d4(n, shape, board, prefix)
+        }
     }
 }
 
@@ -171,6 +173,19 @@ impl RunTotals {
     }
 }
 
+/// Builds what `tasks` share before any of them runs, with every thread of
+/// the current pool: the join's quadrant table, if one is a join task (a
+/// task must not wait for it). Returns whether there was anything to build.
+pub(crate) fn prepare(n: u32, tasks: &[Task]) -> bool {
+    let joins = tasks
+        .iter()
+        .any(|task| matches!(task.kind, TaskKind::Join { .. }));
+    if joins {
+        join::prepare(n);
+    }
+    joins
+}
+
 /// A pool of `threads` workers for [`run_tasks`].
 pub fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
@@ -195,14 +210,7 @@ pub fn run_tasks(
     hooks: &RunHooks<'_>,
 ) -> RunTotals {
     pool.install(|| {
-        // The join table is built once, by every worker, before any task
-        // would wait for it.
-        if tasks
-            .iter()
-            .any(|task| matches!(task.kind, TaskKind::Join { .. }))
-        {
-            join::prepare(n);
-        }
+        prepare(n, tasks);
         if let Some(dispatch) = hooks.dispatch {
             // Every worker asks for its own chunks until none is left.
             return pool

@@ -17,12 +17,11 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::engine::{count_below, worker_pool};
+use super::engine::{count_below, prepare, worker_pool};
 use crate::error::Error;
 use crate::plan::{Plan, TaskKind};
 use crate::random::SplitMix64;
 use crate::search::board::MAX_N;
-use crate::search::join;
 
 /// A probe times the subtree it reaches once at most this many rows are
 /// left below it: from a few milliseconds to a second of work.
@@ -75,14 +74,9 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
     }
     let started = Instant::now();
     let pool = worker_pool(threads)?;
-    let n = plan.n;
-    let prepare_seconds = if plan
-        .tasks
-        .iter()
-        .any(|task| matches!(task.kind, TaskKind::Join { .. }))
-    {
-        let preparing = Instant::now();
-        pool.install(|| join::prepare(n));
+    let preparing = Instant::now();
+    let prepared = pool.install(|| prepare(plan.n, &plan.tasks));
+    let prepare_seconds = if prepared {
         preparing.elapsed().as_secs_f64()
     } else {
         0.0
