@@ -6,10 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use nqueens::run::shard::ShardSpec;
+use nqueens::units::parse_bytes;
 use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
 
 use crate::parse::{
-    parse_board_format, parse_board_size, parse_board_sizes, parse_bytes, parse_method, parse_runs,
+    parse_board_format, parse_board_size, parse_board_sizes, parse_method, parse_runs,
     parse_sample, parse_shard, parse_solve_size, parse_thread_list, parse_threads,
 };
 

@@ -66,24 +66,32 @@ pub fn parse_shard(text: &str) -> Result<ShardSpec, String> {
     text.parse()
 }
 
-pub fn parse_runs(text: &str) -> Result<usize, String> {
+/// A count of at least 1: `what` names it when the text is not a number,
+/// `zero` is the message for 0.
+fn parse_positive(text: &str, what: &str, zero: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
-        Ok(0) => Err("the number of runs must be at least 1".to_string()),
-        Ok(runs) => Ok(runs),
+        Ok(0) => Err(zero.to_string()),
+        Ok(count) => Ok(count),
         Err(_) => Err(format!(
-            "'{text}' is not a number of runs: expected a whole number from 1"
+            "'{text}' is not {what}: expected a whole number from 1"
         )),
     }
 }
 
+pub fn parse_runs(text: &str) -> Result<usize, String> {
+    parse_positive(
+        text,
+        "a number of runs",
+        "the number of runs must be at least 1",
+    )
+}
+
 pub fn parse_sample(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("the sample must hold at least 1 task".to_string()),
-        Ok(sample) => Ok(sample),
-        Err(_) => Err(format!(
-            "'{text}' is not a sample size: expected a whole number from 1"
-        )),
-    }
+    parse_positive(
+        text,
+        "a sample size",
+        "the sample must hold at least 1 task",
+    )
 }
 
 pub fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
@@ -99,13 +107,11 @@ pub fn parse_method(text: &str) -> Result<Method, String> {
 }
 
 pub fn parse_threads(text: &str) -> Result<usize, String> {
-    match text.parse::<usize>() {
-        Ok(0) => Err("the thread count must be at least 1".to_string()),
-        Ok(threads) => Ok(threads),
-        Err(_) => Err(format!(
-            "'{text}' is not a thread count: expected a whole number from 1"
-        )),
-    }
+    parse_positive(
+        text,
+        "a thread count",
+        "the thread count must be at least 1",
+    )
 }
 
 /// Folds a clap error into one line: what was wrong and what is accepted.
@@ -122,12 +128,6 @@ pub fn one_line_error(err: &clap::Error) -> String {
         line.insert_str(0, "error: ");
     }
     line
-}
-
-/// Parses a byte count: digits with an optional K, M, G or T suffix, in
-/// powers of 1024 as sizes are printed.
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    nqueens::units::parse_bytes(text)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use nqueens::check;
 
 use crate::args::CheckArgs;
 use crate::exit_codes::ExitCode;
+use crate::output::count_of;
 
 /// Runs `nqueens check`.
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
@@ -34,9 +35,9 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         }
     }
     out.flush()?;
-    let noun = if boards == 1 { "board" } else { "boards" };
     eprintln!(
-        "checked {boards} {noun}: {} valid, {invalid} invalid",
+        "checked {}: {} valid, {invalid} invalid",
+        count_of(boards, "board"),
         boards - invalid
     );
     Ok(if invalid == 0 {

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::exit_codes::ExitCode;
-use crate::output::human_duration;
+use crate::output::{count_of, human_duration};
 
 /// A plan and its estimate as programs read them.
 #[derive(Debug, Serialize)]
@@ -154,7 +154,7 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         estimate.sampled,
         estimate.tasks,
         args.seed,
-        count_of(estimate.threads, "thread"),
+        count_of(estimate.threads as u64, "thread"),
         human_duration(estimate.seconds)
     )?;
     writeln!(
@@ -176,7 +176,7 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         writeln!(
             out,
             "  wall time on {}{here}: {} ({} to {})",
-            count_of(cores, "core"),
+            count_of(cores as u64, "core"),
             human_duration(wall),
             human_duration(low),
             human_duration(high)
@@ -190,13 +190,4 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         )?;
     }
     Ok(())
-}
-
-/// `1 thread`, `2 threads`.
-fn count_of(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
 }

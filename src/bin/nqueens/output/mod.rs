@@ -45,6 +45,15 @@ pub fn human_duration(seconds: f64) -> String {
     format!("{} ms", three_digits(seconds * 1000.0))
 }
 
+/// `1 board`, `2 boards`: a count and its noun, plural but for 1.
+pub fn count_of(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
