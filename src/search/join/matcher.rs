@@ -112,34 +112,32 @@ impl Matcher {
                 .map(|&query| count_disjoint_naive(&self.small, query | extra))
                 .sum();
         }
+        // The SIMD loops are unrolled for the usual chunk counts (keys of
+        // 21 to 40 bits); any other count takes the general loop (0).
+        #[cfg(target_arch = "x86_64")]
+        macro_rules! by_chunks {
+            ($loop:ident) => {
+                match self.chunks.len() {
+                    5 => self.$loop::<5>(queries, extra),
+                    6 => self.$loop::<6>(queries, extra),
+                    7 => self.$loop::<7>(queries, extra),
+                    8 => self.$loop::<8>(queries, extra),
+                    _ => self.$loop::<0>(queries, extra),
+                }
+            };
+        }
         #[cfg(target_arch = "x86_64")]
         {
             if has_avx512_popcount() {
                 // SAFETY: the CPU has the features the functions are built
                 // for (checked just above).
-                return unsafe {
-                    match self.chunks.len() {
-                        5 => self.sum_avx512::<5>(queries, extra),
-                        6 => self.sum_avx512::<6>(queries, extra),
-                        7 => self.sum_avx512::<7>(queries, extra),
-                        8 => self.sum_avx512::<8>(queries, extra),
-                        _ => self.sum_avx512::<0>(queries, extra),
-                    }
-                };
+                return unsafe { by_chunks!(sum_avx512) };
             }
             if std::arch::is_x86_feature_detected!("popcnt")
                 && std::arch::is_x86_feature_detected!("avx2")
             {
                 // SAFETY: as above, popcnt and AVX2 are present.
-                return unsafe {
-                    match self.chunks.len() {
-                        5 => self.sum_avx2::<5>(queries, extra),
-                        6 => self.sum_avx2::<6>(queries, extra),
-                        7 => self.sum_avx2::<7>(queries, extra),
-                        8 => self.sum_avx2::<8>(queries, extra),
-                        _ => self.sum_avx2::<0>(queries, extra),
-                    }
-                };
+                return unsafe { by_chunks!(sum_avx2) };
             }
         }
         self.fill_offsets(queries, extra);
