@@ -83,6 +83,9 @@ pub enum Error {
     /// A benchmark with no timed runs.
     #[error("the number of runs must be at least 1")]
     NoRuns,
+    /// An estimate asked to time no task at all.
+    #[error("the sample must hold at least 1 task")]
+    EmptySample,
     /// A benchmark run counted a different number than expected.
     #[error("WRONG COUNT with {threads} threads: N = {n} counted {counted}, expected {expected}")]
     WrongCount {

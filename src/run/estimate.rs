@@ -70,7 +70,7 @@ impl Estimate {
 /// fewer), drawn with `seed`, on `threads` threads.
 pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result<Estimate, Error> {
     if sample == 0 {
-        return Err(Error::NoRuns);
+        return Err(Error::EmptySample);
     }
     let started = Instant::now();
     let pool = worker_pool(threads)?;
@@ -162,4 +162,18 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
         &prefix[..board.row as usize],
     ));
     weight * timing.elapsed().as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Method, SplitDepth};
+
+    #[test]
+    fn an_empty_sample_is_refused_in_its_own_words() {
+        let plan = Plan::build(8, Method::Mirror, SplitDepth::Auto).unwrap();
+        let err = estimate(&plan, 1, 0, 0).unwrap_err();
+        assert_eq!(err, Error::EmptySample);
+        assert_eq!(err.to_string(), "the sample must hold at least 1 task");
+    }
 }
