@@ -107,7 +107,7 @@ pub fn count_with_hooks(
     let started = Instant::now();
     let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
     on_plan(&plan);
-    let run = run_plan(&plan, threads, hooks)?;
+    let run = run_plan(&plan, threads, hooks, true)?;
     let complete = run.totals.tasks_cancelled == 0 && run.totals.tasks_skipped == 0;
     Ok(make_report(
         &PlanSummary::of(&plan),
@@ -115,7 +115,7 @@ pub fn count_with_hooks(
         &run.totals,
         started.elapsed().as_secs_f64(),
         complete,
-        run.symmetric,
+        run.symmetric.expect("run_plan was asked for P and R"),
     ))
 }
 
@@ -124,23 +124,31 @@ pub fn count_with_hooks(
 pub struct PlanRun {
     /// The tasks' totals (those this run counted, not those it skipped).
     pub totals: RunTotals,
-    /// P and R, for the unique count.
-    pub symmetric: SymmetricCounts,
+    /// P and R, for the unique count, when they were asked for.
+    pub symmetric: Option<SymmetricCounts>,
 }
 
-/// Counts the tasks of `plan` on `threads` workers, steered by `hooks`, with
-/// the symmetric searches for P and R beside them: the one routine behind a
-/// plain count, a resumed one, a shard and an MPI rank.
-pub fn run_plan(plan: &Plan, threads: usize, hooks: &RunHooks<'_>) -> Result<PlanRun, Error> {
+/// Counts the tasks of `plan` on `threads` workers, steered by `hooks`, and
+/// `with_symmetric`, the searches for P and R beside them (a shard or an MPI
+/// rank other than 0 reports no unique count, so it leaves them out): the
+/// one routine behind a plain count, a resumed one, a shard and an MPI rank.
+pub fn run_plan(
+    plan: &Plan,
+    threads: usize,
+    hooks: &RunHooks<'_>,
+    with_symmetric: bool,
+) -> Result<PlanRun, Error> {
     let pool = engine::worker_pool(threads)?;
     // The symmetric searches run beside the tasks rather than after them:
     // a short serial tail would cost every thread but one its time.
     let (totals, symmetric) = std::thread::scope(|scope| {
-        let symmetric = scope.spawn(|| SymmetricCounts::of(plan.n));
+        let symmetric = with_symmetric.then(|| scope.spawn(|| SymmetricCounts::of(plan.n)));
         let totals = engine::run_tasks(&pool, plan.n, &plan.tasks, hooks);
-        let symmetric = symmetric
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let symmetric = symmetric.map(|search| {
+            search
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
         (totals, symmetric)
     });
     Ok(PlanRun { totals, symmetric })

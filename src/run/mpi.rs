@@ -94,7 +94,8 @@ pub fn count(
         if rank == 0 && remote_workers > 0 {
             scope.spawn(|| chunks.answer(remote_workers));
         }
-        run_plan(&plan, threads, &hooks)
+        // Only rank 0 reports, so only it searches for P and R.
+        run_plan(&plan, threads, &hooks, rank == 0)
     })?;
     let totals = run.totals;
     let words = encode(&totals, threads);
@@ -117,7 +118,7 @@ pub fn count(
         &sum,
         seconds,
         complete,
-        run.symmetric,
+        run.symmetric.expect("rank 0 asked run_plan for P and R"),
     )))
 }
 

@@ -183,7 +183,8 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         ..RunHooks::default()
     };
     stop.store(INTERRUPTED.load(Ordering::SeqCst), Ordering::SeqCst);
-    let counted = run_plan(&plan, threads, &hooks)?;
+    // A shard reports no unique count: only a whole count needs P and R.
+    let counted = run_plan(&plan, threads, &hooks, shard.is_none())?;
     let run = counted.totals;
     bar.finish_and_clear();
     if let Some(journal) = &journal {
@@ -254,7 +255,16 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         return Ok(ExitCode::Success);
     }
     mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
-    let report = make_report(&summary, threads, &totals, seconds, true, counted.symmetric);
+    let report = make_report(
+        &summary,
+        threads,
+        &totals,
+        seconds,
+        true,
+        counted
+            .symmetric
+            .expect("a whole count asked run_plan for P and R"),
+    );
     print_report(&report, args.format)
 }
 
