@@ -2,14 +2,15 @@
 //! task of the plan, east keys stored, west class-0 keys queried): the
 //! plain bit-sliced matcher against the split one, loading included; and
 //! the whole task (half boards built from the quadrant table, then
-//! matched). Every measurement asserts the pairs it counts.
+//! matched), and the on-demand build of the quadrant cells the task needs.
+//! Every measurement asserts the pairs or placements it counts.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::search::join::{
-    choose_cuts, count_disjoint_naive, count_task, task_keys, tasks, Matcher, SplitMatcher,
-    LEAF_MIN, MAX_CUTS,
+    choose_cuts, count_disjoint_naive, count_task, task_keys, tasks, Matcher, RowCells,
+    SplitMatcher, LEAF_MIN, MAX_CUTS,
 };
 
 const N: u32 = 20;
@@ -38,6 +39,28 @@ fn matchers(c: &mut Criterion) {
             let cuts = choose_cuts(black_box(&east), queries, MAX_CUTS);
             split.load(&east, &cuts, LEAF_MIN);
             assert_eq!(split.sum_disjoint(queries, 0), expected);
+        })
+    });
+    // The task's four quadrant row sets: north and south of the east rows
+    // and of the others (N even: the south quadrant starts at row N/2).
+    let side = N / 2;
+    let quadrant = (1u32 << side) - 1;
+    let west_rows = !task.east_rows & ((1 << N) - 1);
+    let row_sets = [task.east_rows, west_rows].map(|rows| [rows & quadrant, rows >> side]);
+    let placements: usize = row_sets
+        .iter()
+        .flatten()
+        .map(|&rows| RowCells::build(side, rows).placements())
+        .sum();
+    group.bench_function(format!("cells/{placements}"), |b| {
+        let mut cells: [RowCells; 4] = Default::default();
+        b.iter(|| {
+            let mut built = 0;
+            for (cell, &rows) in cells.iter_mut().zip(row_sets.iter().flatten()) {
+                cell.rebuild(side, black_box(rows));
+                built += cell.placements();
+            }
+            assert_eq!(built, placements);
         })
     });
     let whole = count_task(N, &task).solutions;

@@ -24,7 +24,7 @@ fn per_method(c: &mut Criterion) {
                     let total: u128 = plan
                         .tasks
                         .iter()
-                        .map(|task| u128::from(count_task(n, black_box(task)).solutions))
+                        .map(|task| u128::from(count_task(n, black_box(&task)).solutions))
                         .sum();
                     assert_eq!(total, expected);
                 })

@@ -41,16 +41,16 @@ pub enum Error {
         /// Deepest split accepted for this N.
         deepest: u32,
     },
-    /// The `join` method's table would not fit in memory.
+    /// A `join` count would not fit in memory.
     #[error(
-        "the join method needs {} for the quadrant table of N = {n}, but the memory limit is {}: count with d4 (no table), or raise the limit",
+        "the join method needs {} for N = {n} on these threads, but the memory limit is {}: count with fewer threads or with d4 (little memory), or raise the limit",
         human_bytes(*needed),
         human_bytes(*limit)
     )]
     JoinTooBig {
         /// Board size.
         n: u32,
-        /// Bytes the table needs at its peak.
+        /// Bytes the count needs at its peak.
         needed: u64,
         /// Bytes allowed.
         limit: u64,

@@ -577,17 +577,24 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
 #[test]
 fn every_board_size_has_a_plan_under_the_default_method() {
     for n in 1..=32u64 {
-        let plan = plan_json(&[&n.to_string()]);
+        // One thread: a join count's memory grows with the threads.
+        let plan = plan_json(&[&n.to_string(), "-j", "1"]);
         assert_eq!(plan["n"], n);
         assert!(plan["tasks"].as_u64().unwrap() >= 1, "n={n}");
-        assert!(plan["peak_memory_bytes"].as_u64().unwrap() > 0, "n={n}");
+        let memory = plan["peak_memory_bytes"].as_u64().unwrap();
+        assert!(memory > 0, "n={n}");
         let method = plan["method"].as_str().unwrap();
-        // join while its plan can be built, d4 beyond.
-        if n >= 25 {
-            assert_eq!(method, "d4", "n={n}");
+        // join from 10 through 28 (in bounded memory), d4 beyond.
+        match n {
+            10..=28 => {
+                assert_eq!(method, "join", "n={n}");
+                assert!(memory < 1 << 30, "n={n}: {memory} bytes");
+            }
+            29.. => assert_eq!(method, "d4", "n={n}"),
+            _ => {}
         }
     }
-    assert!(usage_error(&["plan", "25", "-m", "join"]).contains("up to 24, not 25"));
+    assert!(usage_error(&["plan", "29", "-m", "join"]).contains("up to 28, not 29"));
 }
 
 #[test]

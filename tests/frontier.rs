@@ -48,7 +48,7 @@ fn frontier_equals_the_kernel_on_every_task() {
             for method in [Method::None, Method::Mirror] {
                 for depth in 0..=n.min(4) {
                     let plan = Plan::build(n, method, SplitDepth::Rows(depth)).unwrap();
-                    for task in &plan.tasks {
+                    for task in plan.tasks.iter() {
                         assert_eq!(
                             lanes_count(lanes, n, task.board),
                             count_completions(n, task.board),
@@ -145,7 +145,7 @@ fn d4_tasks_count_the_same_in_lanes_and_depth_first() {
     for n in 5..=13u32 {
         for depth in [0, 1, 2, 3, 5] {
             let plan = Plan::build(n, Method::D4, SplitDepth::Rows(depth)).unwrap();
-            for task in &plan.tasks {
+            for task in plan.tasks.iter() {
                 let subtree = Subtree {
                     shape: task.kind.d4_shape().unwrap(),
                     board: task.board,

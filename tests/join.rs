@@ -113,26 +113,25 @@ fn plans_are_stable_one_task_per_row_set() {
 
 #[test]
 fn the_memory_guard_refuses_with_the_figure() {
-    let err = Plan::build_within(16, Method::Join, SplitDepth::Auto, Some(1000)).unwrap_err();
+    let err = Plan::build_within(16, Method::Join, SplitDepth::Auto, Some(1000), 2).unwrap_err();
     let Error::JoinTooBig { n, needed, limit } = err.clone() else {
         panic!("expected JoinTooBig, got {err}");
     };
     assert_eq!((n, limit), (16, 1000));
-    assert_eq!(needed, nqueens::search::join::memory_needed(16));
-    for n in 4..=20 {
-        assert!(
-            nqueens::search::join::memory_bound(n) >= nqueens::search::join::memory_needed(n),
-            "n={n}"
-        );
-    }
-    assert!(join_fits(16, None).unwrap() >= needed);
+    let plan = Plan::build_within(16, Method::Join, SplitDepth::Auto, None, 2).unwrap();
+    assert_eq!(needed, plan.peak_memory());
+    assert_eq!(
+        plan.memory_bytes,
+        nqueens::search::join::memory_needed(16, 2)
+    );
+    assert!(join_fits(16, None, 2, 0).unwrap() < needed);
     let message = err.to_string();
-    assert!(message.contains("count with d4"), "{message}");
+    assert!(message.contains("with d4"), "{message}");
     assert!(!message.contains('\n'));
     // auto takes d4 instead when join does not fit, and join when it does.
-    let auto = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1000)).unwrap();
+    let auto = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1000), 1).unwrap();
     assert_eq!(auto.method, Method::D4);
-    let roomy = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1 << 30)).unwrap();
+    let roomy = Plan::build_within(16, Method::Auto, SplitDepth::Auto, Some(1 << 30), 1).unwrap();
     assert_eq!(roomy.method, Method::Join);
     let tight = options(Method::Auto, 2).with_memory_limit(Some(1000));
     let report = count(13, &tight).unwrap();
@@ -309,41 +308,125 @@ fn placements_by_brute_force(side: u32) -> Vec<(u32, u32, u64)> {
 }
 
 #[test]
-fn the_table_holds_every_placement_once_whatever_the_threads() {
-    for side in 1..=4 {
-        let expected = placements_by_brute_force(side);
-        let mut layouts = Vec::new();
-        for threads in [1, 3] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let table = pool.install(|| nqueens::search::join::QuadrantTable::build(side));
-            assert_eq!(table.placements(), expected.len(), "side {side}");
-            let mut layout = Vec::new();
-            for rows in 0..1u32 << side {
-                for cols in 0..1u32 << side {
-                    let mut cell = table.cell(rows, cols).to_vec();
-                    let mut want: Vec<u64> = expected
-                        .iter()
-                        .filter(|&&(r, c, _)| (r, c) == (rows, cols))
-                        .map(|&(_, _, diag)| diag)
-                        .collect();
-                    layout.push(cell.clone());
-                    cell.sort_unstable();
-                    want.sort_unstable();
-                    assert_eq!(cell, want, "side {side}, cell {rows:b}/{cols:b}");
-                }
+fn row_cells_hold_every_placement_of_their_rows_once() {
+    use nqueens::search::join::{count_placements_on, placements, RowCells};
+    for side in 1..=7 {
+        let all = placements(side);
+        if side <= 4 {
+            let mut brute = placements_by_brute_force(side);
+            let mut naive = all.clone();
+            brute.sort_unstable();
+            naive.sort_unstable();
+            assert_eq!(naive, brute, "side {side}");
+        }
+        let mut reused = RowCells::default();
+        for rows in 0..1u32 << side {
+            let cells = RowCells::build(side, rows);
+            // Rebuilt in place after another row set: the same cells.
+            reused.rebuild(side, rows ^ 1);
+            reused.rebuild(side, rows);
+            let mut held = 0;
+            for cols in 0..1u32 << side {
+                let mut cell = cells.cell(cols).to_vec();
+                let mut want: Vec<u64> = all
+                    .iter()
+                    .filter(|&&(r, c, _)| (r, c) == (rows, cols))
+                    .map(|&(_, _, diag)| diag)
+                    .collect();
+                assert_eq!(reused.cell(cols), &cell[..], "side {side}");
+                cell.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(cell, want, "side {side}, cell {rows:b}/{cols:b}");
+                held += cell.len();
             }
-            layouts.push(layout);
+            assert_eq!(held, cells.placements());
+            assert_eq!(held as u64, count_placements_on(side, rows));
+        }
+    }
+}
+
+#[test]
+fn the_memory_constants_match_the_quadrants() {
+    use nqueens::search::join::{
+        count_placements, count_placements_on, RowCells, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
+    };
+    for side in 0..=9u32 {
+        if let Some(&placements) = PLACEMENTS.get(side as usize) {
+            assert_eq!(count_placements(side), placements, "side {side}");
+        }
+        let (mut largest, mut largest_half, mut largest_cell) = (0, 0, 0);
+        for rows in 0..1u32 << side {
+            let here = count_placements_on(side, rows);
+            largest = largest.max(here);
+            if rows.count_ones() <= side / 2 {
+                largest_half = largest_half.max(here);
+            }
+            let cells = RowCells::build(side, rows);
+            for cols in 0..1u32 << side {
+                largest_cell = largest_cell.max(cells.cell(cols).len() as u64);
+            }
         }
         assert_eq!(
-            layouts[0], layouts[1],
-            "side {side}: layout depends on threads"
+            LARGEST_ROW_SET[side as usize],
+            (largest, largest_half),
+            "side {side}"
+        );
+        assert_eq!(LARGEST_CELL[side as usize], largest_cell, "side {side}");
+    }
+}
+
+#[test]
+fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
+    use nqueens::search::join::{tasks, JoinTasks};
+    for n in 4..=19 {
+        let listed = tasks(n);
+        let compact = JoinTasks::new(n);
+        assert_eq!(compact.len(), listed.len() as u64, "n={n}");
+        for (index, task) in listed.iter().enumerate() {
+            assert_eq!(compact.get(index as u64), *task, "n={n} task {index}");
+        }
+    }
+    // Large boards: sizes only (the lists are what plans of N = 28 hold).
+    assert_eq!(JoinTasks::new(24).len(), 1_352_540);
+    assert_eq!(JoinTasks::new(24).bytes(), 4 * 1_352_540);
+}
+
+#[test]
+fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
+    use nqueens::search::join::{count_task, count_task_in_parts, tasks, Parts};
+    let tiny = [(1, 1), (7, 3), (100, 1000), (5000, 50)];
+    for n in 8..=15 {
+        for task in tasks(n) {
+            let whole = count_task(n, &task);
+            for (stored_pairs, query_pairs) in tiny {
+                let parts = Parts {
+                    stored_pairs,
+                    query_pairs,
+                };
+                assert_eq!(
+                    count_task_in_parts(n, &task, parts),
+                    whole,
+                    "n={n} {task:?} {parts:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_thread_stays_within_the_memory_the_plan_reports() {
+    use nqueens::search::join::{count_task, thread_bytes, thread_scratch_bytes, JoinTasks};
+    for n in [16u32, 19, 20] {
+        let all = JoinTasks::new(n);
+        // Spread over the plan, where row sets of every size occur.
+        for step in 0..24 {
+            count_task(n, &all.get(all.len() * step / 24));
+        }
+        let held = thread_scratch_bytes();
+        assert!(
+            held <= thread_bytes(n),
+            "n={n}: {held} bytes held, {} reported",
+            thread_bytes(n)
         );
     }
-    assert_eq!(
-        nqueens::search::join::count_placements(5),
-        nqueens::search::join::QuadrantTable::build(5).placements() as u64
-    );
 }

@@ -443,12 +443,15 @@ fn plan_prints_tasks_fingerprint_and_spread() {
         fingerprint,
         format!("fingerprint: {}", plan.fingerprint_hex())
     );
-    // The default at 14 is join, whose plan states its table's size.
+    // The default at 14 is join, whose plan states the memory it takes.
     let output = nqueens().args(["plan", "14"]).output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.contains("method join"), "{text}");
     assert!(text.contains("tasks: 1716"), "{text}");
-    assert!(text.contains("for the quadrant table"), "{text}");
+    assert!(
+        text.contains("(quadrant cells, keys and matchers)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ impl Plan {
         hash.write(&[self.method.code()]);
         hash.write(&self.split_depth.to_le_bytes());
         hash.write(&(self.tasks.len() as u64).to_le_bytes());
-        for task in &self.tasks {
+        for task in self.tasks.iter() {
             hash.write(&task.id.to_le_bytes());
             hash.write(&task.weight.to_le_bytes());
             hash.write(&task.board.row.to_le_bytes());

@@ -14,8 +14,8 @@ use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
 /// 9 they tie within the noise of a 0.2 ms count.
 pub const AUTO_D4_FROM: u32 = 10;
 
-/// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when its
-/// table fits in memory: measured faster than `d4` from N = 10 on one
+/// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when it fits
+/// in memory: measured faster than `d4` from N = 10 on one
 /// thread (median of 201: 0.26-0.34 ms vs 0.39-0.48 at 10, 0.65 vs 1.3 at
 /// 11, 12.9 vs 27.6 at 14); at 9 they tie.
 pub const AUTO_JOIN_FROM: u32 = 10;
@@ -121,7 +121,8 @@ pub enum SplitDepth {
 ///
 /// `join` needs N of at least [`JOIN_MIN_N`] (below, `mirror`); `auto` asks
 /// for `join` from [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`], and
-/// [`Plan::build_within`](super::Plan::build_within) turns that into `d4` when the table does not fit.
+/// [`Plan::build_within`](super::Plan::build_within) turns that into `d4`
+/// when the count does not fit in memory.
 pub fn effective_method(n: u32, method: Method) -> Method {
     match method {
         Method::Auto if (AUTO_JOIN_FROM..=JOIN_MAX_N).contains(&n) => Method::Join,

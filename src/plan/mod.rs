@@ -123,6 +123,67 @@ impl Task {
     }
 }
 
+/// A plan's tasks by id: stored whole for the depth-first methods, and for
+/// `join` generated from a compact list (4 bytes a task, so that the 20
+/// million tasks of N = 28 take 80 MB, not 1.6 GB).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskList(Tasks);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Tasks {
+    Stored(Vec<Task>),
+    Join(join::JoinTasks),
+}
+
+impl TaskList {
+    /// Tasks in the plan.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Tasks::Stored(tasks) => tasks.len(),
+            Tasks::Join(tasks) => tasks.len() as usize,
+        }
+    }
+
+    /// Whether the plan has no task.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The task with id `index` (below [`TaskList::len`]).
+    #[inline]
+    pub fn get(&self, index: usize) -> Task {
+        match &self.0 {
+            Tasks::Stored(tasks) => tasks[index],
+            Tasks::Join(tasks) => {
+                let task = tasks.get(index as u64);
+                Task {
+                    id: index as u64,
+                    weight: 8,
+                    board: Board::EMPTY,
+                    kind: TaskKind::Join {
+                        east_rows: task.east_rows,
+                        middle: task.middle,
+                    },
+                    prefix: [0; MAX_PREFIX_ROWS],
+                }
+            }
+        }
+    }
+
+    /// Every task, in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Task> + '_ {
+        (0..self.len()).map(|index| self.get(index))
+    }
+
+    /// Bytes the list holds.
+    pub fn bytes(&self) -> u64 {
+        match &self.0 {
+            Tasks::Stored(tasks) => (tasks.len() * std::mem::size_of::<Task>()) as u64,
+            Tasks::Join(tasks) => tasks.bytes(),
+        }
+    }
+}
+
 /// An ordered list of tasks that together cover the method's search tree.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -133,13 +194,13 @@ pub struct Plan {
     /// Rows expanded into the tasks' prefixes.
     pub split_depth: u32,
     /// The tasks, ordered by id.
-    pub tasks: Vec<Task>,
+    pub tasks: TaskList,
     /// Queens placed while building the prefixes; counted once, so that the
     /// nodes of a whole run do not depend on the split depth.
     pub prefix_nodes: u64,
-    /// Peak memory the count needs beyond the plan itself: the quadrant
-    /// table of a `join` plan (or an upper bound of it when that fits with
-    /// room to spare), 0 for the depth-first methods.
+    /// Peak memory the count needs beyond the plan itself: for `join`, the
+    /// quadrant cells, keys and matchers of the threads planned for (a
+    /// bound), 0 for the depth-first methods.
     pub memory_bytes: u64,
 }
 
@@ -192,28 +253,34 @@ impl Root {
 }
 
 impl Plan {
-    /// Builds the plan of `method` for an `n` board, within the memory this
-    /// machine has available now.
+    /// Builds the plan of `method` for an `n` board, for a count on one
+    /// thread within the memory this machine has available now.
     pub fn build(n: u32, method: Method, split: SplitDepth) -> Result<Plan, Error> {
-        Plan::build_within(n, method, split, None)
+        Plan::build_within(n, method, split, None, 1)
     }
 
-    /// Builds the plan of `method` for an `n` board. A `join` plan whose
-    /// quadrant table would not fit in `memory_limit` bytes (`None`: the
-    /// memory available now) is refused, or for `auto` replaced by `d4`.
+    /// Builds the plan of `method` for an `n` board, for a count on
+    /// `threads` threads. A `join` plan whose count would not fit in
+    /// `memory_limit` bytes (`None`: the memory available now) is refused,
+    /// or for `auto` replaced by `d4`.
     pub fn build_within(
         n: u32,
         method: Method,
         split: SplitDepth,
         memory_limit: Option<u64>,
+        threads: usize,
     ) -> Result<Plan, Error> {
         let n = check_board_size(u64::from(n))?;
         let mut effective = effective_method(n, method);
         if effective == Method::Join {
+            if n > JOIN_MAX_N {
+                return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
+            }
             // One memory check decides: `auto` falls back to `d4` when the
-            // table does not fit, `--method join` refuses.
-            match join_fits(n, memory_limit) {
-                Ok(memory_bytes) => return join_plan(n, memory_bytes),
+            // count does not fit, `--method join` refuses.
+            let tasks = join::JoinTasks::new(n);
+            match join_fits(n, memory_limit, threads, tasks.bytes()) {
+                Ok(memory_bytes) => return Ok(join_plan(n, tasks, memory_bytes)),
                 Err(_) if method == Method::Auto => {
                     effective = effective_method(n, Method::D4);
                 }
@@ -245,7 +312,7 @@ impl Plan {
             n,
             method,
             split_depth: depth,
-            tasks,
+            tasks: TaskList(Tasks::Stored(tasks)),
             prefix_nodes,
             memory_bytes: 0,
         })
@@ -270,34 +337,16 @@ fn roots(n: u32, method: Method) -> (Vec<Root>, u64) {
 }
 
 /// The `join` plan: one task per row set (see [`join::tasks`]), whose
-/// table needs `memory_bytes` (as [`join_fits`] found).
-fn join_plan(n: u32, memory_bytes: u64) -> Result<Plan, Error> {
-    let join_tasks = join::tasks(n);
-    if join_tasks.len() > MAX_TASKS {
-        return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
-    }
-    let tasks = join_tasks
-        .iter()
-        .enumerate()
-        .map(|(id, task)| Task {
-            id: id as u64,
-            weight: 8,
-            board: Board::EMPTY,
-            kind: TaskKind::Join {
-                east_rows: task.east_rows,
-                middle: task.middle,
-            },
-            prefix: [0; MAX_PREFIX_ROWS],
-        })
-        .collect();
-    Ok(Plan {
+/// count needs `memory_bytes` (as [`join_fits`] found).
+fn join_plan(n: u32, tasks: join::JoinTasks, memory_bytes: u64) -> Plan {
+    Plan {
         n,
         method: Method::Join,
         split_depth: 0,
-        tasks,
+        tasks: TaskList(Tasks::Join(tasks)),
         prefix_nodes: 0,
         memory_bytes,
-    })
+    }
 }
 
 /// The `d4` method's prefixes. Every solution has exactly one image whose

@@ -14,7 +14,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::error::Error;
-use crate::plan::{Task, TaskKind};
+use crate::plan::{Task, TaskKind, TaskList};
 use crate::search::board::Board;
 use crate::search::d4::{self, Subtree};
 use crate::search::join::{self, JoinTask};
@@ -173,19 +173,6 @@ impl RunTotals {
     }
 }
 
-/// Builds what `tasks` share before any of them runs, with every thread of
-/// the current pool: the join's quadrant table, if one is a join task (a
-/// task must not wait for it). Returns whether there was anything to build.
-pub(crate) fn prepare(n: u32, tasks: &[Task]) -> bool {
-    let joins = tasks
-        .iter()
-        .any(|task| matches!(task.kind, TaskKind::Join { .. }));
-    if joins {
-        join::prepare(n);
-    }
-    joins
-}
-
 /// A pool of `threads` workers for [`run_tasks`].
 pub fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
@@ -206,19 +193,18 @@ pub fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 pub fn run_tasks(
     pool: &rayon::ThreadPool,
     n: u32,
-    tasks: &[Task],
+    tasks: &TaskList,
     hooks: &RunHooks<'_>,
 ) -> RunTotals {
     pool.install(|| {
-        prepare(n, tasks);
         if let Some(dispatch) = hooks.dispatch {
             // Every worker asks for its own chunks until none is left.
             return pool
                 .broadcast(|_| {
                     let mut totals = RunTotals::default();
                     while let Some(chunk) = dispatch.next_chunk() {
-                        for task in &tasks[chunk] {
-                            totals = totals.merge(run_task(n, task, hooks));
+                        for index in chunk {
+                            totals = totals.merge(run_task(n, &tasks.get(index), hooks));
                         }
                     }
                     totals
@@ -226,12 +212,12 @@ pub fn run_tasks(
                 .into_iter()
                 .fold(RunTotals::default(), RunTotals::merge);
         }
-        tasks
-            .par_iter()
+        (0..tasks.len())
+            .into_par_iter()
             // One task per split: tasks are already coarse enough, and
             // finer stealing keeps the tail short.
             .with_max_len(1)
-            .map(|task| run_task(n, task, hooks))
+            .map(|index| run_task(n, &tasks.get(index), hooks))
             .reduce(RunTotals::default, RunTotals::merge)
     })
 }

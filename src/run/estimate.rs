@@ -17,7 +17,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::engine::{count_below, prepare, worker_pool};
+use super::engine::{count_below, worker_pool};
 use crate::error::Error;
 use crate::plan::{Plan, TaskKind};
 use crate::random::SplitMix64;
@@ -42,9 +42,6 @@ pub struct Estimate {
     pub core_seconds: f64,
     /// The 95% interval of `core_seconds`.
     pub interval: (f64, f64),
-    /// Wall seconds spent preparing before any task runs (the `join`
-    /// method's quadrant table), as measured here with `threads` threads.
-    pub prepare_seconds: f64,
     /// Threads the sample ran on.
     pub threads: usize,
     /// Wall seconds the estimate took.
@@ -53,11 +50,10 @@ pub struct Estimate {
 
 impl Estimate {
     /// Predicted wall seconds of the count on `cores` cores: the tasks
-    /// spread evenly, plus the preparation (done once per process, on
-    /// every core).
+    /// spread evenly.
     pub fn wall_seconds(&self, cores: usize) -> (f64, f64, f64) {
         let cores = cores.max(1) as f64;
-        let spread = |core_seconds: f64| self.prepare_seconds + core_seconds / cores;
+        let spread = |core_seconds: f64| core_seconds / cores;
         (
             spread(self.core_seconds),
             spread(self.interval.0),
@@ -74,13 +70,6 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
     }
     let started = Instant::now();
     let pool = worker_pool(threads)?;
-    let preparing = Instant::now();
-    let prepared = pool.install(|| prepare(plan.n, &plan.tasks));
-    let prepare_seconds = if prepared {
-        preparing.elapsed().as_secs_f64()
-    } else {
-        0.0
-    };
     let total = plan.tasks.len();
     let sampled = sample.min(total);
     // One task from each of `sampled` equal runs of the plan.
@@ -120,7 +109,6 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
             (core_seconds - 1.96 * error).max(0.0),
             core_seconds + 1.96 * error,
         ),
-        prepare_seconds,
         threads,
         seconds: started.elapsed().as_secs_f64(),
     })
@@ -130,7 +118,7 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
 /// below [`PROBE_ROWS_LEFT`] rows with the random stream `seed`.
 fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
     let n = plan.n;
-    let task = &plan.tasks[index];
+    let task = plan.tasks.get(index);
     let mut board = task.board;
     let mut prefix = [0u8; MAX_N as usize];
     prefix[..task.prefix_columns().len()].copy_from_slice(task.prefix_columns());

@@ -36,8 +36,8 @@ pub struct CountOptions {
     pub threads: Option<usize>,
     /// How deep prefixes are expanded into tasks.
     pub split_depth: SplitDepth,
-    /// Most bytes the `join` method's table may take; `None`: the memory
-    /// the system has available when the count starts.
+    /// Most bytes a `join` count may take; `None`: the memory the system
+    /// has available when the count starts.
     pub memory_limit: Option<u64>,
 }
 
@@ -105,7 +105,13 @@ pub fn count_with_hooks(
 ) -> Result<Report, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
+    let plan = Plan::build_within(
+        n,
+        options.method,
+        options.split_depth,
+        options.memory_limit,
+        threads,
+    )?;
     on_plan(&plan);
     let run = run_plan(&plan, threads, hooks, true)?;
     let complete = run.totals.tasks_cancelled == 0 && run.totals.tasks_skipped == 0;

@@ -59,7 +59,13 @@ pub fn count(
 ) -> Result<Option<Report>, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
+    let plan = Plan::build_within(
+        n,
+        options.method,
+        options.split_depth,
+        options.memory_limit,
+        threads,
+    )?;
     let rank = world.rank();
     let ranks = world.size() as usize;
     let mut fingerprints = vec![0u64; ranks];

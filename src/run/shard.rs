@@ -132,12 +132,12 @@ pub fn check_plan(name: &str, result: &ShardResult) -> Result<(), String> {
         .method
         .parse()
         .map_err(|err: Error| format!("{name}: {err}"))?;
-    // The memory limit is lifted: merging needs the plan, not the table.
+    // The memory limit is lifted: merging needs the plan, not the count.
     let split = match method {
         Method::Join => SplitDepth::Auto,
         _ => SplitDepth::Rows(result.split_depth),
     };
-    let plan = Plan::build_within(n, method, split, Some(u64::MAX))
+    let plan = Plan::build_within(n, method, split, Some(u64::MAX), 1)
         .map_err(|err| format!("{name} names a plan that cannot be built: {err}"))?;
     let tasks = plan.tasks.len() as u64;
     if plan.method != method

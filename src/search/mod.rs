@@ -8,7 +8,7 @@
 //! - [`d4`]: one image per class under the 8 symmetries, weighted at the
 //!   leaves; its parts run in the lanes.
 //! - [`join`]: half boards paired on their crossing diagonals, with the
-//!   quadrant table and the bit-sliced matcher.
+//!   quadrant cells of their row sets and the bit-sliced matcher.
 //! - [`symmetric`]: the solutions a half or quarter turn leaves unchanged,
 //!   and the unique count by Burnside's lemma.
 //! - [`naive`]: slow, obviously correct twins for the tests.

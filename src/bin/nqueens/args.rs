@@ -247,13 +247,14 @@ pub struct CountArgs {
     /// How to count: none (the full tree), mirror (left half of the first
     /// row, doubled), d4 (all 8 symmetries, orbits weighted at the leaves),
     /// join (half boards paired on their diagonals; needs memory), auto
-    /// (join from N = 10 to 24 while its table fits in memory, else d4;
-    /// mirror below 10).
+    /// (join from N = 10 to 28 while it fits in memory, else d4; mirror
+    /// below 10).
     #[arg(short, long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
 
-    /// Most memory the join method's table may take, in bytes or with a
-    /// suffix: 512M, 8G [default: what the system has available].
+    /// Most memory a join count may take (its quadrant cells, keys and
+    /// matchers on every thread), in bytes or with a suffix: 512M, 8G
+    /// [default: what the system has available].
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
 

@@ -98,6 +98,30 @@ impl Matcher {
         }
     }
 
+    /// Bytes the current load uses.
+    pub fn used_bytes(&self) -> u64 {
+        (self.small.len() * 8
+            + self.chunks.len() * std::mem::size_of::<Chunk>()
+            + self.lines.len() * std::mem::size_of::<Line>()
+            + self.offsets.len() * 2) as u64
+    }
+
+    /// Gives back the buffers' room past the current load.
+    pub fn shrink_to_fit(&mut self) {
+        self.small.shrink_to_fit();
+        self.chunks.shrink_to_fit();
+        self.lines.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+    }
+
+    /// Bytes the buffers hold (their capacity).
+    pub fn bytes(&self) -> u64 {
+        (self.small.capacity() * 8
+            + self.chunks.capacity() * std::mem::size_of::<Chunk>()
+            + self.lines.capacity() * std::mem::size_of::<Line>()
+            + self.offsets.capacity() * 2) as u64
+    }
+
     /// Stored keys `k` with `k & query == 0`.
     pub fn count_disjoint(&mut self, query: u64) -> u64 {
         self.sum_disjoint(&[query], 0)

@@ -9,7 +9,8 @@
 //! is the number of pairs (east half board on rows R, west half board on
 //! the other rows) whose sets of crossing diagonals, a u64 *key* each, are
 //! disjoint. Half boards are glued from two quadrant placements taken from
-//! one shared [`QuadrantTable`]; the disjoint pairs are counted by a
+//! the cells of their row sets ([`RowCells`], built on demand); the
+//! disjoint pairs are counted by a
 //! [`SplitMatcher`]: the stored keys split on a few crossing diagonals that
 //! most pairs collide on, so that each query meets only the keys it can
 //! pair with, each part counted by the bit-sliced [`Matcher`].
@@ -33,28 +34,34 @@
 //! The unique count does not come from here: it is Burnside's, from the
 //! symmetric searches, as for every method.
 
+mod cells;
 mod matcher;
+mod memory;
 mod quadrant;
 mod split;
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
-pub use matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
-pub use quadrant::{
-    count_placements, memory_bound, memory_needed, prepare, shared_table, QuadrantTable,
-    BUILD_GROUPS,
+pub use cells::{
+    count_placements_on, shared_cells, CellCache, RowCells, SharedCells, SHARED_MAX_SIDE,
 };
+pub use matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
+pub use memory::{
+    memory_needed, shared_bytes, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
+};
+pub use quadrant::{count_placements, placements};
 pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS};
 
 /// Smallest N counted by joining; below it the halves are too small for the
 /// symmetry rules (and every method is instant).
 pub const JOIN_MIN_N: u32 = 4;
 
-/// Largest N counted by joining. The plan holds one task per row set, and
-/// from N = 25 that is more than a plan may hold (about 15 million at 25);
-/// the whole quadrant table is about 5 GB at N = 24, 8x more per two N.
-pub const JOIN_MAX_N: u32 = 24;
+/// Largest N counted by joining. A task builds the quadrant cells of its
+/// row sets, whose largest grows ~10x per two N (about 16 MB a row set at
+/// N = 28, hundreds of MB from N = 30, four per thread), and the plan keeps
+/// 4 bytes per row set task (80 MB at N = 28, 310 MB at N = 30).
+pub const JOIN_MAX_N: u32 = 28;
 
 /// Where the halves meet: the bits of a board's diagonals that form keys.
 #[derive(Clone, Copy, Debug)]
@@ -172,6 +179,136 @@ pub fn tasks(n: u32) -> Vec<JoinTask> {
     tasks
 }
 
+/// The tasks of an `n` board by position, as [`tasks`] lists them, held in
+/// 4 bytes a task: the row sets that a symmetry rule filters are stored,
+/// and the odd-N tasks with the middle queens apart, which are every
+/// subset of a size, are worked out from their position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JoinTasks {
+    n: u32,
+    /// Tasks with `middle` 0, in order.
+    stored: Vec<u32>,
+    /// Odd N: tasks per middle distance b = 2..=h (each is every
+    /// (h-1)-subset of the 2h-1 open rows); 0 for even N.
+    per_middle: u64,
+}
+
+impl JoinTasks {
+    /// The tasks of an `n` board (4 <= n <= 32).
+    pub fn new(n: u32) -> JoinTasks {
+        let geo = Geometry::new(n);
+        let mut stored = Vec::new();
+        let mut per_middle = 0;
+        if n.is_multiple_of(2) {
+            for_each_subset(geo.all_rows(), geo.h, |rows| {
+                if rows <= reverse_rows(rows, n) {
+                    stored.push(rows);
+                }
+            });
+        } else {
+            let open = geo.half_rows();
+            for_each_subset(open, geo.h, |rows| {
+                if centre_weight(rows, open, n) != 0 {
+                    stored.push(rows);
+                }
+            });
+            per_middle = binomial(2 * geo.h - 1, geo.h - 1);
+        }
+        JoinTasks {
+            n,
+            stored,
+            per_middle,
+        }
+    }
+
+    /// Tasks in the plan.
+    pub fn len(&self) -> u64 {
+        let middles = if self.n.is_multiple_of(2) {
+            0
+        } else {
+            u64::from(self.n / 2 - 1)
+        };
+        self.stored.len() as u64 + middles * self.per_middle
+    }
+
+    /// Bytes the list holds.
+    pub fn bytes(&self) -> u64 {
+        self.stored.len() as u64 * 4
+    }
+
+    /// Whether there is no task (never, for a board of 4 or more).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The task at `index` (below [`JoinTasks::len`]).
+    pub fn get(&self, index: u64) -> JoinTask {
+        if let Some(&rows) = self.stored.get(index as usize) {
+            return JoinTask {
+                east_rows: rows,
+                middle: 0,
+            };
+        }
+        let rest = index - self.stored.len() as u64;
+        assert!(self.per_middle > 0, "join task {index} out of range");
+        let geo = Geometry::new(self.n);
+        let b = 2 + (rest / self.per_middle) as u32;
+        assert!(b <= geo.h, "join task {index} out of range");
+        let open = geo.half_rows() & !(1 << (geo.h - b));
+        JoinTask {
+            east_rows: subset_of_rank(open, geo.h - 1, rest % self.per_middle),
+            middle: b,
+        }
+    }
+}
+
+/// C(n, k) for n, k <= 32: Pascal's triangle, built at compile time.
+const BINOMIALS: [[u64; 33]; 33] = {
+    let mut table = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            table[n][k] = table[n - 1][k - 1] + table[n - 1][k];
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+};
+
+/// C(n, k), for the small arguments of task positions (n <= 32).
+fn binomial(n: u32, k: u32) -> u64 {
+    BINOMIALS[n as usize][k as usize]
+}
+
+/// The `size`-element subset of `set` at position `rank` in colex order
+/// (the order of [`for_each_subset`]): the combinatorial number system,
+/// largest element first.
+fn subset_of_rank(set: u32, size: u32, mut rank: u64) -> u32 {
+    let mut positions = [0u32; 32];
+    let mut count = 0;
+    for bit in (0..32).filter(|bit| set & (1 << bit) != 0) {
+        positions[count] = bit;
+        count += 1;
+    }
+    let mut rows = 0;
+    let mut top = count as u32;
+    for k in (1..=size).rev() {
+        // The largest position p below the last with C(p, k) <= rank
+        // (C(k - 1, k) = 0 stops the walk): all levels walk n steps.
+        let mut p = top - 1;
+        while binomial(p, k) > rank {
+            p -= 1;
+        }
+        rank -= binomial(p, k);
+        rows |= 1 << positions[p as usize];
+        top = p;
+    }
+    rows
+}
+
 /// Calls `visit` with every `size`-element subset of `set`, in colex order
 /// (as integers, increasing).
 fn for_each_subset(set: u32, size: u32, mut visit: impl FnMut(u32)) {
@@ -250,16 +387,47 @@ fn even_weights(rows: u32, n: u32) -> [u64; 3] {
     [four_flip_weight(rows, (1 << n) - 1, n), flip * 2, flip * 4]
 }
 
+impl Scratch {
+    /// Bytes this thread's buffers hold, the shared cells not included.
+    fn bytes(&self) -> u64 {
+        let placements: usize = self
+            .north
+            .iter()
+            .chain(&self.south)
+            .map(Vec::capacity)
+            .sum();
+        let keys: usize = self
+            .stored
+            .iter()
+            .chain(&self.queries)
+            .map(Vec::capacity)
+            .sum();
+        self.cells.bytes() + (placements * 16 + keys * 8) as u64 + self.matcher.bytes()
+    }
+}
+
+/// Bytes the calling thread's join buffers hold now (the cells shared by
+/// all threads not included): for tests of the memory bound.
+pub fn thread_scratch_bytes() -> u64 {
+    SCRATCH.with(|scratch| scratch.borrow().bytes())
+}
+
 /// Reusable buffers of one worker thread.
 #[derive(Default)]
 struct Scratch {
-    table: Option<Arc<QuadrantTable>>,
+    /// The quadrant cells of every row set, shared by all threads, for
+    /// sides up to [`SHARED_MAX_SIDE`].
+    shared: Option<Arc<SharedCells>>,
+    /// Past that, the quadrant cells of the row sets the last tasks used.
+    cells: CellCache,
     /// Placements of the quadrant being joined, by class (see
     /// [`HalfSpec::class_keys`]): north and south.
     north: [Vec<(u64, u64)>; 2],
     south: [Vec<(u64, u64)>; 2],
-    east: [Vec<u64>; 3],
-    west: [Vec<u64>; 3],
+    /// Keys of the stored half boards, and of a batch of queries, by
+    /// class.
+    stored: [Vec<u64>; 3],
+    queries: [Vec<u64>; 3],
     matcher: SplitMatcher,
 }
 
@@ -279,24 +447,49 @@ pub struct JoinTally {
 
 /// Counts one task of an `n` board, in this thread's scratch space.
 pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
+    count_task_in_parts(n, task, Parts::DEFAULT)
+}
+
+/// How many pairs of quadrant placements a task joins at a time: into one
+/// part of the stored keys, and into one batch of queries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// Pairs joined into one part of the stored keys.
+    pub stored_pairs: usize,
+    /// Pairs joined into one batch of query keys.
+    pub query_pairs: usize,
+}
+
+impl Parts {
+    /// The sizes counts use: [`STORED_PAIRS`] and [`QUERY_PAIRS`].
+    pub const DEFAULT: Parts = Parts {
+        stored_pairs: STORED_PAIRS,
+        query_pairs: QUERY_PAIRS,
+    };
+}
+
+/// [`count_task`] with the stored keys and the queries taken in `parts`:
+/// the same counts at any sizes (tests take them tiny).
+pub fn count_task_in_parts(n: u32, task: &JoinTask, parts: Parts) -> JoinTally {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         let side = n / 2;
-        if scratch
-            .table
-            .as_ref()
-            .is_none_or(|table| table.side() != side)
+        if side <= SHARED_MAX_SIDE
+            && scratch
+                .shared
+                .as_ref()
+                .is_none_or(|shared| shared.side() != side)
         {
-            scratch.table = Some(shared_table(side));
+            scratch.shared = Some(shared_cells(side));
         }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt")
             && std::arch::is_x86_feature_detected!("bmi1")
         {
             // SAFETY: the CPU has the features the function is built for.
-            return unsafe { count_in_bmi(n, task, &mut scratch) };
+            return unsafe { count_in_bmi(n, task, parts, &mut scratch) };
         }
-        count_in(n, task, &mut scratch)
+        count_in(n, task, parts, &mut scratch)
     })
 }
 
@@ -306,13 +499,38 @@ pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
 pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     assert!(n.is_multiple_of(2), "task_keys takes even N");
     let geo = Geometry::new(n);
-    let table = shared_table(n / 2);
     let (mut north, mut south) = (Default::default(), Default::default());
     let mut east: [Vec<u64>; 3] = Default::default();
     let mut west: [Vec<u64>; 3] = Default::default();
     let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
-    half_boards(&table, &geo, &east_spec, &mut north, &mut south, &mut east);
-    half_boards(&table, &geo, &west_spec, &mut north, &mut south, &mut west);
+    let mut cells = CellCache::default();
+    let [east_cells, west_cells] = [&east_spec, &west_spec].map(|spec| quadrant_rows(&geo, spec));
+    cells.load(geo.h, &[east_cells, west_cells].concat());
+    let east_cells = east_cells.map(|rows| cells.get(rows));
+    let west_cells = west_cells.map(|rows| cells.get(rows));
+    let all = usize::MAX;
+    let mut cursor = Cursor::start(&east_spec);
+    half_boards(
+        east_cells,
+        &geo,
+        &east_spec,
+        &mut north,
+        &mut south,
+        &mut east,
+        &mut cursor,
+        all,
+    );
+    let mut cursor = Cursor::start(&west_spec);
+    half_boards(
+        west_cells,
+        &geo,
+        &west_spec,
+        &mut north,
+        &mut south,
+        &mut west,
+        &mut cursor,
+        all,
+    );
     let [east, _, _] = east;
     (east, west)
 }
@@ -321,8 +539,8 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
 /// counts bits on every step).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
-fn count_in_bmi(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
-    count_in(n, task, scratch)
+fn count_in_bmi(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> JoinTally {
+    count_in(n, task, parts, scratch)
 }
 
 /// The halves of an even-N task on the east rows `east_rows`: east boards
@@ -365,135 +583,311 @@ impl HalfSpec {
 }
 
 #[inline(always)]
-fn count_in(n: u32, task: &JoinTask, scratch: &mut Scratch) -> JoinTally {
+fn count_in(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> JoinTally {
     let geo = Geometry::new(n);
     let Scratch {
-        table,
+        shared,
+        cells,
         north,
         south,
-        east,
-        west,
+        stored,
+        queries,
         matcher,
     } = scratch;
-    let table = table.as_deref().expect("table loaded before counting");
     let quadrant_cols = (1u32 << geo.h) - 1;
-    let mut tally = JoinTally::default();
-    let mut build = |spec: &HalfSpec, keys: &mut [Vec<u64>; 3]| {
-        for class in keys.iter_mut() {
-            class.clear();
-        }
-        half_boards(table, &geo, spec, north, south, keys);
+    let open = geo.half_rows();
+    // Every spec of a task uses the east rows or the other open rows.
+    let east_rows = HalfSpec::new(task.east_rows, 0, false, (0, 0));
+    let west_rows = match (n % 2, task.middle) {
+        (0, _) => geo.all_rows() & !task.east_rows,
+        (_, 0) => open & !task.east_rows,
+        (_, b) => open & !(1 << (geo.h - b)) & !task.east_rows,
+    };
+    let west_rows = HalfSpec::new(west_rows, 0, true, (0, 0));
+    let [east_rows, west_rows] = [east_rows, west_rows].map(|spec| quadrant_rows(&geo, &spec));
+    let shared = shared.as_deref().filter(|_| geo.h <= SHARED_MAX_SIDE);
+    if shared.is_none() {
+        cells.load(geo.h, &[east_rows, west_rows].concat());
+    }
+    let cells = &*cells;
+    let lookup = |rows: u32| match shared {
+        Some(shared) => shared.get(rows),
+        None => cells.get(rows),
+    };
+    let (east_cells, west_cells) = (east_rows.map(lookup), west_rows.map(lookup));
+    let join = Join {
+        geo: &geo,
+        cells: [east_cells, west_cells],
+        parts,
+    };
+    let buffers = Buffers {
+        north,
+        south,
+        stored,
+        queries,
+        matcher,
     };
     if n.is_multiple_of(2) {
+        // The east keys are stored (the smaller side: one load per task),
+        // the west ones query them, weighted by their class.
         let weights = even_weights(task.east_rows, n);
         let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
-        build(&east_spec, east);
-        build(&west_spec, west);
-        // The east keys are stored (the smaller side: one load per task),
-        // split on the diagonals both sides take most often.
-        let cuts = choose_cuts(&east[0], &west[0], MAX_CUTS);
-        matcher.load(&east[0], &cuts, LEAF_MIN);
-        let mut solutions = 0;
-        for (keys, weight) in west.iter().zip(weights) {
-            if weight != 0 {
-                tally.pairs += (east[0].len() * keys.len()) as u64;
-                solutions += weight * matcher.sum_disjoint(keys, 0);
-            }
-        }
-        tally.solutions = solutions;
-        return tally;
+        return join.count(buffers, &east_spec, &[(west_spec, 0)], weights);
     }
-    let open = geo.half_rows();
     if task.middle == 0 {
         let weight = centre_weight(task.east_rows, open, n);
         let centre = geo.queen_diagonals(geo.h, geo.h);
         let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, centre);
-        build(&east_spec, east);
         let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, centre);
-        build(&west_spec, west);
-        tally.pairs += (east[0].len() * west[0].len()) as u64;
-        let cuts = choose_cuts(&east[0], &west[0], MAX_CUTS);
-        matcher.load(&east[0], &cuts, LEAF_MIN);
-        tally.solutions = weight * matcher.sum_disjoint(&west[0], 0);
-        return tally;
+        return join.count(buffers, &east_spec, &[(west_spec, 0)], [weight, 0, 0]);
     }
     let b = task.middle;
     let column_queen_row = geo.h - b;
     let column_queen = geo.queen_diagonals(column_queen_row, geo.h);
     let open = open & !(1 << column_queen_row);
     let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, column_queen);
-    build(&west_spec, west);
-    let mut solutions = 0u64;
-    for a in 1..b {
-        let row_queen_col = geo.h - a;
-        let row_queen = geo.queen_diagonals(geo.h, row_queen_col);
-        let east_spec = HalfSpec::new(
-            task.east_rows,
-            quadrant_cols & !(1 << row_queen_col),
-            false,
-            (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
-        );
-        build(&east_spec, east);
-        // The middle row's queen is on the east side of the join: the west
-        // boards it attacks are excluded through its crossing diagonals.
-        let row_queen_key = geo.key(row_queen.0, row_queen.1);
-        if a == 1 {
-            // The west keys serve every a: stored once, split on the cuts
-            // the first east set suggests.
-            let cuts = choose_cuts(&west[0], &east[0], MAX_CUTS);
-            matcher.load(&west[0], &cuts, LEAF_MIN);
-        }
-        tally.pairs += (east[0].len() * west[0].len()) as u64;
-        solutions += matcher.sum_disjoint(&east[0], row_queen_key);
+    // The west keys serve every place a of the middle row's queen: they
+    // are stored, and the east boards of each a query them. That queen is
+    // on the east side of the join: the west boards it attacks are
+    // excluded through its crossing diagonals, added to the query.
+    let queries: Vec<(HalfSpec, u64)> = (1..b)
+        .map(|a| {
+            let row_queen_col = geo.h - a;
+            let row_queen = geo.queen_diagonals(geo.h, row_queen_col);
+            let east_spec = HalfSpec::new(
+                task.east_rows,
+                quadrant_cols & !(1 << row_queen_col),
+                false,
+                (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
+            );
+            (east_spec, geo.key(row_queen.0, row_queen.1))
+        })
+        .collect();
+    let tally = join.count(buffers, &west_spec, &queries, [1, 0, 0]);
+    JoinTally {
+        solutions: 8 * tally.solutions,
+        ..tally
     }
-    tally.solutions = 8 * solutions;
-    tally
 }
 
-/// Appends to `keys[class]` the key of every half board of `spec`: a north
+/// Most pairs of quadrant placements a thread joins into stored keys
+/// before matching them: ~40% become keys, and a part takes 22-26 bytes a
+/// pair with its matcher (measured at N = 24 and 26), ~100 MB. Larger
+/// sides (from N ~ 24) are stored in parts, and every part meets all the
+/// queries, built again per part. Fewer, larger parts split deeper: at
+/// N = 24, parts of 2^21 pairs took 10% longer than of 2^22, and 2^20
+/// 18% longer than 2^21.
+pub const STORED_PAIRS: usize = 1 << 22;
+
+/// Pairs of quadrant placements joined into one batch of query keys: the
+/// queries are never all held at once.
+pub const QUERY_PAIRS: usize = 1 << 18;
+
+/// The quadrant cells of one task's halves.
+struct Join<'a> {
+    geo: &'a Geometry,
+    /// North and south cells of the east half, then of the west half.
+    cells: [[&'a RowCells; 2]; 2],
+    parts: Parts,
+}
+
+/// A worker's buffers, as a join uses them.
+struct Buffers<'a> {
+    north: &'a mut [Vec<(u64, u64)>; 2],
+    south: &'a mut [Vec<(u64, u64)>; 2],
+    stored: &'a mut [Vec<u64>; 3],
+    queries: &'a mut [Vec<u64>; 3],
+    matcher: &'a mut SplitMatcher,
+}
+
+impl Join<'_> {
+    /// Sums, over the half boards of `stored` and of each query spec, the
+    /// pairs with disjoint keys (the query's extra key added), weighted by
+    /// the query board's class. The stored boards (all of class 0) are
+    /// taken in parts and the queries in batches (see [`Parts`]), so memory
+    /// stays bounded at any N; the sum does not depend on their sizes.
+    #[inline(always)]
+    fn count(
+        &self,
+        buffers: Buffers<'_>,
+        stored: &HalfSpec,
+        queries: &[(HalfSpec, u64)],
+        weights: [u64; 3],
+    ) -> JoinTally {
+        let Buffers {
+            north,
+            south,
+            stored: stored_keys,
+            queries: query_keys,
+            matcher,
+        } = buffers;
+        let mut tally = JoinTally::default();
+        let mut stored_cursor = Cursor::start(stored);
+        while !stored_cursor.finished {
+            self.half_boards(
+                stored,
+                north,
+                south,
+                stored_keys,
+                &mut stored_cursor,
+                self.parts.stored_pairs,
+            );
+            let part = &stored_keys[0];
+            if part.is_empty() {
+                continue;
+            }
+            let mut loaded = false;
+            for (query, extra) in queries {
+                let mut cursor = Cursor::start(query);
+                while !cursor.finished {
+                    self.half_boards(
+                        query,
+                        north,
+                        south,
+                        query_keys,
+                        &mut cursor,
+                        self.parts.query_pairs,
+                    );
+                    if !loaded {
+                        // Split on the diagonals both sides take most
+                        // often, as the first queries show them.
+                        let cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
+                        matcher.load(part, &cuts, LEAF_MIN);
+                        loaded = true;
+                    }
+                    for (keys, weight) in query_keys.iter().zip(weights) {
+                        if weight != 0 {
+                            tally.pairs += (part.len() * keys.len()) as u64;
+                            tally.solutions += weight * matcher.sum_disjoint(keys, *extra);
+                        }
+                    }
+                }
+            }
+        }
+        tally
+    }
+
+    /// [`half_boards`] with this task's cells for the spec's half, into
+    /// cleared `keys`.
+    #[inline(always)]
+    fn half_boards(
+        &self,
+        spec: &HalfSpec,
+        north: &mut [Vec<(u64, u64)>; 2],
+        south: &mut [Vec<(u64, u64)>; 2],
+        keys: &mut [Vec<u64>; 3],
+        cursor: &mut Cursor,
+        limit: usize,
+    ) {
+        for class in keys.iter_mut() {
+            class.clear();
+        }
+        let cells = self.cells[usize::from(spec.west)];
+        half_boards(cells, self.geo, spec, north, south, keys, cursor, limit);
+    }
+}
+
+/// Where [`half_boards`] stopped: the north column set being joined and
+/// how many of its north placements are done, or that all are.
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    cols: u32,
+    north_done: usize,
+    finished: bool,
+}
+
+impl Cursor {
+    /// Before the first half board of `spec`.
+    fn start(spec: &HalfSpec) -> Cursor {
+        Cursor {
+            cols: spec.cols,
+            north_done: 0,
+            finished: false,
+        }
+    }
+}
+
+/// Appends to `keys[class]` the key of half boards of `spec`: a north
 /// and a south quadrant placement on the spec's rows, together using every
 /// open column once, not attacking each other or the forbidden diagonals.
+/// Goes on from `cursor` and stops once `limit` pairs of placements (about
+/// twice the keys kept) have been joined, or one north placement's worth
+/// more; the cursor then says where to go on, or that every board is made.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn half_boards(
-    table: &QuadrantTable,
+    [north_cells, south_cells]: [&RowCells; 2],
     geo: &Geometry,
     spec: &HalfSpec,
     north: &mut [Vec<(u64, u64)>; 2],
     south: &mut [Vec<(u64, u64)>; 2],
     keys: &mut [Vec<u64>; 3],
+    cursor: &mut Cursor,
+    limit: usize,
 ) {
-    let quadrant = (1u32 << geo.h) - 1;
-    let north_rows = spec.rows & quadrant;
-    let south_rows = (spec.rows >> geo.lo) & quadrant;
-    let north_queens = north_rows.count_ones();
+    let north_queens = north_cells.rows().count_ones();
     let north_shift = geo.shifts(false, spec.west);
     let south_shift = geo.shifts(true, spec.west);
     // Two placements of a half can only meet on the diagonals both
     // quadrants reach; those fit one u64 (each direction in 32 bits),
     // so a pair is checked with one AND.
     let overlap = south_shift;
-    // Every way to split the open columns between the two quadrants.
-    let mut north_cols = spec.cols;
-    loop {
+    let mut joined = 0;
+    // Every way to split the open columns between the two quadrants, from
+    // all of them to the north down to none.
+    while !cursor.finished {
+        let north_cols = cursor.cols;
+        let mut group_done = true;
         if north_cols.count_ones() == north_queens {
-            let cell = table.cell(north_rows, north_cols);
+            let cell = north_cells.cell(north_cols);
             place(geo, spec, cell, north_shift, overlap, north);
-            if north.iter().any(|class| !class.is_empty()) {
+            let north_total = north[0].len() + north[1].len();
+            if north_total > cursor.north_done {
                 let south_cols = spec.cols & !north_cols;
-                let cell = table.cell(south_rows, south_cols);
+                let cell = south_cells.cell(south_cols);
                 place(geo, spec, cell, south_shift, overlap, south);
-                for (north_class, north) in north.iter().enumerate() {
-                    for (south_class, south) in south.iter().enumerate() {
-                        join_quadrants(north, south, &mut keys[north_class + south_class]);
+                let south_total = south[0].len() + south[1].len();
+                // The north placements that fit what is left of the limit,
+                // at least one; of the two classes in a row. (No south
+                // placement: nothing to join.)
+                if let Some(room) = limit.saturating_sub(joined).checked_div(south_total) {
+                    let room = room.max(1);
+                    let from = cursor.north_done;
+                    let to = from.saturating_add(room).min(north_total);
+                    let first = north[0].len();
+                    let parts = [
+                        &north[0][from.min(first)..to.min(first)],
+                        &north[1][from.max(first) - first..to.max(first) - first],
+                    ];
+                    for (north_class, north) in parts.iter().enumerate() {
+                        for (south_class, south) in south.iter().enumerate() {
+                            join_quadrants(north, south, &mut keys[north_class + south_class]);
+                        }
                     }
+                    joined += (to - from) * south_total;
+                    cursor.north_done = to;
+                    group_done = to == north_total;
                 }
             }
         }
-        if north_cols == 0 {
-            break;
+        if group_done {
+            cursor.north_done = 0;
+            if north_cols == 0 {
+                cursor.finished = true;
+            } else {
+                cursor.cols = (north_cols - 1) & spec.cols;
+            }
         }
-        north_cols = (north_cols - 1) & spec.cols;
+        if joined >= limit {
+            return;
+        }
     }
+}
+
+/// The local rows of a half's north and south quadrants.
+fn quadrant_rows(geo: &Geometry, spec: &HalfSpec) -> [u32; 2] {
+    let quadrant = (1u32 << geo.h) - 1;
+    [spec.rows & quadrant, (spec.rows >> geo.lo) & quadrant]
 }
 
 /// Moves a quadrant cell's placements to their place on the board, as

@@ -19,6 +19,9 @@ pub const MAX_CUTS: usize = 12;
 /// it saves.
 pub const LEAF_MIN: usize = 512;
 
+/// Room the leaves may hold past what a load uses before it is given back.
+const LEAF_SLACK_BYTES: u64 = 8 << 20;
+
 /// A node of the split: a leaf matcher, or a cut bit and its two sides.
 #[derive(Clone, Copy, Debug)]
 enum Node {
@@ -56,6 +59,21 @@ impl SplitMatcher {
         stored.extend_from_slice(keys);
         self.build(&mut stored, cuts, leaf_min.max(1));
         self.keys = stored;
+        // Each leaf keeps the buffers of its largest load, so after loads
+        // of varied sizes the leaves together hold far more than any one
+        // load needs: give the room back once it passes half of this
+        // load's (and a few MB, so small loads never churn).
+        let used: u64 = self.leaves[..self.leaves_used]
+            .iter()
+            .map(Matcher::used_bytes)
+            .sum();
+        let held: u64 = self.leaves.iter().map(Matcher::bytes).sum();
+        if held > used + used / 2 + LEAF_SLACK_BYTES {
+            self.leaves.truncate(self.leaves_used);
+            for leaf in &mut self.leaves {
+                leaf.shrink_to_fit();
+            }
+        }
     }
 
     /// Adds the node of `keys` (and its children); returns its index.
@@ -104,6 +122,16 @@ impl SplitMatcher {
             ..
         } = self;
         sum_node(nodes, leaves, routes, lens, 0, 0)
+    }
+
+    /// Bytes the buffers hold (their capacity).
+    pub fn bytes(&self) -> u64 {
+        let words = self.keys.capacity()
+            + self.taken.capacity()
+            + self.routes.iter().map(Vec::capacity).sum::<usize>();
+        (words * 8 + self.nodes.capacity() * std::mem::size_of::<Node>() + self.lens.capacity() * 8)
+            as u64
+            + self.leaves.iter().map(Matcher::bytes).sum::<u64>()
     }
 
     /// Leaves of the current load, for tests and tuning.

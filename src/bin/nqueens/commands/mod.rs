@@ -98,7 +98,7 @@ pub fn print_report(report: &Report, format: Format) -> anyhow::Result<ExitCode>
 pub fn describe(err: &anyhow::Error) -> String {
     let flagged = match err.downcast_ref::<nqueens::Error>() {
         Some(nqueens::Error::JoinTooBig { n, needed, limit }) => Some(format!(
-            "--method join needs {} for the quadrant table of N = {n}, but the limit is {}: use --method d4 (no table), or raise --max-memory",
+            "--method join needs {} for N = {n} on these threads, but the limit is {}: use fewer threads (-j), --method d4 (little memory), or raise --max-memory",
             human_bytes(*needed),
             human_bytes(*limit)
         )),

@@ -22,7 +22,8 @@ struct PlanRecord {
     split_depth: u32,
     tasks: usize,
     fingerprint: String,
-    /// The plan's tasks and the join's quadrant table, in bytes.
+    /// The plan's tasks and a join count's cells, keys and matchers on the
+    /// threads asked for, in bytes (a bound).
     peak_memory_bytes: u64,
     #[serde(flatten)]
     estimate: Option<EstimateRecord>,
@@ -37,7 +38,6 @@ struct EstimateRecord {
     estimated_core_seconds: f64,
     interval_low: f64,
     interval_high: f64,
-    prepare_seconds: f64,
     estimated_wall_seconds: f64,
     wall_low: f64,
     wall_high: f64,
@@ -49,12 +49,10 @@ struct EstimateRecord {
 /// Runs `nqueens plan`.
 pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let split = args.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows);
-    let plan = Plan::build_within(args.n, args.method, split, args.max_memory)?;
-    // Enumerates a join plan's table: once, for both figures.
-    let table_memory = plan.peak_memory_exact();
-    let peak_memory = plan.task_bytes() + table_memory;
+    let threads = resolve_threads(args.threads)?;
+    let plan = Plan::build_within(args.n, args.method, split, args.max_memory, threads)?;
+    let peak_memory = plan.peak_memory();
     let estimated = if args.estimate {
-        let threads = resolve_threads(args.threads)?;
         Some(estimate(&plan, threads, args.sample, args.seed)?)
     } else {
         None
@@ -78,7 +76,6 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
                     estimated_core_seconds: estimate.core_seconds,
                     interval_low: estimate.interval.0,
                     interval_high: estimate.interval.1,
-                    prepare_seconds: estimate.prepare_seconds,
                     estimated_wall_seconds: wall,
                     wall_low: low,
                     wall_high: high,
@@ -101,14 +98,16 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     if plan.method == Method::Join {
         writeln!(
             out,
-            "memory: {} for the quadrant table (peak, while it is built)",
-            human_bytes(table_memory)
+            "memory: at most {} on {} (quadrant cells, keys and matchers)",
+            human_bytes(plan.memory_bytes),
+            count_of(threads as u64, "thread")
         )?;
     }
     writeln!(
         out,
-        "peak memory: {} (the plan's tasks and any table)",
-        human_bytes(peak_memory)
+        "peak memory: at most {} (with the plan's {} task list)",
+        human_bytes(peak_memory),
+        human_bytes(plan.task_bytes())
     )?;
     writeln!(out, "fingerprint: {}", plan.fingerprint_hex())?;
     writeln!(
@@ -180,13 +179,6 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
             human_duration(wall),
             human_duration(low),
             human_duration(high)
-        )?;
-    }
-    if estimate.prepare_seconds > 0.0 {
-        writeln!(
-            out,
-            "  of which preparing the quadrant table: {}",
-            human_duration(estimate.prepare_seconds)
         )?;
     }
     Ok(())

@@ -114,7 +114,13 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(n, options.method, options.split_depth, options.memory_limit)?;
+    let plan = Plan::build_within(
+        n,
+        options.method,
+        options.split_depth,
+        options.memory_limit,
+        threads,
+    )?;
     let summary = PlanSummary::of(&plan);
     let (journal, resumed) = match &args.checkpoint {
         Some(path) => {

@@ -1,0 +1,340 @@
+//! Quadrant cells built on demand: every placement of a quadrant that uses
+//! exactly a given set of rows, grouped by the columns it uses.
+//!
+//! A task needs the cells of four row sets only (north and south, east and
+//! west), so they are built when first needed instead of the whole quadrant
+//! table, which grows ~9x per two N (5 GB at N = 24). Up to N = 23 every
+//! row set is built once and shared by all threads ([`SharedCells`], at
+//! most ~570 MB); past that each thread keeps the row sets it used last
+//! within a byte budget ([`CellCache`]): a row set is then a few ms to
+//! build, against seconds of matching per task.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The placements of a quadrant on exactly the rows `rows`, grouped by
+/// column set: the same cells as the whole table's row `rows`.
+#[derive(Default)]
+pub struct RowCells {
+    side: u32,
+    rows: u32,
+    /// `starts[cols]..starts[cols + 1]` indexes `diagonals`.
+    starts: Vec<u32>,
+    /// Per placement, its local diagonal masks (index i - j + side - 1 in
+    /// the low half, i + j in the high half), as in the whole table.
+    diagonals: Vec<u64>,
+}
+
+impl RowCells {
+    /// The cells of `rows` on a `side` square (at most 16), built now.
+    pub fn build(side: u32, rows: u32) -> RowCells {
+        let mut cells = RowCells::default();
+        cells.rebuild(side, rows);
+        cells
+    }
+
+    /// Rebuilds these cells for `rows` on a `side` square, reusing the
+    /// buffers: a counting sort, the placements enumerated twice (once to
+    /// count them per column set, once to write them in place).
+    pub fn rebuild(&mut self, side: u32, rows: u32) {
+        assert!(side <= 16, "quadrant side {side} is past the supported 16");
+        assert!(rows >> side == 0, "rows {rows:#x} outside a {side} square");
+        self.side = side;
+        self.rows = rows;
+        let cells = 1usize << side;
+        self.starts.clear();
+        self.starts.resize(cells + 1, 0);
+        // Pass 1: placements per column set.
+        let starts = &mut self.starts;
+        each_placement_on(side, rows, &mut |cols, _| starts[cols as usize] += 1);
+        // Each cell's start; the extra slot holds the total.
+        let mut total = 0u32;
+        for slot in starts.iter_mut() {
+            let here = *slot;
+            *slot = total;
+            total += here;
+        }
+        self.diagonals.clear();
+        self.diagonals.resize(total as usize, 0);
+        // Pass 2: each placement at its cell's cursor; the starts serve as
+        // cursors and end at the cells' ends, the next cells' starts.
+        let (starts, diagonals) = (&mut self.starts, &mut self.diagonals);
+        each_placement_on(side, rows, &mut |cols, diag| {
+            let cursor = &mut starts[cols as usize];
+            diagonals[*cursor as usize] = diag;
+            *cursor += 1;
+        });
+        // Back to starts: cell c starts where cell c - 1 ended.
+        self.starts.copy_within(0..cells, 1);
+        self.starts[0] = 0;
+    }
+
+    /// The row set these cells are for.
+    pub fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Placements stored.
+    pub fn placements(&self) -> usize {
+        self.diagonals.len()
+    }
+
+    /// Bytes the buffers hold.
+    pub fn bytes(&self) -> u64 {
+        (self.starts.capacity() * 4 + self.diagonals.capacity() * 8) as u64
+    }
+
+    /// The placements using exactly the columns `cols`.
+    #[inline(always)]
+    pub fn cell(&self, cols: u32) -> &[u64] {
+        let index = cols as usize;
+        &self.diagonals[self.starts[index] as usize..self.starts[index + 1] as usize]
+    }
+}
+
+/// Calls `visit(cols, diagonals)` for every non-attacking placement on a
+/// `side` square with one queen on each row of `rows` and none elsewhere,
+/// in a fixed order.
+fn each_placement_on(side: u32, rows: u32, visit: &mut impl FnMut(u32, u64)) {
+    /// `left` and `right`: columns of the current row attacked along each
+    /// diagonal direction; `row`: the row they are for.
+    #[allow(clippy::too_many_arguments)]
+    fn below(
+        side: u32,
+        rows_left: u32,
+        row: u32,
+        cols: u32,
+        left: u32,
+        right: u32,
+        diag: u64,
+        visit: &mut impl FnMut(u32, u64),
+    ) {
+        if rows_left == 0 {
+            visit(cols, diag);
+            return;
+        }
+        let next = rows_left.trailing_zeros();
+        let gap = next - row;
+        // An anti-diagonal (i + j) attack moves one column left per row,
+        // a diagonal (i - j) one right.
+        let left = left >> gap;
+        let right = (right << gap) & ((1 << side) - 1);
+        let mut free = !(cols | left | right) & ((1 << side) - 1);
+        while free != 0 {
+            let col = free.trailing_zeros();
+            free &= free - 1;
+            let bit = 1 << col;
+            let d1 = 1u64 << (next + side - 1 - col);
+            let d2 = 1u64 << (32 + next + col);
+            below(
+                side,
+                rows_left & (rows_left - 1),
+                next,
+                cols | bit,
+                left | bit,
+                right | bit,
+                diag | d1 | d2,
+                visit,
+            );
+        }
+    }
+    below(side, rows, 0, 0, 0, 0, 0, visit);
+}
+
+/// Largest quadrant side whose cells are shared by all threads, each row
+/// set built once by the first thread that needs it: the whole table is
+/// ~7 MB at side 9, ~60 MB at 10, ~570 MB at 11 (N = 22, 23) and ~5 GB at
+/// 12, where each thread builds what its tasks need instead.
+pub const SHARED_MAX_SIDE: u32 = 11;
+
+/// The cells of every row set of one quadrant side, each built on first
+/// use and then shared read-only.
+pub struct SharedCells {
+    side: u32,
+    entries: Vec<OnceLock<RowCells>>,
+}
+
+impl SharedCells {
+    /// An empty set for squares of `side` (at most [`SHARED_MAX_SIDE`]).
+    pub fn new(side: u32) -> SharedCells {
+        assert!(side <= SHARED_MAX_SIDE, "side {side} is too large to share");
+        SharedCells {
+            side,
+            entries: (0..1u32 << side).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// Side of the squares.
+    pub fn side(&self) -> u32 {
+        self.side
+    }
+
+    /// The cells of `rows`, built now if no thread has yet (a thread
+    /// asking for the same row set meanwhile waits for them).
+    #[inline]
+    pub fn get(&self, rows: u32) -> &RowCells {
+        self.entries[rows as usize].get_or_init(|| RowCells::build(self.side, rows))
+    }
+
+    /// Bytes the cells built so far hold.
+    pub fn bytes(&self) -> u64 {
+        self.entries
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(RowCells::bytes)
+            .sum()
+    }
+}
+
+/// The shared cells most recently asked for.
+static SHARED: Mutex<Option<Arc<SharedCells>>> = Mutex::new(None);
+
+/// The cells shared by every thread for `side`; a set of another side is
+/// dropped once its last user lets go of it.
+pub fn shared_cells(side: u32) -> Arc<SharedCells> {
+    let mut slot = SHARED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    match &*slot {
+        Some(shared) if shared.side == side => Arc::clone(shared),
+        _ => {
+            let shared = Arc::new(SharedCells::new(side));
+            *slot = Some(Arc::clone(&shared));
+            shared
+        }
+    }
+}
+
+/// The cells of the row sets used last, rebuilt on demand within a byte
+/// budget, in one thread's scratch space.
+pub struct CellCache {
+    side: u32,
+    /// Entries with the tick of their last use.
+    entries: Vec<(RowCells, u64)>,
+    /// Per row set, its entry's position, or `ABSENT`.
+    slot_of: Vec<u32>,
+    tick: u64,
+    bytes: u64,
+    budget: u64,
+    builds: u64,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl Default for CellCache {
+    fn default() -> CellCache {
+        CellCache::with_budget(CellCache::DEFAULT_BUDGET)
+    }
+}
+
+impl CellCache {
+    /// Bytes a thread's cache keeps by default: every row set of N <= 19
+    /// (the whole table is ~7 MB there), and at larger N all the north row
+    /// sets that tasks sharing their south rows go through, up to N = 21.
+    pub const DEFAULT_BUDGET: u64 = 32 << 20;
+
+    /// An empty cache that keeps at most about `budget` bytes (always at
+    /// least the four row sets a task needs).
+    pub fn with_budget(budget: u64) -> CellCache {
+        CellCache {
+            side: 0,
+            entries: Vec::new(),
+            slot_of: Vec::new(),
+            tick: 0,
+            bytes: 0,
+            budget,
+            builds: 0,
+        }
+    }
+
+    /// Makes sure the cells of every row set in `wanted` (at most four) are
+    /// present for squares of `side`, rebuilding the least recently used
+    /// others once the budget is spent.
+    pub fn load(&mut self, side: u32, wanted: &[u32]) {
+        assert!(wanted.len() <= 4, "a task loads at most four row sets");
+        if side != self.side {
+            self.entries.clear();
+            self.slot_of.clear();
+            self.slot_of.resize(1 << side, ABSENT);
+            self.side = side;
+            self.bytes = 0;
+        }
+        self.tick += 1;
+        let tick = self.tick;
+        for &rows in wanted {
+            let slot = self.slot_of[rows as usize];
+            if slot != ABSENT {
+                self.entries[slot as usize].1 = tick;
+                continue;
+            }
+            self.builds += 1;
+            let slot = if self.bytes < self.budget || self.entries.len() < 4 {
+                self.entries.push((RowCells::default(), tick));
+                self.entries.len() - 1
+            } else {
+                // The least recently used entry is never one wanted now:
+                // those all carry this tick, and there are at least four.
+                let (slot, _) = self
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, (_, used))| *used)
+                    .expect("the cache is not empty");
+                let old = &self.entries[slot].0;
+                self.slot_of[old.rows as usize] = ABSENT;
+                self.bytes -= old.bytes();
+                slot
+            };
+            let (cells, used) = &mut self.entries[slot];
+            cells.rebuild(side, rows);
+            *used = tick;
+            self.bytes += cells.bytes();
+            self.slot_of[rows as usize] = slot as u32;
+            // A rebuilt entry keeps its largest buffers: drop old entries
+            // while that leaves the cache over its budget.
+            while self.bytes > self.budget && self.entries.len() > 4 {
+                let (oldest, (_, used)) = self
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, (_, used))| *used)
+                    .expect("the cache is not empty");
+                if *used == tick {
+                    break;
+                }
+                let (old, _) = self.entries.swap_remove(oldest);
+                self.slot_of[old.rows as usize] = ABSENT;
+                self.bytes -= old.bytes();
+                if let Some((moved, _)) = self.entries.get(oldest) {
+                    self.slot_of[moved.rows as usize] = oldest as u32;
+                }
+            }
+        }
+    }
+
+    /// The cells of `rows`, which [`CellCache::load`] must have made
+    /// present.
+    #[inline]
+    pub fn get(&self, rows: u32) -> &RowCells {
+        let slot = self.slot_of[rows as usize];
+        assert!(slot != ABSENT, "cells loaded before use");
+        &self.entries[slot as usize].0
+    }
+
+    /// Bytes the cached cells hold.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Row sets built so far (misses).
+    pub fn builds(&self) -> u64 {
+        self.builds
+    }
+}
+
+/// Placements of a `side` square with one queen on each row of `rows` and
+/// none elsewhere, counted without storing them.
+pub fn count_placements_on(side: u32, rows: u32) -> u64 {
+    let mut total = 0;
+    each_placement_on(side, rows, &mut |_, _| total += 1);
+    total
+}

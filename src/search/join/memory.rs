@@ -1,0 +1,104 @@
+//! The memory a `join` count takes: the cells shared by all threads (up to
+//! N = 23), and per worker thread its cell cache (from N = 24), its keys
+//! and its matcher. The plan adds its task list.
+//!
+//! The figures come from what the code caps (the parts of [`Parts`], the
+//! cache budget) and from constants of the quadrant found by enumerating
+//! every row set of every side up to 14 (`count_placements_on`; side 14
+//! took about ten minutes): tests recheck the sides they can afford.
+//!
+//! [`Parts`]: super::Parts
+
+use super::cells::{CellCache, SHARED_MAX_SIDE};
+use super::{MAX_CUTS, QUERY_PAIRS, STORED_PAIRS};
+
+/// Placements of 0..=side queens on a `side` square, by side: the size of
+/// the whole quadrant table, which the shared cells fill up to.
+pub const PLACEMENTS: [u64; SHARED_MAX_SIDE as usize + 1] = [
+    1, 2, 5, 18, 87, 462, 2_635, 16_870, 118_969, 915_442, 7_535_369, 66_807_234,
+];
+
+/// Placements of the largest row set, by side, and of the largest with at
+/// most side/2 rows. A task's four row sets are two of k rows and two of
+/// side - k, so at most two can be past side/2 rows.
+pub const LARGEST_ROW_SET: [(u64, u64); 15] = [
+    (1, 1),
+    (1, 1),
+    (2, 2),
+    (4, 3),
+    (10, 10),
+    (26, 18),
+    (92, 66),
+    (296, 130),
+    (1_174, 692),
+    (5_366, 1_436),
+    (26_548, 8_622),
+    (143_140, 18_664),
+    (788_698, 137_038),
+    (4_684_690, 301_272),
+    (29_555_392, 2_530_666),
+];
+
+/// Placements of the largest cell (one row set, one column set), by side:
+/// side 14 from the row sets of 12 or more rows only, where every smaller
+/// side has its largest (one row left empty).
+pub const LARGEST_CELL: [u64; 15] = [
+    1, 1, 1, 2, 2, 10, 10, 40, 92, 352, 946, 3_571, 15_003, 77_432, 392_804,
+];
+
+/// Bytes of one row set's cells holding `placements`.
+fn row_set_bytes(side: u32, placements: u64) -> u64 {
+    placements * 8 + ((1u64 << side) + 1) * 4
+}
+
+/// Bytes the cells shared by all threads reach for an `n` board (every
+/// row set built): 0 from N = 24, where each thread builds its own.
+pub fn shared_bytes(n: u32) -> u64 {
+    let side = n / 2;
+    if side > SHARED_MAX_SIDE {
+        return 0;
+    }
+    PLACEMENTS[side as usize] * 8 + (1u64 << side) * ((1u64 << side) + 1) * 4
+}
+
+/// Bytes per stored pair of placements: the key (8), its copy in the
+/// split (16 when kept) and its share of the leaves' bit-sliced lines.
+/// Measured 22-26 bytes per pair at N = 24 and 26 (of which about 40%
+/// become keys); taken with room.
+const BYTES_PER_STORED_PAIR: u64 = 32;
+
+/// Bytes per query pair: three classes of keys, and the queries routed
+/// through each depth of the split.
+const BYTES_PER_QUERY_PAIR: u64 = 8 * (3 + MAX_CUTS as u64 + 1);
+
+/// Bytes one worker thread's buffers reach at most for an `n` board
+/// (4 <= n <= 28): its cell cache (from N = 24), the placements of two
+/// cells, and the keys and matcher of one stored part and one query
+/// batch, no larger than the largest row set allows.
+pub fn thread_bytes(n: u32) -> u64 {
+    let side = n / 2;
+    let (largest, largest_half) = LARGEST_ROW_SET[side as usize];
+    let cells = if side <= SHARED_MAX_SIDE {
+        0
+    } else {
+        CellCache::DEFAULT_BUDGET
+            + 2 * row_set_bytes(side, largest)
+            + 2 * row_set_bytes(side, largest_half)
+    };
+    let cell = LARGEST_CELL[side as usize];
+    // Both classes of a north and a south cell, 16 bytes a placement.
+    let placements = 4 * cell * 16;
+    // A part stops one north placement (a south cell of pairs) past its
+    // size, and is never larger than two row sets' worth of pairs.
+    let pairs = |part: usize| (part as u64).min(largest * largest) + cell;
+    cells
+        + placements
+        + pairs(STORED_PAIRS) * BYTES_PER_STORED_PAIR
+        + pairs(QUERY_PAIRS) * BYTES_PER_QUERY_PAIR
+}
+
+/// Bytes a `join` count of an `n` board takes on `threads` threads beyond
+/// the program and the plan.
+pub fn memory_needed(n: u32, threads: usize) -> u64 {
+    shared_bytes(n).saturating_add(thread_bytes(n).saturating_mul(threads as u64))
+}
