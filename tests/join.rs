@@ -398,10 +398,10 @@ fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
     for n in 8..=15 {
         for task in tasks(n) {
             let whole = count_task(n, &task);
-            for (stored_pairs, query_pairs) in tiny {
+            for (stored_keys, query_keys) in tiny {
                 let parts = Parts {
-                    stored_pairs,
-                    query_pairs,
+                    stored_keys,
+                    query_keys,
                 };
                 assert_eq!(
                     count_task_in_parts(n, &task, parts),

@@ -22,6 +22,10 @@ pub const CHUNK_BITS: u32 = 5;
 /// the tables.
 pub const SMALL_SET: usize = 48;
 
+/// Queries a matcher takes at a time: enough that a block's lines, read
+/// once per batch, stay in the first-level cache for hundreds of queries.
+pub const QUERY_BATCH: usize = 256;
+
 const WORDS: usize = BLOCK_KEYS / 64;
 
 /// Queries whose byte counts the AVX2 loop adds up before widening them:
@@ -129,7 +133,19 @@ impl Matcher {
 
     /// The sum over `queries` of the stored keys disjoint from
     /// `query | extra` (`extra`: diagonals every query shares).
+    ///
+    /// Taken [`QUERY_BATCH`] queries at a time, so a matcher's offsets stay
+    /// a few KB: the leaves of a split each have their own, thousands of
+    /// them at large N.
     pub fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> u64 {
+        queries
+            .chunks(QUERY_BATCH)
+            .map(|batch| self.sum_batch(batch, extra))
+            .sum()
+    }
+
+    /// [`Matcher::sum_disjoint`] for one batch of queries.
+    fn sum_batch(&mut self, queries: &[u64], extra: u64) -> u64 {
         if self.blocks == 0 {
             return queries
                 .iter()
@@ -174,8 +190,13 @@ impl Matcher {
         if self.blocks == 0 {
             return self.sum_disjoint(queries, extra);
         }
-        self.fill_offsets(queries, extra);
-        self.sum_lines()
+        queries
+            .chunks(QUERY_BATCH)
+            .map(|batch| {
+                self.fill_offsets(batch, extra);
+                self.sum_lines()
+            })
+            .sum()
     }
 
     /// Each query's line in every chunk, computed once for all blocks.

@@ -10,7 +10,7 @@
 //! [`Parts`]: super::Parts
 
 use super::cells::{CellCache, SHARED_MAX_SIDE};
-use super::{MAX_CUTS, QUERY_PAIRS, STORED_PAIRS};
+use super::{MAX_CUTS, QUERY_KEYS, STORED_KEYS};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
 /// the whole quadrant table, which the shared cells fill up to.
@@ -61,15 +61,14 @@ pub fn shared_bytes(n: u32) -> u64 {
     PLACEMENTS[side as usize] * 8 + (1u64 << side) * ((1u64 << side) + 1) * 4
 }
 
-/// Bytes per stored pair of placements: the key (8), its copy in the
-/// split (16 when kept) and its share of the leaves' bit-sliced lines.
-/// Measured 22-26 bytes per pair at N = 24 and 26 (of which about 40%
-/// become keys); taken with room.
-const BYTES_PER_STORED_PAIR: u64 = 32;
+/// Bytes per stored key: the key (8), its two copies in the split (16)
+/// and its share of the leaves' bit-sliced lines, up to ~65 measured at
+/// N = 25 (leaves give back room past 1.5x their load); taken with room.
+const BYTES_PER_STORED_KEY: u64 = 112;
 
-/// Bytes per query pair: three classes of keys, and the queries routed
+/// Bytes per query key: three classes of keys, and the queries routed
 /// through each depth of the split.
-const BYTES_PER_QUERY_PAIR: u64 = 8 * (3 + MAX_CUTS as u64 + 1);
+const BYTES_PER_QUERY_KEY: u64 = 8 * (3 + MAX_CUTS as u64 + 1);
 
 /// Bytes one worker thread's buffers reach at most for an `n` board
 /// (4 <= n <= 28): its cell cache (from N = 24), the placements of two
@@ -89,12 +88,13 @@ pub fn thread_bytes(n: u32) -> u64 {
     // Both classes of a north and a south cell, 16 bytes a placement.
     let placements = 4 * cell * 16;
     // A part stops one north placement (a south cell of pairs) past its
-    // size, and is never larger than two row sets' worth of pairs.
-    let pairs = |part: usize| (part as u64).min(largest * largest) + cell;
+    // size, and never holds more keys than pairs of a row set's
+    // placements with the largest cell.
+    let keys = |part: usize| (part as u64).min(largest * cell) + cell;
     cells
         + placements
-        + pairs(STORED_PAIRS) * BYTES_PER_STORED_PAIR
-        + pairs(QUERY_PAIRS) * BYTES_PER_QUERY_PAIR
+        + keys(STORED_KEYS) * BYTES_PER_STORED_KEY
+        + keys(QUERY_KEYS) * BYTES_PER_QUERY_KEY
 }
 
 /// Bytes a `join` count of an `n` board takes on `threads` threads beyond

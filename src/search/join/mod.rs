@@ -450,21 +450,21 @@ pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
     count_task_in_parts(n, task, Parts::DEFAULT)
 }
 
-/// How many pairs of quadrant placements a task joins at a time: into one
-/// part of the stored keys, and into one batch of queries.
+/// How many keys a task makes at a time: one part of the stored keys, and
+/// one batch of queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parts {
-    /// Pairs joined into one part of the stored keys.
-    pub stored_pairs: usize,
-    /// Pairs joined into one batch of query keys.
-    pub query_pairs: usize,
+    /// Keys in one part of the stored keys.
+    pub stored_keys: usize,
+    /// Keys in one batch of queries.
+    pub query_keys: usize,
 }
 
 impl Parts {
-    /// The sizes counts use: [`STORED_PAIRS`] and [`QUERY_PAIRS`].
+    /// The sizes counts use: [`STORED_KEYS`] and [`QUERY_KEYS`].
     pub const DEFAULT: Parts = Parts {
-        stored_pairs: STORED_PAIRS,
-        query_pairs: QUERY_PAIRS,
+        stored_keys: STORED_KEYS,
+        query_keys: QUERY_KEYS,
     };
 }
 
@@ -670,18 +670,16 @@ fn count_in(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> Joi
     }
 }
 
-/// Most pairs of quadrant placements a thread joins into stored keys
-/// before matching them: ~40% become keys, and a part takes 22-26 bytes a
-/// pair with its matcher (measured at N = 24 and 26), ~100 MB. Larger
-/// sides (from N ~ 24) are stored in parts, and every part meets all the
-/// queries, built again per part. Fewer, larger parts split deeper: at
-/// N = 24, parts of 2^21 pairs took 10% longer than of 2^22, and 2^20
-/// 18% longer than 2^21.
-pub const STORED_PAIRS: usize = 1 << 22;
+/// Most stored keys a thread matches at once. Larger sides (from N ~ 24)
+/// are stored in parts, and every part meets all the queries, built again
+/// per part. Fewer, larger parts split deeper: at N = 24, parts of ~0.8
+/// million keys took 10% longer than of ~1.6 million, and ~0.4 million 18%
+/// longer than ~0.8 million. A key takes up to ~90 bytes with its copies
+/// and its matcher (measured at N = 25, where most pairs become keys).
+pub const STORED_KEYS: usize = 3 << 19;
 
-/// Pairs of quadrant placements joined into one batch of query keys: the
-/// queries are never all held at once.
-pub const QUERY_PAIRS: usize = 1 << 18;
+/// Query keys made in one batch: the queries are never all held at once.
+pub const QUERY_KEYS: usize = 1 << 17;
 
 /// The quadrant cells of one task's halves.
 struct Join<'a> {
@@ -730,7 +728,7 @@ impl Join<'_> {
                 south,
                 stored_keys,
                 &mut stored_cursor,
-                self.parts.stored_pairs,
+                self.parts.stored_keys,
             );
             let part = &stored_keys[0];
             if part.is_empty() {
@@ -746,7 +744,7 @@ impl Join<'_> {
                         south,
                         query_keys,
                         &mut cursor,
-                        self.parts.query_pairs,
+                        self.parts.query_keys,
                     );
                     if !loaded {
                         // Split on the diagonals both sides take most
@@ -810,9 +808,9 @@ impl Cursor {
 /// Appends to `keys[class]` the key of half boards of `spec`: a north
 /// and a south quadrant placement on the spec's rows, together using every
 /// open column once, not attacking each other or the forbidden diagonals.
-/// Goes on from `cursor` and stops once `limit` pairs of placements (about
-/// twice the keys kept) have been joined, or one north placement's worth
-/// more; the cursor then says where to go on, or that every board is made.
+/// Goes on from `cursor` and stops once `limit` keys are made (at most one
+/// north placement's pairs more); the cursor then says where to go on, or
+/// that every board is made.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn half_boards(
@@ -832,7 +830,8 @@ fn half_boards(
     // quadrants reach; those fit one u64 (each direction in 32 bits),
     // so a pair is checked with one AND.
     let overlap = south_shift;
-    let mut joined = 0;
+    let made = |keys: &[Vec<u64>; 3]| keys.iter().map(Vec::len).sum::<usize>();
+    let start = made(keys);
     // Every way to split the open columns between the two quadrants, from
     // all of them to the north down to none.
     while !cursor.finished {
@@ -850,7 +849,8 @@ fn half_boards(
                 // The north placements that fit what is left of the limit,
                 // at least one; of the two classes in a row. (No south
                 // placement: nothing to join.)
-                if let Some(room) = limit.saturating_sub(joined).checked_div(south_total) {
+                let left = limit.saturating_sub(made(keys) - start);
+                if let Some(room) = left.checked_div(south_total) {
                     let room = room.max(1);
                     let from = cursor.north_done;
                     let to = from.saturating_add(room).min(north_total);
@@ -864,7 +864,6 @@ fn half_boards(
                             join_quadrants(north, south, &mut keys[north_class + south_class]);
                         }
                     }
-                    joined += (to - from) * south_total;
                     cursor.north_done = to;
                     group_done = to == north_total;
                 }
@@ -878,7 +877,7 @@ fn half_boards(
                 cursor.cols = (north_cols - 1) & spec.cols;
             }
         }
-        if joined >= limit {
+        if made(keys) - start >= limit {
             return;
         }
     }
