@@ -179,6 +179,36 @@ fn damaged_journals_are_refused_or_repaired() {
     assert!(stderr.contains("damaged at line 6"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1);
 
+    // A byte that is not UTF-8, or a line far too long, inside the body:
+    // damage like any other, not an I/O failure.
+    let mut bytes = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        match index {
+            3 => bytes.extend_from_slice(b"task \xff\xfe 1 2"),
+            _ => bytes.extend_from_slice(line.as_bytes()),
+        }
+        bytes.push(b'\n');
+    }
+    std::fs::write(&journal, &bytes).unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("damaged at line 4"), "{stderr}");
+    let long =
+        lines[..4].join("\n") + "\n" + &"9".repeat(100_000) + "\n" + &lines[4..].join("\n") + "\n";
+    std::fs::write(&journal, long).unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("damaged at line 5"), "{stderr}");
+    assert!(stderr.len() < 300, "{stderr}");
+
+    // A task recorded twice (two processes, or a rerun of a task lost in
+    // flight) counts once.
+    let doubled = lines[..lines.len() - 1].join("\n") + "\n" + lines[3] + "\n" + lines[4] + "\n";
+    std::fs::write(&journal, doubled).unwrap();
+    let (code, stdout, stderr) = count_12(&journal);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(csv_solutions(stdout.as_bytes()), "14200");
+
     // A torn last line: dropped with a warning, the count is exact.
     let torn = lines[..lines.len() - 1].join("\n") + "\n" + &lines[lines.len() - 2][..10];
     std::fs::write(&journal, torn).unwrap();

@@ -10,12 +10,12 @@
 //! the tasks in flight) and the file is synced to disk every few seconds.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::engine::TaskCount;
+use super::engine::{RunTotals, TaskCount};
 use crate::plan::{fnv1a, Plan};
 
 /// How often the journal is synced to disk while a run goes on.
@@ -102,11 +102,17 @@ fn describe(header: &str) -> String {
         .to_string()
 }
 
-/// What an existing journal holds.
+/// What an existing journal holds: which tasks are finished (one bit
+/// each, so a plan of 65 million tasks takes 8 MB) and the sum of those a
+/// run keeps.
 #[derive(Debug, Default)]
 pub struct Resumed {
-    /// Finished tasks by id.
-    pub done: Vec<Option<TaskCount>>,
+    /// Finished tasks by id, 64 to a word.
+    done: Vec<u64>,
+    finished: usize,
+    /// The sum of the finished tasks the run keeps (see
+    /// [`Journal::open_keeping`]); a task recorded twice counts once.
+    pub prior: RunTotals,
     /// Whether the journal says the run completed.
     pub complete: bool,
     /// A torn last line that was dropped.
@@ -116,7 +122,25 @@ pub struct Resumed {
 impl Resumed {
     /// Tasks already finished.
     pub fn finished(&self) -> usize {
-        self.done.iter().filter(|task| task.is_some()).count()
+        self.finished
+    }
+
+    /// Whether task `id` is finished.
+    pub fn is_done(&self, id: u64) -> bool {
+        self.done
+            .get((id / 64) as usize)
+            .is_some_and(|word| word >> (id % 64) & 1 == 1)
+    }
+
+    /// Marks task `id` (below the plan's task count) finished; false if it
+    /// already was.
+    fn mark(&mut self, id: u64) -> bool {
+        let word = &mut self.done[(id / 64) as usize];
+        let bit = 1u64 << (id % 64);
+        let new = *word & bit == 0;
+        *word |= bit;
+        self.finished += usize::from(new);
+        new
     }
 }
 
@@ -137,30 +161,41 @@ impl Journal {
     /// Opens (or creates) the journal at `path` for `plan`, reading what an
     /// existing one holds. A torn last line is cut off the file.
     pub fn open(path: &Path, plan: &Plan) -> Result<(Journal, Resumed), JournalError> {
+        Journal::open_keeping(path, plan, &|_| true)
+    }
+
+    /// [`Journal::open`], summing in [`Resumed::prior`] only the finished
+    /// tasks whose ids `keep` selects (a shard's). The file is read line by
+    /// line: its size does not decide the memory taken.
+    pub fn open_keeping(
+        path: &Path,
+        plan: &Plan,
+        keep: &dyn Fn(u64) -> bool,
+    ) -> Result<(Journal, Resumed), JournalError> {
         let mut file = OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)
             .map_err(|err| io_error(path, err))?;
-        let mut text = String::new();
-        file.read_to_string(&mut text)
-            .map_err(|err| io_error(path, format!("cannot read it as text: {err}")))?;
+        let length = file.metadata().map_err(|err| io_error(path, err))?.len();
         let mut resumed = Resumed {
-            done: vec![None; plan.tasks.len()],
+            done: vec![0; plan.tasks.len().div_ceil(64)],
             ..Resumed::default()
         };
         let header = header_text(plan);
-        if text.is_empty() {
+        if length == 0 {
             file.write_all(sealed(&header).as_bytes())
                 .and_then(|()| file.sync_data())
                 .map_err(|err| io_error(path, err))?;
         } else {
-            let keep = read_body(path, &text, &header, &mut resumed)?;
-            if keep < text.len() {
+            file.seek(SeekFrom::Start(0))
+                .map_err(|err| io_error(path, err))?;
+            let reader = BufReader::new(&mut file);
+            let sound = read_body(path, reader, &header, plan, keep, &mut resumed)?;
+            if sound < length {
                 // Cut the torn tail so new lines start on a fresh line.
-                file.set_len(keep as u64)
-                    .map_err(|err| io_error(path, err))?;
+                file.set_len(sound).map_err(|err| io_error(path, err))?;
                 file.seek(SeekFrom::End(0))
                     .map_err(|err| io_error(path, err))?;
                 resumed.dropped_torn_line = true;
@@ -219,22 +254,45 @@ impl Journal {
     }
 }
 
-/// Reads the lines of an existing journal into `resumed`; returns how many
-/// bytes are sound (the rest is a torn last line).
+/// Longest line a journal holds: a task line is under 200 bytes, and a
+/// longer one is damage, not a line to buffer whole.
+const MAX_LINE: u64 = 4096;
+
+/// Reads the next line (with its newline, if any) into `line`, at most
+/// [`MAX_LINE`] + 1 bytes; empty at the end of the file.
+fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>) -> io::Result<()> {
+    line.clear();
+    io::Read::take(&mut *reader, MAX_LINE + 1).read_until(b'\n', line)?;
+    Ok(())
+}
+
+/// Reads the lines of an existing journal into `resumed`, one at a time;
+/// returns how many bytes are sound (the rest is a torn last line).
 fn read_body(
     path: &Path,
-    text: &str,
+    mut reader: impl BufRead,
     expected_header: &str,
+    plan: &Plan,
+    keep: &dyn Fn(u64) -> bool,
     resumed: &mut Resumed,
-) -> Result<usize, JournalError> {
+) -> Result<u64, JournalError> {
     let path_text = path.display().to_string();
-    let mut sound = 0;
-    let mut lines = text.split_inclusive('\n').enumerate().peekable();
+    let read_error = |err: io::Error| io_error(path, err);
+    let mut sound = 0u64;
+    let (mut line, mut next) = (Vec::new(), Vec::new());
+    next_line(&mut reader, &mut line).map_err(read_error)?;
+    next_line(&mut reader, &mut next).map_err(read_error)?;
     // The header.
-    let (_, first) = lines.next().expect("text is not empty");
-    let is_last = lines.peek().is_none();
-    match unseal(first.strip_suffix('\n').unwrap_or(first)) {
-        Some(header) if first.ends_with('\n') => {
+    let is_last = next.is_empty();
+    let text = |bytes: &[u8]| -> Option<String> {
+        let body = bytes.strip_suffix(b"\n")?;
+        std::str::from_utf8(body)
+            .ok()
+            .and_then(unseal)
+            .map(str::to_string)
+    };
+    match text(&line) {
+        Some(header) => {
             if !header.starts_with(MAGIC) {
                 return Err(JournalError::BadHeader {
                     path: path_text,
@@ -245,12 +303,12 @@ fn read_body(
                 return Err(JournalError::Foreign {
                     path: path_text,
                     expected: describe(expected_header),
-                    found: describe(header),
+                    found: describe(&header),
                 });
             }
-            sound += first.len();
+            sound += line.len() as u64;
         }
-        _ if is_last && first.starts_with(MAGIC) => {
+        _ if is_last && line.starts_with(MAGIC.as_bytes()) => {
             // A header torn while first written: nothing was recorded yet.
             return Err(JournalError::BadHeader {
                 path: path_text,
@@ -264,15 +322,22 @@ fn read_body(
             });
         }
     }
-    while let Some((index, raw)) = lines.next() {
-        let is_last = lines.peek().is_none();
-        let line_number = index + 1;
+    let tasks = plan.tasks.len() as u64;
+    let mut line_number = 1;
+    loop {
+        std::mem::swap(&mut line, &mut next);
+        if line.is_empty() {
+            return Ok(sound);
+        }
+        next_line(&mut reader, &mut next).map_err(read_error)?;
+        let is_last = next.is_empty();
+        line_number += 1;
         let corrupt = |reason: &str| JournalError::Corrupt {
             path: path_text.clone(),
             line: line_number,
             reason: reason.to_string(),
         };
-        let Some(body) = raw.strip_suffix('\n').and_then(unseal) else {
+        let Some(body) = text(&line) else {
             if is_last {
                 return Ok(sound);
             }
@@ -286,21 +351,22 @@ fn read_body(
                         .map_err(|_| corrupt("a number does not parse"))
                 };
                 let id = parse(id)?;
-                let slot = resumed
-                    .done
-                    .get_mut(id as usize)
-                    .ok_or_else(|| corrupt("task id beyond the plan"))?;
-                *slot = Some(TaskCount {
+                if id >= tasks {
+                    return Err(corrupt("task id beyond the plan"));
+                }
+                let count = TaskCount {
                     solutions: parse(numbers[0])?,
                     orbits: parse(numbers[1])?,
                     orbit_sizes: [parse(numbers[2])?, parse(numbers[3])?, parse(numbers[4])?],
                     nodes: parse(numbers[5])?,
-                });
+                };
+                if resumed.mark(id) && keep(id) {
+                    resumed.prior.add_task(&count);
+                }
             }
             ["complete", _] => resumed.complete = true,
             _ => return Err(corrupt("not a task or complete line")),
         }
-        sound += raw.len();
+        sound += line.len() as u64;
     }
-    Ok(sound)
 }

@@ -122,9 +122,11 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         threads,
     )?;
     let summary = PlanSummary::of(&plan);
+    let in_shard = |task: &Task| shard.is_none_or(|shard| shard.contains(task.id));
     let (journal, resumed) = match &args.checkpoint {
         Some(path) => {
-            let (journal, resumed) = Journal::open(path, &plan)?;
+            let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
+            let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
             if resumed.dropped_torn_line {
                 eprintln!(
                     "warning: checkpoint {}: dropped a torn last line (a task cut off mid-write will be counted again)",
@@ -135,20 +137,15 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         }
         None => (None, None),
     };
-    let in_shard = |task: &Task| shard.is_none_or(|shard| shard.contains(task.id));
     let done_before = |task: &Task| {
         resumed
             .as_ref()
-            .is_some_and(|resumed| resumed.done[task.id as usize].is_some())
+            .is_some_and(|resumed| resumed.is_done(task.id))
     };
     let shard_tasks = plan.tasks.iter().filter(|task| in_shard(task)).count() as u64;
     let mut prior = RunTotals::default();
     if let Some(resumed) = &resumed {
-        for task in plan.tasks.iter().filter(|task| in_shard(task)) {
-            if let Some(count) = &resumed.done[task.id as usize] {
-                prior.add_task(count);
-            }
-        }
+        prior = resumed.prior;
         if resumed.finished() > 0 && !resumed.complete {
             eprintln!(
                 "resuming: {} of {} tasks already counted",
