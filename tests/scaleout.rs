@@ -508,3 +508,43 @@ fn profile_lists_every_task_once() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn join_tasks_in_flight_are_abandoned_on_interrupt() {
+    // A task of N = 26 takes half a minute to minutes; after SIGINT the
+    // run must not wait for the tasks in flight, and must not journal them.
+    let scratch_dir = scratch("abandon");
+    let journal = scratch_dir.path().join("j.ckpt");
+    let started = std::time::Instant::now();
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "26", "-j", "2", "--checkpoint"])
+        .arg(&journal)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("resume with"), "{stderr}");
+    assert!(
+        elapsed < Duration::from_secs(15),
+        "took {elapsed:?}: {stderr}"
+    );
+    // The journal holds the tasks that finished (the first row sets are
+    // small), each once, and the run says how many.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let finished = text
+        .lines()
+        .filter(|line| line.starts_with("task "))
+        .count();
+    assert!(
+        stderr.contains(&format!("interrupted: {finished} of 5200300 tasks")),
+        "{finished}: {stderr}"
+    );
+}

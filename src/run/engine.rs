@@ -39,6 +39,23 @@ pub fn count_task(n: u32, task: &Task) -> TaskCount {
     count_below(n, task.kind, task.weight, task.board, task.prefix_columns())
 }
 
+/// [`count_task`], abandoned (`None`) when `cancel` is set while it runs.
+/// Only `join` tasks look at the flag, between batches of queries (their
+/// tasks take minutes from N = 26); the depth-first tasks run to their end.
+fn count_task_until(n: u32, task: &Task, cancel: Option<&AtomicBool>) -> Option<TaskCount> {
+    match (task.kind, cancel) {
+        (TaskKind::Join { east_rows, middle }, Some(cancel)) => {
+            let tally = join::count_task_until(n, &JoinTask { east_rows, middle }, cancel)?;
+            Some(TaskCount {
+                solutions: tally.solutions,
+                nodes: tally.pairs,
+                ..TaskCount::default()
+            })
+        }
+        _ => Some(count_task(n, task)),
+    }
+}
+
 /// Counts the subtree below `board` (whose queens' columns are `prefix`) of
 /// a task of `kind` and `weight`: a whole task, or a deeper part of one.
 pub(crate) fn count_below(
@@ -121,7 +138,9 @@ pub struct RunHooks<'a> {
     pub skip: Option<&'a (dyn Fn(&Task) -> bool + Sync)>,
     /// Called once per finished task, as soon as it finishes.
     pub on_task: Option<&'a (dyn Fn(&TaskOutcome) + Sync)>,
-    /// When set, no further task is started; tasks in flight finish.
+    /// When set, no further task is started; `join` tasks in flight are
+    /// abandoned at their next batch of queries (not reported finished),
+    /// the others finish.
     pub cancel: Option<&'a AtomicBool>,
     /// Where the workers take their tasks from; `None`: every task of the
     /// plan, by work stealing.
@@ -143,7 +162,7 @@ pub struct RunTotals {
     pub tasks_run: u64,
     /// Tasks skipped by the filter.
     pub tasks_skipped: u64,
-    /// Tasks not started because the run was cancelled.
+    /// Tasks not started, or abandoned, because the run was cancelled.
     pub tasks_cancelled: u64,
 }
 
@@ -239,7 +258,13 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
         };
     }
     let started = hooks.on_task.map(|_| Instant::now());
-    let count = count_task(n, task);
+    let Some(count) = count_task_until(n, task, hooks.cancel) else {
+        // Abandoned when the run was cancelled: counted again on resume.
+        return RunTotals {
+            tasks_cancelled: 1,
+            ..RunTotals::default()
+        };
+    };
     if let (Some(on_task), Some(started)) = (hooks.on_task, started) {
         on_task(&TaskOutcome {
             id: task.id,

@@ -121,7 +121,12 @@ pub fn count_with_hooks(
         &run.totals,
         started.elapsed().as_secs_f64(),
         complete,
-        run.symmetric.expect("run_plan was asked for P and R"),
+        // A cancelled run did not wait for P and R; its report has no
+        // unique count either way.
+        run.symmetric.unwrap_or(SymmetricCounts {
+            half_turn: 0,
+            quarter_turn: 0,
+        }),
     ))
 }
 
@@ -130,7 +135,8 @@ pub fn count_with_hooks(
 pub struct PlanRun {
     /// The tasks' totals (those this run counted, not those it skipped).
     pub totals: RunTotals,
-    /// P and R, for the unique count, when they were asked for.
+    /// P and R, for the unique count, when they were asked for and the
+    /// run was not cancelled.
     pub symmetric: Option<SymmetricCounts>,
 }
 
@@ -146,16 +152,20 @@ pub fn run_plan(
 ) -> Result<PlanRun, Error> {
     let pool = engine::worker_pool(threads)?;
     // The symmetric searches run beside the tasks rather than after them:
-    // a short serial tail would cost every thread but one its time.
-    let (totals, symmetric) = std::thread::scope(|scope| {
-        let symmetric = with_symmetric.then(|| scope.spawn(|| SymmetricCounts::of(plan.n)));
-        let totals = engine::run_tasks(&pool, plan.n, &plan.tasks, hooks);
-        let symmetric = symmetric.map(|search| {
+    // a short serial tail would cost every thread but one its time. A
+    // cancelled run does not wait for them (minutes from N = 26): their
+    // thread is left to end on its own, and the run reports none.
+    let n = plan.n;
+    let search = with_symmetric.then(|| std::thread::spawn(move || SymmetricCounts::of(n)));
+    let totals = engine::run_tasks(&pool, plan.n, &plan.tasks, hooks);
+    let cancelled = totals.tasks_cancelled > 0;
+    let symmetric = match search {
+        Some(search) if !cancelled => Some(
             search
                 .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        });
-        (totals, symmetric)
-    });
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        ),
+        _ => None,
+    };
     Ok(PlanRun { totals, symmetric })
 }

@@ -25,9 +25,10 @@ pub struct Report {
     /// Solutions up to the 8 symmetries of the square, by Burnside's lemma
     /// from `solutions`, P and R; `None` if they are inconsistent.
     pub unique: Option<u128>,
-    /// P: solutions unchanged by a half turn.
+    /// P: solutions unchanged by a half turn (0 when the run was
+    /// cancelled: its search is not waited for).
     pub half_turn_symmetric: u128,
-    /// R: solutions unchanged by a quarter turn.
+    /// R: solutions unchanged by a quarter turn (0 when cancelled).
     pub quarter_turn_symmetric: u128,
     /// Unique solutions as the `d4` leaves classified them, with how many
     /// classes have 2, 4 and 8 boards; `None` for other methods.

@@ -41,6 +41,7 @@ mod quadrant;
 mod split;
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use cells::{
@@ -471,6 +472,22 @@ impl Parts {
 /// [`count_task`] with the stored keys and the queries taken in `parts`:
 /// the same counts at any sizes (tests take them tiny).
 pub fn count_task_in_parts(n: u32, task: &JoinTask, parts: Parts) -> JoinTally {
+    count_task_with(n, task, parts, None).expect("a task without a stop flag runs to its end")
+}
+
+/// [`count_task`], abandoned (`None`) once `stop` is set: checked after
+/// every batch of queries, so a task of minutes stops within a fraction
+/// of a second.
+pub fn count_task_until(n: u32, task: &JoinTask, stop: &AtomicBool) -> Option<JoinTally> {
+    count_task_with(n, task, Parts::DEFAULT, Some(stop))
+}
+
+fn count_task_with(
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+) -> Option<JoinTally> {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         let side = n / 2;
@@ -487,9 +504,9 @@ pub fn count_task_in_parts(n: u32, task: &JoinTask, parts: Parts) -> JoinTally {
             && std::arch::is_x86_feature_detected!("bmi1")
         {
             // SAFETY: the CPU has the features the function is built for.
-            return unsafe { count_in_bmi(n, task, parts, &mut scratch) };
+            return unsafe { count_in_bmi(n, task, parts, stop, &mut scratch) };
         }
-        count_in(n, task, parts, &mut scratch)
+        count_in(n, task, parts, stop, &mut scratch)
     })
 }
 
@@ -539,8 +556,14 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
 /// counts bits on every step).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
-fn count_in_bmi(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> JoinTally {
-    count_in(n, task, parts, scratch)
+fn count_in_bmi(
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+    scratch: &mut Scratch,
+) -> Option<JoinTally> {
+    count_in(n, task, parts, stop, scratch)
 }
 
 /// The halves of an even-N task on the east rows `east_rows`: east boards
@@ -583,7 +606,13 @@ impl HalfSpec {
 }
 
 #[inline(always)]
-fn count_in(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> JoinTally {
+fn count_in(
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+    scratch: &mut Scratch,
+) -> Option<JoinTally> {
     let geo = Geometry::new(n);
     let Scratch {
         shared,
@@ -619,6 +648,7 @@ fn count_in(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> Joi
         geo: &geo,
         cells: [east_cells, west_cells],
         parts,
+        stop,
     };
     let buffers = Buffers {
         north,
@@ -663,11 +693,11 @@ fn count_in(n: u32, task: &JoinTask, parts: Parts, scratch: &mut Scratch) -> Joi
             (east_spec, geo.key(row_queen.0, row_queen.1))
         })
         .collect();
-    let tally = join.count(buffers, &west_spec, &queries, [1, 0, 0]);
-    JoinTally {
+    let tally = join.count(buffers, &west_spec, &queries, [1, 0, 0])?;
+    Some(JoinTally {
         solutions: 8 * tally.solutions,
         ..tally
-    }
+    })
 }
 
 /// Most stored keys a thread matches at once. Larger sides (from N ~ 24)
@@ -687,6 +717,8 @@ struct Join<'a> {
     /// North and south cells of the east half, then of the west half.
     cells: [[&'a RowCells; 2]; 2],
     parts: Parts,
+    /// When set, the count is abandoned.
+    stop: Option<&'a AtomicBool>,
 }
 
 /// A worker's buffers, as a join uses them.
@@ -711,7 +743,7 @@ impl Join<'_> {
         stored: &HalfSpec,
         queries: &[(HalfSpec, u64)],
         weights: [u64; 3],
-    ) -> JoinTally {
+    ) -> Option<JoinTally> {
         let Buffers {
             north,
             south,
@@ -759,10 +791,13 @@ impl Join<'_> {
                             tally.solutions += weight * matcher.sum_disjoint(keys, *extra);
                         }
                     }
+                    if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                        return None;
+                    }
                 }
             }
         }
-        tally
+        Some(tally)
     }
 
     /// [`half_boards`] with this task's cells for the spec's half, into

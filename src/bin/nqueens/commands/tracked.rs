@@ -186,8 +186,24 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         ..RunHooks::default()
     };
     stop.store(INTERRUPTED.load(Ordering::SeqCst), Ordering::SeqCst);
-    // A shard reports no unique count: only a whole count needs P and R.
-    let counted = run_plan(&plan, threads, &hooks, shard.is_none())?;
+    // A signal stops the tasks in flight too (join tasks look at the flag
+    // between batches), not only the next ones: watched while the run goes.
+    let running = AtomicBool::new(true);
+    let counted = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while running.load(Ordering::Relaxed) {
+                if INTERRUPTED.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        // A shard reports no unique count: only a whole count needs P and R.
+        let counted = run_plan(&plan, threads, &hooks, shard.is_none());
+        running.store(false, Ordering::Relaxed);
+        counted
+    })?;
     let run = counted.totals;
     bar.finish_and_clear();
     if let Some(journal) = &journal {
