@@ -385,6 +385,7 @@ fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
         for (index, task) in listed.iter().enumerate() {
             assert_eq!(compact.get(index as u64), *task, "n={n} task {index}");
         }
+        assert!(compact.iter().eq(listed.iter().copied()), "n={n}");
     }
     // Large boards: sizes only (the lists are what plans of N = 28 hold).
     assert_eq!(JoinTasks::new(24).len(), 1_352_540);

@@ -154,25 +154,21 @@ impl TaskList {
     pub fn get(&self, index: usize) -> Task {
         match &self.0 {
             Tasks::Stored(tasks) => tasks[index],
-            Tasks::Join(tasks) => {
-                let task = tasks.get(index as u64);
-                Task {
-                    id: index as u64,
-                    weight: 8,
-                    board: Board::EMPTY,
-                    kind: TaskKind::Join {
-                        east_rows: task.east_rows,
-                        middle: task.middle,
-                    },
-                    prefix: [0; MAX_PREFIX_ROWS],
-                }
-            }
+            Tasks::Join(tasks) => join_task(index as u64, tasks.get(index as u64)),
         }
     }
 
     /// Every task, in id order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = Task> + '_ {
-        (0..self.len()).map(|index| self.get(index))
+    pub fn iter(&self) -> Box<dyn Iterator<Item = Task> + '_> {
+        match &self.0 {
+            Tasks::Stored(tasks) => Box::new(tasks.iter().copied()),
+            Tasks::Join(tasks) => Box::new(
+                tasks
+                    .iter()
+                    .enumerate()
+                    .map(|(index, task)| join_task(index as u64, task)),
+            ),
+        }
     }
 
     /// Bytes the list holds.
@@ -181,6 +177,20 @@ impl TaskList {
             Tasks::Stored(tasks) => (tasks.len() * std::mem::size_of::<Task>()) as u64,
             Tasks::Join(tasks) => tasks.bytes(),
         }
+    }
+}
+
+/// The plan task `id` of a join task.
+fn join_task(id: u64, task: join::JoinTask) -> Task {
+    Task {
+        id,
+        weight: 8,
+        board: Board::EMPTY,
+        kind: TaskKind::Join {
+            east_rows: task.east_rows,
+            middle: task.middle,
+        },
+        prefix: [0; MAX_PREFIX_ROWS],
     }
 }
 

@@ -263,6 +263,77 @@ impl JoinTasks {
     }
 }
 
+impl JoinTasks {
+    /// Every task in order, made one after another (no unranking): what a
+    /// fingerprint of 65 million tasks walks.
+    pub fn iter(&self) -> impl Iterator<Item = JoinTask> + '_ {
+        let geo = Geometry::new(self.n);
+        let middles = if self.per_middle == 0 { 0 } else { geo.h };
+        let stored = self.stored.iter().map(|&rows| JoinTask {
+            east_rows: rows,
+            middle: 0,
+        });
+        stored.chain((2..=middles).flat_map(move |b| {
+            let open = geo.half_rows() & !(1 << (geo.h - b));
+            Subsets::new(open, geo.h - 1).map(move |rows| JoinTask {
+                east_rows: rows,
+                middle: b,
+            })
+        }))
+    }
+}
+
+/// The `size`-element subsets of a set of rows in colex order (as
+/// [`for_each_subset`] visits them), as an iterator.
+struct Subsets {
+    positions: [u32; 32],
+    slots: u32,
+    /// The next subset of the positions, or `None` when done.
+    combination: Option<u64>,
+}
+
+impl Subsets {
+    fn new(set: u32, size: u32) -> Subsets {
+        let mut positions = [0u32; 32];
+        let mut slots = 0;
+        for bit in (0..32).filter(|bit| set & (1 << bit) != 0) {
+            positions[slots as usize] = bit;
+            slots += 1;
+        }
+        Subsets {
+            positions,
+            slots,
+            combination: (size <= slots).then_some((1u64 << size) - 1),
+        }
+    }
+}
+
+impl Iterator for Subsets {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        let combination = self.combination?;
+        if combination >= 1 << self.slots {
+            self.combination = None;
+            return None;
+        }
+        let mut rows = 0;
+        let mut rest = combination;
+        while rest != 0 {
+            rows |= 1 << self.positions[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        // Gosper's hack: the next integer with as many bits set (the empty
+        // set has no next).
+        self.combination = (combination != 0).then(|| {
+            let lowest = combination & combination.wrapping_neg();
+            let ripple = combination + lowest;
+            (((ripple ^ combination) >> 2) / lowest) | ripple
+        });
+        Some(rows)
+    }
+}
+
 /// C(n, k) for n, k <= 32: Pascal's triangle, built at compile time.
 const BINOMIALS: [[u64; 33]; 33] = {
     let mut table = [[0u64; 33]; 33];
