@@ -212,6 +212,8 @@ pub struct Plan {
     /// quadrant cells, keys and matchers of the threads planned for (a
     /// bound), 0 for the depth-first methods.
     pub memory_bytes: u64,
+    /// The fingerprint, once worked out (see [`Plan::fingerprint`]).
+    fingerprint: std::sync::OnceLock<u64>,
 }
 
 /// Checks that `n` is a board size the kernel supports.
@@ -325,6 +327,7 @@ impl Plan {
             tasks: TaskList(Tasks::Stored(tasks)),
             prefix_nodes,
             memory_bytes: 0,
+            fingerprint: Default::default(),
         })
     }
 
@@ -356,6 +359,7 @@ fn join_plan(n: u32, tasks: join::JoinTasks, memory_bytes: u64) -> Plan {
         tasks: TaskList(Tasks::Join(tasks)),
         prefix_nodes: 0,
         memory_bytes,
+        fingerprint: Default::default(),
     }
 }
 

@@ -81,6 +81,17 @@ impl CountOptions {
     }
 }
 
+/// The plan a count of `n` with `options` on `threads` threads runs.
+pub fn plan_for(n: u32, options: &CountOptions, threads: usize) -> Result<Plan, Error> {
+    Plan::build_within(
+        n,
+        options.method,
+        options.split_depth,
+        options.memory_limit,
+        threads,
+    )
+}
+
 /// The number of threads `threads` stands for: `None` means every core.
 pub fn resolve_threads(threads: Option<usize>) -> Result<usize, Error> {
     match threads {
@@ -105,13 +116,7 @@ pub fn count_with_hooks(
 ) -> Result<Report, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(
-        n,
-        options.method,
-        options.split_depth,
-        options.memory_limit,
-        threads,
-    )?;
+    let plan = plan_for(n, options, threads)?;
     on_plan(&plan);
     let run = run_plan(&plan, threads, hooks, true)?;
     let complete = run.totals.tasks_cancelled == 0 && run.totals.tasks_skipped == 0;

@@ -20,9 +20,8 @@ use mpi::traits::*;
 
 use super::engine::{Dispatch, RunHooks, RunTotals};
 use super::report::{make_report, PlanSummary, Report};
-use super::{resolve_threads, run_plan, CountOptions};
+use super::{plan_for, resolve_threads, run_plan, CountOptions};
 use crate::error::Error;
-use crate::plan::Plan;
 
 const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
@@ -59,13 +58,7 @@ pub fn count(
 ) -> Result<Option<Report>, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(
-        n,
-        options.method,
-        options.split_depth,
-        options.memory_limit,
-        threads,
-    )?;
+    let plan = plan_for(n, options, threads)?;
     let rank = world.rank();
     let ranks = world.size() as usize;
     let mut fingerprints = vec![0u64; ranks];

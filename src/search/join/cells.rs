@@ -273,12 +273,7 @@ impl CellCache {
             } else {
                 // The least recently used entry is never one wanted now:
                 // those all carry this tick, and there are at least four.
-                let (slot, _) = self
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, (_, used))| *used)
-                    .expect("the cache is not empty");
+                let (slot, _) = self.least_recent();
                 let old = &self.entries[slot].0;
                 self.slot_of[old.rows as usize] = ABSENT;
                 self.bytes -= old.bytes();
@@ -292,13 +287,8 @@ impl CellCache {
             // A rebuilt entry keeps its largest buffers: drop old entries
             // while that leaves the cache over its budget.
             while self.bytes > self.budget && self.entries.len() > 4 {
-                let (oldest, (_, used)) = self
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, (_, used))| *used)
-                    .expect("the cache is not empty");
-                if *used == tick {
+                let (oldest, used) = self.least_recent();
+                if used == tick {
                     break;
                 }
                 let (old, _) = self.entries.swap_remove(oldest);
@@ -309,6 +299,17 @@ impl CellCache {
                 }
             }
         }
+    }
+
+    /// The position and last use of the least recently used entry (the
+    /// cache is not empty).
+    fn least_recent(&self) -> (usize, u64) {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(slot, (_, used))| (slot, *used))
+            .min_by_key(|&(_, used)| used)
+            .expect("the cache is not empty")
     }
 
     /// The cells of `rows`, which [`CellCache::load`] must have made

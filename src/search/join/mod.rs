@@ -284,7 +284,8 @@ impl JoinTasks {
 }
 
 /// The `size`-element subsets of a set of rows in colex order (as
-/// [`for_each_subset`] visits them), as an iterator.
+/// integers, increasing): Gosper's hack walks the `size`-subsets of the
+/// set's positions, each then spread onto the set's own bits.
 struct Subsets {
     positions: [u32; 32],
     slots: u32,
@@ -294,12 +295,7 @@ struct Subsets {
 
 impl Subsets {
     fn new(set: u32, size: u32) -> Subsets {
-        let mut positions = [0u32; 32];
-        let mut slots = 0;
-        for bit in (0..32).filter(|bit| set & (1 << bit) != 0) {
-            positions[slots as usize] = bit;
-            slots += 1;
-        }
+        let (positions, slots) = positions_of(set);
         Subsets {
             positions,
             slots,
@@ -359,14 +355,8 @@ fn binomial(n: u32, k: u32) -> u64 {
 /// (the order of [`for_each_subset`]): the combinatorial number system,
 /// largest element first.
 fn subset_of_rank(set: u32, size: u32, mut rank: u64) -> u32 {
-    let mut positions = [0u32; 32];
-    let mut count = 0;
-    for bit in (0..32).filter(|bit| set & (1 << bit) != 0) {
-        positions[count] = bit;
-        count += 1;
-    }
+    let (positions, mut top) = positions_of(set);
     let mut rows = 0;
-    let mut top = count as u32;
     for k in (1..=size).rev() {
         // The largest position p below the last with C(p, k) <= rank
         // (C(k - 1, k) = 0 stops the walk): all levels walk n steps.
@@ -383,31 +373,19 @@ fn subset_of_rank(set: u32, size: u32, mut rank: u64) -> u32 {
 
 /// Calls `visit` with every `size`-element subset of `set`, in colex order
 /// (as integers, increasing).
-fn for_each_subset(set: u32, size: u32, mut visit: impl FnMut(u32)) {
-    let positions: Vec<u32> = (0..32).filter(|bit| set & (1 << bit) != 0).collect();
-    let slots = positions.len() as u32;
-    if size > slots {
-        return;
+fn for_each_subset(set: u32, size: u32, visit: impl FnMut(u32)) {
+    Subsets::new(set, size).for_each(visit);
+}
+
+/// The bit positions of `set`, lowest first, and how many there are.
+fn positions_of(set: u32) -> ([u32; 32], u32) {
+    let mut positions = [0u32; 32];
+    let mut count = 0;
+    for bit in (0..32).filter(|bit| set & (1 << bit) != 0) {
+        positions[count as usize] = bit;
+        count += 1;
     }
-    if size == 0 {
-        visit(0);
-        return;
-    }
-    // Gosper's hack walks the `size`-subsets of `slots` bits in increasing
-    // order; each is then spread onto the set's own bits.
-    let mut combination: u64 = (1 << size) - 1;
-    while combination < 1 << slots {
-        let mut rows = 0;
-        let mut rest = combination;
-        while rest != 0 {
-            rows |= 1 << positions[rest.trailing_zeros() as usize];
-            rest &= rest - 1;
-        }
-        visit(rows);
-        let lowest = combination & combination.wrapping_neg();
-        let ripple = combination + lowest;
-        combination = (((ripple ^ combination) >> 2) / lowest) | ripple;
-    }
+    (positions, count)
 }
 
 /// `rows` with row r moved to N-1-r: the north-south flip.

@@ -11,9 +11,9 @@ use std::time::Instant;
 use anyhow::Context;
 use nqueens::run::journal::{Journal, Resumed};
 use nqueens::run::report::{make_report, PlanSummary};
-use nqueens::run::run_plan;
 use nqueens::run::shard::{ShardResult, ShardSpec, SHARD_FORMAT};
-use nqueens::{resolve_threads, Plan, RunHooks, RunTotals, Task, TaskOutcome};
+use nqueens::run::{plan_for, run_plan};
+use nqueens::{resolve_threads, RunHooks, RunTotals, Task, TaskOutcome};
 
 use super::{print_report, usage};
 use crate::args::CountArgs;
@@ -114,18 +114,12 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
-    let plan = Plan::build_within(
-        n,
-        options.method,
-        options.split_depth,
-        options.memory_limit,
-        threads,
-    )?;
+    let plan = plan_for(n, &options, threads)?;
     let summary = PlanSummary::of(&plan);
-    let in_shard = |task: &Task| shard.is_none_or(|shard| shard.contains(task.id));
+    let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
+    let in_shard = |task: &Task| keep(task.id);
     let (journal, resumed) = match &args.checkpoint {
         Some(path) => {
-            let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
             let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
             if resumed.dropped_torn_line {
                 eprintln!(
