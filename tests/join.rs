@@ -309,7 +309,7 @@ fn placements_by_brute_force(side: u32) -> Vec<(u32, u32, u64)> {
 
 #[test]
 fn row_cells_hold_every_placement_of_their_rows_once() {
-    use nqueens::search::join::{count_placements_on, placements, RowCells};
+    use nqueens::search::join::{count_placements_on, fill_cell, placements, MadeCell, RowCells};
     for side in 1..=7 {
         let all = placements(side);
         if side <= 4 {
@@ -341,6 +341,19 @@ fn row_cells_hold_every_placement_of_their_rows_once() {
             }
             assert_eq!(held, cells.placements());
             assert_eq!(held as u64, count_placements_on(side, rows));
+            // Not held: the same cells, made when asked for (and asked
+            // twice, from what was made).
+            let mut made = MadeCell::default();
+            reused.rebuild_within(side, rows, held as u64 / 2);
+            assert_eq!(reused.is_whole(), held == 0);
+            assert_eq!(reused.placements(), held);
+            for cols in 0..1u32 << side {
+                assert_eq!(reused.cell_in(cols, &mut made), cells.cell(cols));
+                assert_eq!(reused.cell_in(cols, &mut made), cells.cell(cols));
+                let mut filled = Vec::new();
+                fill_cell(side, rows, cols, &mut filled);
+                assert_eq!(filled, cells.cell(cols));
+            }
         }
     }
 }
@@ -395,14 +408,16 @@ fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
 #[test]
 fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
     use nqueens::search::join::{count_task, count_task_in_parts, tasks, Parts};
-    let tiny = [(1, 1), (7, 3), (100, 1000), (5000, 50)];
+    // Row sets held whole or not (0: every cell made when asked for).
+    let tiny = [(1, 1, 0), (7, 3, u64::MAX), (100, 1000, 10), (5000, 50, 0)];
     for n in 8..=15 {
         for task in tasks(n) {
             let whole = count_task(n, &task);
-            for (stored_keys, query_keys) in tiny {
+            for (stored_keys, query_keys, whole_placements) in tiny {
                 let parts = Parts {
                     stored_keys,
                     query_keys,
+                    whole_placements,
                 };
                 assert_eq!(
                     count_task_in_parts(n, &task, parts),

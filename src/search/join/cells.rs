@@ -7,22 +7,39 @@
 //! row set is built once and shared by all threads ([`SharedCells`], at
 //! most ~570 MB); past that each thread keeps the row sets it used last
 //! within a byte budget ([`CellCache`]): a row set is then a few ms to
-//! build, against seconds of matching per task.
+//! build, against seconds of matching per task. A row set past
+//! [`WHOLE_PLACEMENTS`] is not held at all: its cells are made one at a
+//! time as the join walks them ([`RowCells::cell_in`]).
 
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The placements of a quadrant on exactly the rows `rows`, grouped by
-/// column set: the same cells as the whole table's row `rows`.
+/// column set: the same cells as the whole table's row `rows`. A row set
+/// with more placements than a cap is not held: its cells are made when
+/// asked for ([`RowCells::cell_in`]), so no thread holds hundreds of MB of
+/// one row set (29.6 million placements, 236 MB, at side 14).
 #[derive(Default)]
 pub struct RowCells {
     side: u32,
     rows: u32,
-    /// `starts[cols]..starts[cols + 1]` indexes `diagonals`.
+    /// Whether `diagonals` holds every placement; else each cell is made
+    /// when asked for.
+    whole: bool,
+    /// `starts[cols]..starts[cols + 1]` indexes `diagonals` (for a row set
+    /// not held, the same offsets: each cell's size).
     starts: Vec<u32>,
     /// Per placement, its local diagonal masks (index i - j + side - 1 in
     /// the low half, i + j in the high half), as in the whole table.
     diagonals: Vec<u64>,
 }
+
+/// Most placements of a row set held whole by a thread's cache (16 MiB):
+/// every row set up to side 12 (N <= 25; the largest has 0.8 million), and
+/// the smaller ones of sides 13 and 14, whose largest have 4.7 and 29.6
+/// million. Larger row sets make each cell when asked for, ~3x the time
+/// of building them whole, which is small against the matching: at N = 24,
+/// with every row set made that way, 30 tasks took 2% longer.
+pub const WHOLE_PLACEMENTS: u64 = 1 << 21;
 
 impl RowCells {
     /// The cells of `rows` on a `side` square (at most 16), built now.
@@ -36,6 +53,13 @@ impl RowCells {
     /// buffers: a counting sort, the placements enumerated twice (once to
     /// count them per column set, once to write them in place).
     pub fn rebuild(&mut self, side: u32, rows: u32) {
+        self.rebuild_within(side, rows, u64::MAX);
+    }
+
+    /// [`RowCells::rebuild`], holding the placements only if there are at
+    /// most `most_placements`; else only their count per column set is
+    /// kept, and [`RowCells::cell_in`] makes each cell when asked for.
+    pub fn rebuild_within(&mut self, side: u32, rows: u32, most_placements: u64) {
         assert!(side <= 16, "quadrant side {side} is past the supported 16");
         assert!(rows >> side == 0, "rows {rows:#x} outside a {side} square");
         self.side = side;
@@ -54,6 +78,12 @@ impl RowCells {
             total += here;
         }
         self.diagonals.clear();
+        self.whole = u64::from(total) <= most_placements;
+        if !self.whole {
+            // Give back what a held row set left.
+            self.diagonals.shrink_to_fit();
+            return;
+        }
         self.diagonals.resize(total as usize, 0);
         // Pass 2: each placement at its cell's cursor; the starts serve as
         // cursors and end at the cells' ends, the next cells' starts.
@@ -73,9 +103,14 @@ impl RowCells {
         self.rows
     }
 
-    /// Placements stored.
+    /// Placements of the row set (held or not).
     pub fn placements(&self) -> usize {
-        self.diagonals.len()
+        self.starts.last().map_or(0, |&total| total as usize)
+    }
+
+    /// Whether every placement is held ([`RowCells::cell`] works).
+    pub fn is_whole(&self) -> bool {
+        self.whole
     }
 
     /// Bytes the buffers hold.
@@ -83,11 +118,47 @@ impl RowCells {
         (self.starts.capacity() * 4 + self.diagonals.capacity() * 8) as u64
     }
 
-    /// The placements using exactly the columns `cols`.
+    /// The placements using exactly the columns `cols`, of a row set held
+    /// whole.
     #[inline(always)]
     pub fn cell(&self, cols: u32) -> &[u64] {
+        assert!(self.whole, "cell of a row set not held");
         let index = cols as usize;
         &self.diagonals[self.starts[index] as usize..self.starts[index + 1] as usize]
+    }
+
+    /// The placements using exactly the columns `cols`: held, or made in
+    /// `made` (kept there, so asking again for the same cell is free).
+    #[inline(always)]
+    pub fn cell_in<'a>(&'a self, cols: u32, made: &'a mut MadeCell) -> &'a [u64] {
+        if self.whole {
+            return self.cell(cols);
+        }
+        let key = (self.side, self.rows, cols);
+        if made.key != Some(key) {
+            let index = cols as usize;
+            made.diagonals.clear();
+            made.diagonals
+                .reserve((self.starts[index + 1] - self.starts[index]) as usize);
+            fill_cell(self.side, self.rows, cols, &mut made.diagonals);
+            made.key = Some(key);
+        }
+        &made.diagonals
+    }
+}
+
+/// One cell made on demand, kept until another is asked for.
+#[derive(Default)]
+pub struct MadeCell {
+    /// Side, rows and columns of the cell held.
+    key: Option<(u32, u32, u32)>,
+    diagonals: Vec<u64>,
+}
+
+impl MadeCell {
+    /// Bytes the buffer holds.
+    pub fn bytes(&self) -> u64 {
+        self.diagonals.capacity() as u64 * 8
     }
 }
 
@@ -95,11 +166,19 @@ impl RowCells {
 /// `side` square with one queen on each row of `rows` and none elsewhere,
 /// in a fixed order.
 fn each_placement_on(side: u32, rows: u32, visit: &mut impl FnMut(u32, u64)) {
+    each_placement_within(side, rows, (1 << side) - 1, visit);
+}
+
+/// [`each_placement_on`] with the queens on the columns of `open` only,
+/// in the same order: a cell's placements when `open` has as many columns
+/// as `rows` has rows.
+fn each_placement_within(side: u32, rows: u32, open: u32, visit: &mut impl FnMut(u32, u64)) {
     /// `left` and `right`: columns of the current row attacked along each
     /// diagonal direction; `row`: the row they are for.
     #[allow(clippy::too_many_arguments)]
     fn below(
         side: u32,
+        open: u32,
         rows_left: u32,
         row: u32,
         cols: u32,
@@ -118,7 +197,7 @@ fn each_placement_on(side: u32, rows: u32, visit: &mut impl FnMut(u32, u64)) {
         // a diagonal (i - j) one right.
         let left = left >> gap;
         let right = (right << gap) & ((1 << side) - 1);
-        let mut free = !(cols | left | right) & ((1 << side) - 1);
+        let mut free = !(cols | left | right) & open;
         while free != 0 {
             let col = free.trailing_zeros();
             free &= free - 1;
@@ -127,6 +206,7 @@ fn each_placement_on(side: u32, rows: u32, visit: &mut impl FnMut(u32, u64)) {
             let d2 = 1u64 << (32 + next + col);
             below(
                 side,
+                open,
                 rows_left & (rows_left - 1),
                 next,
                 cols | bit,
@@ -137,7 +217,7 @@ fn each_placement_on(side: u32, rows: u32, visit: &mut impl FnMut(u32, u64)) {
             );
         }
     }
-    below(side, rows, 0, 0, 0, 0, 0, visit);
+    below(side, open, rows, 0, 0, 0, 0, 0, visit);
 }
 
 /// Largest quadrant side whose cells are shared by all threads, each row
@@ -215,6 +295,8 @@ pub struct CellCache {
     tick: u64,
     bytes: u64,
     budget: u64,
+    /// Most placements of a row set held whole.
+    whole_placements: u64,
     builds: u64,
 }
 
@@ -235,7 +317,15 @@ impl CellCache {
     /// An empty cache that keeps at most about `budget` bytes (always at
     /// least the four row sets a task needs).
     pub fn with_budget(budget: u64) -> CellCache {
+        CellCache::with_limits(budget, WHOLE_PLACEMENTS)
+    }
+
+    /// [`CellCache::with_budget`], holding whole only the row sets of at
+    /// most `whole_placements` placements (the others make each cell when
+    /// asked for).
+    pub fn with_limits(budget: u64, whole_placements: u64) -> CellCache {
         CellCache {
+            whole_placements,
             side: 0,
             entries: Vec::new(),
             slot_of: Vec::new(),
@@ -243,6 +333,16 @@ impl CellCache {
             bytes: 0,
             budget,
             builds: 0,
+        }
+    }
+
+    /// Holds whole only the row sets of at most `whole_placements` from
+    /// now on (the cached ones are dropped if that changes).
+    pub fn set_whole_placements(&mut self, whole_placements: u64) {
+        if whole_placements != self.whole_placements {
+            self.whole_placements = whole_placements;
+            // Forces the next load to start afresh.
+            self.side = 0;
         }
     }
 
@@ -280,7 +380,7 @@ impl CellCache {
                 slot
             };
             let (cells, used) = &mut self.entries[slot];
-            cells.rebuild(side, rows);
+            cells.rebuild_within(side, rows, self.whole_placements);
             *used = tick;
             self.bytes += cells.bytes();
             self.slot_of[rows as usize] = slot as u32;
@@ -338,4 +438,15 @@ pub fn count_placements_on(side: u32, rows: u32) -> u64 {
     let mut total = 0;
     each_placement_on(side, rows, &mut |_, _| total += 1);
     total
+}
+
+/// Fills `out` with the cell of `rows` and `cols` on a `side` square (the
+/// placements with one queen on each row of `rows` and each column of
+/// `cols`), as [`RowCells::cell`] holds it, without building the row set.
+pub fn fill_cell(side: u32, rows: u32, cols: u32, out: &mut Vec<u64>) {
+    out.clear();
+    if rows.count_ones() != cols.count_ones() {
+        return;
+    }
+    each_placement_within(side, rows, cols, &mut |_, diag| out.push(diag));
 }

@@ -9,7 +9,7 @@
 //!
 //! [`Parts`]: super::Parts
 
-use super::cells::{CellCache, SHARED_MAX_SIDE};
+use super::cells::{CellCache, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::{MAX_CUTS, QUERY_KEYS, STORED_KEYS};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
@@ -71,20 +71,26 @@ const BYTES_PER_STORED_KEY: u64 = 112;
 const BYTES_PER_QUERY_KEY: u64 = 8 * (3 + MAX_CUTS as u64 + 1);
 
 /// Bytes one worker thread's buffers reach at most for an `n` board
-/// (4 <= n <= 28): its cell cache (from N = 24), the placements of two
-/// cells, and the keys and matcher of one stored part and one query
+/// (4 <= n <= 28): its cell cache (from N = 24; the row sets past
+/// [`WHOLE_PLACEMENTS`] are not held), the placements of two cells, and the keys and matcher of one stored part and one query
 /// batch, no larger than the largest row set allows.
 pub fn thread_bytes(n: u32) -> u64 {
     let side = n / 2;
     let (largest, largest_half) = LARGEST_ROW_SET[side as usize];
+    let cell = LARGEST_CELL[side as usize];
     let cells = if side <= SHARED_MAX_SIDE {
         0
     } else {
-        CellCache::DEFAULT_BUDGET
-            + 2 * row_set_bytes(side, largest)
-            + 2 * row_set_bytes(side, largest_half)
+        // A row set past the cap holds its cell sizes only, and its cells
+        // are made one at a time, one per half and quadrant.
+        let held = |placements: u64| row_set_bytes(side, placements.min(WHOLE_PLACEMENTS));
+        let made = if largest > WHOLE_PLACEMENTS {
+            4 * cell * 8
+        } else {
+            0
+        };
+        CellCache::DEFAULT_BUDGET + 2 * held(largest) + 2 * held(largest_half) + made
     };
-    let cell = LARGEST_CELL[side as usize];
     // Both classes of a north and a south cell, 16 bytes a placement.
     let placements = 4 * cell * 16;
     // A part stops one north placement (a south cell of pairs) past its

@@ -45,7 +45,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use cells::{
-    count_placements_on, shared_cells, CellCache, RowCells, SharedCells, SHARED_MAX_SIDE,
+    count_placements_on, fill_cell, shared_cells, CellCache, MadeCell, RowCells, SharedCells,
+    SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
 };
 pub use matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
 pub use memory::{
@@ -58,10 +59,11 @@ pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS};
 /// symmetry rules (and every method is instant).
 pub const JOIN_MIN_N: u32 = 4;
 
-/// Largest N counted by joining. A task builds the quadrant cells of its
-/// row sets, whose largest grows ~10x per two N (about 16 MB a row set at
-/// N = 28, hundreds of MB from N = 30, four per thread), and the plan keeps
-/// 4 bytes per row set task (80 MB at N = 28, 310 MB at N = 30).
+/// Largest N counted by joining. Row sets grow ~6x per two N (the largest
+/// 236 MB at N = 28; past 16 MiB their cells are made one at a time), the
+/// largest cell ~5x (3 MB at N = 28, four made at a time per thread), and
+/// the plan keeps 4 bytes per row set task (80 MB at N = 28, 310 MB at
+/// N = 30).
 pub const JOIN_MAX_N: u32 = 28;
 
 /// Where the halves meet: the bits of a board's diagonals that form keys.
@@ -452,7 +454,8 @@ impl Scratch {
             .chain(&self.queries)
             .map(Vec::capacity)
             .sum();
-        self.cells.bytes() + (placements * 16 + keys * 8) as u64 + self.matcher.bytes()
+        let made: u64 = self.made.iter().flatten().map(MadeCell::bytes).sum();
+        self.cells.bytes() + made + (placements * 16 + keys * 8) as u64 + self.matcher.bytes()
     }
 }
 
@@ -470,6 +473,9 @@ struct Scratch {
     shared: Option<Arc<SharedCells>>,
     /// Past that, the quadrant cells of the row sets the last tasks used.
     cells: CellCache,
+    /// The cells last made of row sets not held whole, by half (east,
+    /// west) and quadrant (north, south).
+    made: [[MadeCell; 2]; 2],
     /// Placements of the quadrant being joined, by class (see
     /// [`HalfSpec::class_keys`]): north and south.
     north: [Vec<(u64, u64)>; 2],
@@ -500,21 +506,28 @@ pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
     count_task_in_parts(n, task, Parts::DEFAULT)
 }
 
-/// How many keys a task makes at a time: one part of the stored keys, and
-/// one batch of queries.
+/// How much a task holds at a time: one part of the stored keys, one
+/// batch of queries, and row sets of at most so many placements (the
+/// larger make each cell when asked for).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parts {
     /// Keys in one part of the stored keys.
     pub stored_keys: usize,
     /// Keys in one batch of queries.
     pub query_keys: usize,
+    /// Most placements of a row set held whole. Below
+    /// [`WHOLE_PLACEMENTS`] every side takes the per-thread cache (tests
+    /// take it tiny).
+    pub whole_placements: u64,
 }
 
 impl Parts {
-    /// The sizes counts use: [`STORED_KEYS`] and [`QUERY_KEYS`].
+    /// The sizes counts use: [`STORED_KEYS`], [`QUERY_KEYS`] and
+    /// [`WHOLE_PLACEMENTS`].
     pub const DEFAULT: Parts = Parts {
         stored_keys: STORED_KEYS,
         query_keys: QUERY_KEYS,
+        whole_placements: WHOLE_PLACEMENTS,
     };
 }
 
@@ -576,8 +589,10 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let west_cells = west_cells.map(|rows| cells.get(rows));
     let all = usize::MAX;
     let mut cursor = Cursor::start(&east_spec);
+    let mut made = Default::default();
     half_boards(
         east_cells,
+        &mut made,
         &geo,
         &east_spec,
         &mut north,
@@ -589,6 +604,7 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let mut cursor = Cursor::start(&west_spec);
     half_boards(
         west_cells,
+        &mut made,
         &geo,
         &west_spec,
         &mut north,
@@ -666,6 +682,7 @@ fn count_in(
     let Scratch {
         shared,
         cells,
+        made,
         north,
         south,
         stored,
@@ -683,8 +700,11 @@ fn count_in(
     };
     let west_rows = HalfSpec::new(west_rows, 0, true, (0, 0));
     let [east_rows, west_rows] = [east_rows, west_rows].map(|spec| quadrant_rows(&geo, &spec));
-    let shared = shared.as_deref().filter(|_| geo.h <= SHARED_MAX_SIDE);
+    let shared = shared
+        .as_deref()
+        .filter(|_| geo.h <= SHARED_MAX_SIDE && parts.whole_placements >= WHOLE_PLACEMENTS);
     if shared.is_none() {
+        cells.set_whole_placements(parts.whole_placements);
         cells.load(geo.h, &[east_rows, west_rows].concat());
     }
     let cells = &*cells;
@@ -700,6 +720,7 @@ fn count_in(
         stop,
     };
     let buffers = Buffers {
+        made,
         north,
         south,
         stored,
@@ -772,6 +793,7 @@ struct Join<'a> {
 
 /// A worker's buffers, as a join uses them.
 struct Buffers<'a> {
+    made: &'a mut [[MadeCell; 2]; 2],
     north: &'a mut [Vec<(u64, u64)>; 2],
     south: &'a mut [Vec<(u64, u64)>; 2],
     stored: &'a mut [Vec<u64>; 3],
@@ -794,6 +816,7 @@ impl Join<'_> {
         weights: [u64; 3],
     ) -> Option<JoinTally> {
         let Buffers {
+            made,
             north,
             south,
             stored: stored_keys,
@@ -805,6 +828,7 @@ impl Join<'_> {
         while !stored_cursor.finished {
             self.half_boards(
                 stored,
+                made,
                 north,
                 south,
                 stored_keys,
@@ -821,6 +845,7 @@ impl Join<'_> {
                 while !cursor.finished {
                     self.half_boards(
                         query,
+                        made,
                         north,
                         south,
                         query_keys,
@@ -852,9 +877,11 @@ impl Join<'_> {
     /// [`half_boards`] with this task's cells for the spec's half, into
     /// cleared `keys`.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn half_boards(
         &self,
         spec: &HalfSpec,
+        made: &mut [[MadeCell; 2]; 2],
         north: &mut [Vec<(u64, u64)>; 2],
         south: &mut [Vec<(u64, u64)>; 2],
         keys: &mut [Vec<u64>; 3],
@@ -864,8 +891,11 @@ impl Join<'_> {
         for class in keys.iter_mut() {
             class.clear();
         }
-        let cells = self.cells[usize::from(spec.west)];
-        half_boards(cells, self.geo, spec, north, south, keys, cursor, limit);
+        let half = usize::from(spec.west);
+        let (cells, made) = (self.cells[half], &mut made[half]);
+        half_boards(
+            cells, made, self.geo, spec, north, south, keys, cursor, limit,
+        );
     }
 }
 
@@ -899,6 +929,7 @@ impl Cursor {
 #[allow(clippy::too_many_arguments)]
 fn half_boards(
     [north_cells, south_cells]: [&RowCells; 2],
+    [north_made, south_made]: &mut [MadeCell; 2],
     geo: &Geometry,
     spec: &HalfSpec,
     north: &mut [Vec<(u64, u64)>; 2],
@@ -922,12 +953,12 @@ fn half_boards(
         let north_cols = cursor.cols;
         let mut group_done = true;
         if north_cols.count_ones() == north_queens {
-            let cell = north_cells.cell(north_cols);
+            let cell = north_cells.cell_in(north_cols, north_made);
             place(geo, spec, cell, north_shift, overlap, north);
             let north_total = north[0].len() + north[1].len();
             if north_total > cursor.north_done {
                 let south_cols = spec.cols & !north_cols;
-                let cell = south_cells.cell(south_cols);
+                let cell = south_cells.cell_in(south_cols, south_made);
                 place(geo, spec, cell, south_shift, overlap, south);
                 let south_total = south[0].len() + south[1].len();
                 // The north placements that fit what is left of the limit,
