@@ -45,7 +45,7 @@ pub use boards::validate::{check, Violation};
 pub use error::Error;
 pub use plan::{Method, Plan, SplitDepth, Task, TaskKind, MIN_N};
 pub use run::engine::{RunHooks, RunTotals, TaskCount, TaskOutcome};
-pub use run::report::{Orbits, Report};
+pub use run::report::{History, Orbits, Report};
 pub use run::{count, count_with_hooks, resolve_threads, CountOptions};
 pub use search::board::{Board, Tally, MAX_N};
 

@@ -89,6 +89,36 @@ fn sigint_and_sigterm_stop_cleanly_and_resume_exactly() {
             .last()
             .unwrap()
             .starts_with("complete 95815104 "));
+        // Each run recorded its end, and task lines their time.
+        let sessions: Vec<&str> = text
+            .lines()
+            .filter(|line| line.starts_with("session "))
+            .collect();
+        assert_eq!(sessions.len(), 2, "{signal}");
+        assert!(text
+            .lines()
+            .filter(|line| line.starts_with("task "))
+            .all(|line| line.split(' ').count() == 10));
+        // The finished count read again reports the cost of both runs.
+        let output = nqueens()
+            .args([
+                "count",
+                "17",
+                "-m",
+                "mirror",
+                "--format",
+                "json",
+                "--checkpoint",
+            ])
+            .arg(&journal)
+            .output()
+            .unwrap();
+        let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(record["runs"], 2, "{record}");
+        let wall = record["total_wall_seconds"].as_f64().unwrap();
+        let tasks = record["total_task_seconds"].as_f64().unwrap();
+        assert!(wall > 0.4 && tasks > 0.4, "{record}");
+        assert_eq!(record["nodes_per_second"], 0.0, "nothing counted again");
     }
 }
 
@@ -546,5 +576,217 @@ fn join_tasks_in_flight_are_abandoned_on_interrupt() {
     assert!(
         stderr.contains(&format!("interrupted: {finished} of 5200300 tasks")),
         "{finished}: {stderr}"
+    );
+}
+
+/// Journals of `n` counted whole and in two shards, in `dir`.
+fn whole_and_shard_journals(dir: &Path, n: &str, method: &str) -> (PathBuf, Vec<PathBuf>) {
+    let whole = dir.join(format!("whole-{n}-{method}.ckpt"));
+    nqueens()
+        .args(["count", n, "-m", method, "--checkpoint"])
+        .arg(&whole)
+        .assert()
+        .success();
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|index| {
+            let journal = dir.join(format!("shard-{n}-{method}-{index}.ckpt"));
+            nqueens()
+                .args(["count", n, "-m", method, "-j", "1"])
+                .arg("--shard")
+                .arg(format!("{index}/2"))
+                .arg("--checkpoint")
+                .arg(&journal)
+                .arg("--out")
+                .arg(dir.join(format!("shard-{n}-{method}-{index}.json")))
+                .assert()
+                .success();
+            journal
+        })
+        .collect();
+    (whole, shards)
+}
+
+#[test]
+fn compare_agrees_across_runs_and_names_what_is_missing() {
+    let scratch_dir = scratch("compare");
+    let dir = scratch_dir.path();
+    for method in ["join", "d4"] {
+        let (whole, shards) = whole_and_shard_journals(dir, "13", method);
+        // Two threads against one, whole against shards.
+        let out = nqueens()
+            .arg("compare")
+            .arg(&whole)
+            .arg("--with")
+            .args(&shards)
+            .assert()
+            .success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(text.contains("agree: every task"), "{text}");
+        assert!(text.contains("by neither"), "{text}");
+        // One shard alone: the other shard's tasks are only in the first.
+        let out = nqueens()
+            .args(["compare", "--format", "json"])
+            .arg(&whole)
+            .arg(&shards[0])
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        let tasks = json["tasks"].as_u64().unwrap();
+        assert_eq!(json["agree"], true);
+        assert_eq!(json["held_first"].as_u64(), Some(tasks));
+        assert_eq!(json["held_second"].as_u64(), Some(tasks.div_ceil(2)));
+        assert_eq!(json["only_first"]["count"].as_u64(), Some(tasks / 2));
+        // Shard 1 holds the odd tasks: task 1 is the first missing.
+        assert_eq!(json["only_first"]["first"][0], 1);
+    }
+    // Different plans do not compare.
+    let whole_join = dir.join("whole-13-join.ckpt");
+    let whole_d4 = dir.join("whole-13-d4.ckpt");
+    nqueens()
+        .arg("compare")
+        .arg(&whole_join)
+        .arg(&whole_d4)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("only runs of one plan compare"));
+}
+
+#[test]
+fn compare_catches_a_task_counted_wrong() {
+    let scratch_dir = scratch("compare-wrong");
+    let dir = scratch_dir.path();
+    let (whole, _) = whole_and_shard_journals(dir, "12", "join");
+    // A task line altered by hand breaks its seal: refused, not compared.
+    let text = std::fs::read_to_string(&whole).unwrap();
+    let altered = dir.join("altered.ckpt");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[3] = lines[3].replacen("task ", "task 1", 1);
+    std::fs::write(&altered, lines.join("\n") + "\n").unwrap();
+    nqueens()
+        .arg("compare")
+        .arg(&whole)
+        .arg(&altered)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("damaged at line 4"));
+    // A sealed line with another count for a task: a disagreement, named
+    // with both counts, exit 3. (A run with a fault injected is in
+    // tests/failpoints.rs.)
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let task_line = lines
+        .iter()
+        .position(|line| line.starts_with("task 7 "))
+        .unwrap();
+    let fields: Vec<&str> = lines[task_line].split(' ').collect();
+    let solutions: u64 = fields[2].parse().unwrap();
+    let body = format!(
+        "task 7 {} {}",
+        solutions + 2,
+        fields[3..fields.len() - 1].join(" ")
+    );
+    lines[task_line] = format!("{body} #{:016x}", fnv1a(body.as_bytes()));
+    let wrong = dir.join("wrong.ckpt");
+    std::fs::write(&wrong, lines.join("\n") + "\n").unwrap();
+    let out = nqueens()
+        .arg("compare")
+        .arg(&whole)
+        .arg(&wrong)
+        .assert()
+        .code(3);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        stdout.contains(&format!(
+            "task 7: first {solutions} solutions; second {} solutions",
+            solutions + 2
+        )),
+        "{stdout}"
+    );
+    assert!(stderr.contains("first task 7"), "{stderr}");
+    // Within one run, two lines of one task that differ disagree too.
+    let both = lines.join("\n") + "\n" + text.lines().nth(task_line).unwrap() + "\n";
+    let twice = dir.join("twice.ckpt");
+    std::fs::write(&twice, both).unwrap();
+    nqueens()
+        .arg("compare")
+        .arg(&twice)
+        .arg(&whole)
+        .assert()
+        .code(3);
+    // A run cut short compares: what it lacks is named.
+    let short = dir.join("short.ckpt");
+    let head: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&short, head.join("\n") + "\n").unwrap();
+    let out = nqueens()
+        .arg("compare")
+        .arg(&whole)
+        .arg(&short)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("only in the first"), "{stdout}");
+}
+
+/// 64-bit FNV-1a, the seal of every journal line (a twin of the one the
+/// program uses, to craft sealed lines).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[test]
+fn checkpoints_must_be_regular_files_used_by_one_count() {
+    let scratch_dir = scratch("regular");
+    let dir = scratch_dir.path();
+    for device in ["/dev/zero", "/dev/full", "/dev/null"] {
+        nqueens()
+            .args(["count", "12", "--checkpoint", device])
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("is not a regular file"));
+    }
+    nqueens()
+        .args(["count", "12", "--checkpoint"])
+        .arg(dir)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is not a regular file"));
+    #[cfg(unix)]
+    {
+        let fifo = dir.join("fifo");
+        let made = StdCommand::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        nqueens()
+            .args(["count", "12", "--checkpoint"])
+            .arg(&fifo)
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("is not a regular file"));
+    }
+    // A second count on a journal in use is refused, naming the first.
+    let journal = dir.join("busy.ckpt");
+    let mut first = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(LONG_COUNT)
+        .arg(&journal)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Until the first has written its header, it may not hold the lock.
+    while std::fs::metadata(&journal).map_or(0, |m| m.len()) == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = nqueens().args(LONG_COUNT).arg(&journal).output().unwrap();
+    let _ = first.kill();
+    let _ = first.wait();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("in use by another process (pid {})", first.id())),
+        "{stderr}"
     );
 }

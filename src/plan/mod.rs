@@ -271,6 +271,18 @@ impl Plan {
         Plan::build_within(n, method, split, None, 1)
     }
 
+    /// The plan a file names (a journal's header, a shard result): `method`
+    /// at split depth `split_depth` (ignored by `join`, which has one
+    /// plan), with no memory limit: reading a file needs the plan, not the
+    /// count.
+    pub fn rebuild(n: u32, method: Method, split_depth: u32) -> Result<Plan, Error> {
+        let split = match method {
+            Method::Join => SplitDepth::Auto,
+            _ => SplitDepth::Rows(split_depth),
+        };
+        Plan::build_within(n, method, split, Some(u64::MAX), 1)
+    }
+
     /// Builds the plan of `method` for an `n` board, for a count on
     /// `threads` threads. A `join` plan whose count would not fit in
     /// `memory_limit` bytes (`None`: the memory available now) is refused,

@@ -265,6 +265,8 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
             ..RunTotals::default()
         };
     };
+    #[cfg(feature = "failpoints")]
+    let count = injected_fault(task.id, count);
     if let (Some(on_task), Some(started)) = (hooks.on_task, started) {
         on_task(&TaskOutcome {
             id: task.id,
@@ -280,4 +282,18 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
         tasks_run: 1,
         ..RunTotals::default()
     }
+}
+
+/// Fault injection (feature `failpoints`): with
+/// `FAILPOINTS='task-count=return(ID)'`, task ID counts one solution too
+/// many, as a faulty machine would; tests catch it with `nqueens compare`.
+#[cfg(feature = "failpoints")]
+fn injected_fault(id: u64, mut count: TaskCount) -> TaskCount {
+    let faulty = fail::eval("task-count", |arg| {
+        arg.and_then(|text| text.trim().parse::<u64>().ok())
+    });
+    if faulty.flatten() == Some(id) {
+        count.solutions += 1;
+    }
+    count
 }

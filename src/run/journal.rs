@@ -2,8 +2,10 @@
 //! long count can be interrupted and resumed without losing finished work.
 //!
 //! A header line names the plan (fingerprint, N, method, split depth, task
-//! count); then one line per finished task; then, when every task is done, a
-//! `complete` line. Every line ends with a checksum of its own text, so a torn
+//! count); then one line per finished task (its counts, work and the
+//! microseconds it took); a `session` line where a run ends (its wall
+//! microseconds and threads), so a count spread over several runs knows its
+//! whole cost; then, when every task is done, a `complete` line. Every line ends with a checksum of its own text, so a torn
 //! last line (a crash mid-write) is recognised and dropped, and damage
 //! anywhere else is refused rather than trusted. Each task line is written
 //! with one `write` as soon as the task finishes (a killed process loses only
@@ -16,7 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::engine::{RunTotals, TaskCount};
-use crate::plan::{fnv1a, Plan};
+use crate::plan::{fnv1a, Method, Plan};
 
 /// How often the journal is synced to disk while a run goes on.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
@@ -51,6 +53,31 @@ pub enum JournalError {
         expected: String,
         /// The plan the journal records.
         found: String,
+    },
+    /// The path is a device, a pipe or a directory.
+    #[error("checkpoint {path} is not a regular file (a checkpoint is a file of its own, not a device, pipe or directory)")]
+    NotRegular {
+        /// The path.
+        path: String,
+    },
+    /// Another process is counting into the journal now.
+    #[error("checkpoint {path} is in use by {holder}; wait for it to finish or stop it first")]
+    InUse {
+        /// The journal.
+        path: String,
+        /// Who holds it, as far as the system tells.
+        holder: String,
+    },
+    /// The journal cannot be written, and the count it records is not
+    /// finished.
+    #[error("checkpoint {path} is read-only and its count is not finished ({finished} of {tasks} tasks); make it writable to go on")]
+    ReadOnly {
+        /// The journal.
+        path: String,
+        /// Tasks it records.
+        finished: usize,
+        /// Tasks in the plan.
+        tasks: u64,
     },
     /// A line before the last is damaged.
     #[error("checkpoint {path} is damaged at line {line} ({reason}); refusing to trust it")]
@@ -115,6 +142,13 @@ pub struct Resumed {
     pub prior: RunTotals,
     /// Whether the journal says the run completed.
     pub complete: bool,
+    /// Runs that recorded their end, their wall seconds summed.
+    pub sessions: u64,
+    /// Wall seconds of those runs.
+    pub wall_seconds: f64,
+    /// Seconds the kept tasks took, summed over threads and runs (tasks
+    /// journaled before their time was recorded count 0).
+    pub task_seconds: f64,
     /// A torn last line that was dropped.
     pub dropped_torn_line: bool,
 }
@@ -172,13 +206,31 @@ impl Journal {
         plan: &Plan,
         keep: &dyn Fn(u64) -> bool,
     ) -> Result<(Journal, Resumed), JournalError> {
-        let mut file = OpenOptions::new()
+        check_regular(path)?;
+        let (mut file, writable) = match OpenOptions::new()
             .read(true)
             .append(true)
             .create(true)
             .open(path)
-            .map_err(|err| io_error(path, err))?;
-        let length = file.metadata().map_err(|err| io_error(path, err))?.len();
+        {
+            Ok(file) => (file, true),
+            // A finished count's journal may be kept read-only: it is
+            // read, and its result reported, if it is complete.
+            Err(err) if err.kind() == io::ErrorKind::PermissionDenied && path.exists() => {
+                let file = File::open(path).map_err(|err| io_error(path, err))?;
+                (file, false)
+            }
+            Err(err) => return Err(io_error(path, err)),
+        };
+        // The file may have been swapped for something else since the check.
+        let metadata = file.metadata().map_err(|err| io_error(path, err))?;
+        if !metadata.is_file() {
+            return Err(not_regular(path));
+        }
+        if writable {
+            lock(&file, path)?;
+        }
+        let length = metadata.len();
         let mut resumed = Resumed {
             done: vec![0; plan.tasks.len().div_ceil(64)],
             ..Resumed::default()
@@ -192,7 +244,18 @@ impl Journal {
             file.seek(SeekFrom::Start(0))
                 .map_err(|err| io_error(path, err))?;
             let reader = BufReader::new(&mut file);
-            let sound = read_body(path, reader, &header, plan, keep, &mut resumed)?;
+            let tasks = plan.tasks.len() as u64;
+            let mut on_task = |id: u64, count: &TaskCount, micros: u64| {
+                if resumed.mark(id) && keep(id) {
+                    resumed.prior.add_task(count);
+                    resumed.task_seconds += micros as f64 * 1e-6;
+                }
+            };
+            let body = read_body(path, reader, &header, tasks, &mut on_task)?;
+            resumed.complete = body.complete;
+            resumed.sessions = body.sessions;
+            resumed.wall_seconds = body.wall_micros as f64 * 1e-6;
+            let sound = body.sound;
             if sound < length {
                 // Cut the torn tail so new lines start on a fresh line.
                 file.set_len(sound).map_err(|err| io_error(path, err))?;
@@ -201,6 +264,13 @@ impl Journal {
                 resumed.dropped_torn_line = true;
             }
         }
+        if !writable && !resumed.complete {
+            return Err(JournalError::ReadOnly {
+                path: path.display().to_string(),
+                finished: resumed.finished,
+                tasks: plan.tasks.len() as u64,
+            });
+        }
         let journal = Journal {
             path: path.to_path_buf(),
             file: Mutex::new((file, Instant::now())),
@@ -208,11 +278,13 @@ impl Journal {
         Ok((journal, resumed))
     }
 
-    /// Appends a finished task, syncing when [`SYNC_INTERVAL`] has passed.
-    pub fn record(&self, id: u64, count: &TaskCount) -> io::Result<()> {
+    /// Appends a finished task that took `seconds`, syncing when
+    /// [`SYNC_INTERVAL`] has passed.
+    pub fn record(&self, id: u64, count: &TaskCount, seconds: f64) -> io::Result<()> {
         let [o2, o4, o8] = count.orbit_sizes;
+        let micros = (seconds * 1e6).round() as u64;
         let line = sealed(&format!(
-            "task {id} {} {} {o2} {o4} {o8} {}",
+            "task {id} {} {} {o2} {o4} {o8} {} {micros}",
             count.solutions, count.orbits, count.nodes
         ));
         let mut guard = self
@@ -226,6 +298,19 @@ impl Journal {
             *last_sync = Instant::now();
         }
         Ok(())
+    }
+
+    /// Records the end of a run of `seconds` wall time on `threads`
+    /// threads, and syncs.
+    pub fn end_session(&self, seconds: f64, threads: usize) -> io::Result<()> {
+        let micros = (seconds * 1e6).round() as u64;
+        let line = sealed(&format!("session {micros} {threads}"));
+        let mut guard = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        guard.0.write_all(line.as_bytes())?;
+        guard.0.sync_data()
     }
 
     /// Marks the run complete and syncs.
@@ -254,6 +339,114 @@ impl Journal {
     }
 }
 
+fn not_regular(path: &Path) -> JournalError {
+    JournalError::NotRegular {
+        path: path.display().to_string(),
+    }
+}
+
+/// Refuses a path that exists and is not a regular file: a device such as
+/// /dev/zero would be read without end, a pipe would block.
+fn check_regular(path: &Path) -> Result<(), JournalError> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => Err(not_regular(path)),
+        _ => Ok(()),
+    }
+}
+
+/// Takes the journal for this process alone: a second process counting
+/// into it would duplicate every line it counts again.
+fn lock(file: &File, path: &Path) -> Result<(), JournalError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(std::fs::TryLockError::WouldBlock) => Err(JournalError::InUse {
+            path: path.display().to_string(),
+            holder: lock_holder(file).map_or_else(
+                || "another process".to_string(),
+                |pid| format!("another process (pid {pid})"),
+            ),
+        }),
+        Err(std::fs::TryLockError::Error(err)) => Err(io_error(path, err)),
+    }
+}
+
+/// The process holding a lock on `file`, where the system lists locks
+/// (Linux: /proc/locks names the holder's pid and the file's inode).
+fn lock_holder(file: &File) -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let inode = file.metadata().ok()?.ino();
+        let locks = std::fs::read_to_string("/proc/locks").ok()?;
+        let own = std::process::id();
+        locks.lines().find_map(|line| {
+            // "1: FLOCK  ADVISORY  WRITE 4242 08:01:123456 0 EOF"
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let pid: u32 = fields.get(4)?.parse().ok()?;
+            let lock_inode: u64 = fields.get(5)?.rsplit(':').next()?.parse().ok()?;
+            (lock_inode == inode && pid != own).then_some(pid)
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// The plan a journal names in its header: N, method and split depth, as
+/// given to [`Plan::build_within`]; the header is checked against the
+/// rebuilt plan when the body is read ([`read_tasks`]).
+pub fn read_plan_of(path: &Path) -> Result<(u32, Method, u32), JournalError> {
+    check_regular(path)?;
+    let file = File::open(path).map_err(|err| io_error(path, err))?;
+    let mut line = Vec::new();
+    next_line(&mut BufReader::new(file), &mut line).map_err(|err| io_error(path, err))?;
+    let bad = |reason: &str| JournalError::BadHeader {
+        path: path.display().to_string(),
+        reason: reason.to_string(),
+    };
+    let header = line
+        .strip_suffix(b"\n")
+        .and_then(|body| std::str::from_utf8(body).ok())
+        .and_then(unseal)
+        .filter(|header| header.starts_with(MAGIC))
+        .ok_or_else(|| bad("the first line is not a sealed journal header"))?;
+    let field = |name: &str| {
+        header
+            .split(' ')
+            .find_map(|field| field.strip_prefix(name)?.strip_prefix('='))
+            .ok_or_else(|| bad(&format!("the header has no {name}")))
+    };
+    let number = |name: &str| {
+        field(name)?
+            .parse::<u32>()
+            .map_err(|_| bad(&format!("the header's {name} is not a number")))
+    };
+    let method = field("method")?
+        .parse()
+        .map_err(|_| bad("the header names no known method"))?;
+    Ok((number("n")?, method, number("split")?))
+}
+
+/// Reads every task line of the journal at `path`, which must be of
+/// `plan`, and hands each to `on_task` (a task recorded twice, twice);
+/// returns whether the journal says the count completed. The file is not
+/// changed: a torn last line is passed over.
+pub fn read_tasks(
+    path: &Path,
+    plan: &Plan,
+    on_task: &mut dyn FnMut(u64, &TaskCount),
+) -> Result<bool, JournalError> {
+    let on_task = &mut |id: u64, count: &TaskCount, _micros: u64| on_task(id, count);
+    check_regular(path)?;
+    let file = File::open(path).map_err(|err| io_error(path, err))?;
+    let header = header_text(plan);
+    let tasks = plan.tasks.len() as u64;
+    let body = read_body(path, BufReader::new(file), &header, tasks, on_task)?;
+    Ok(body.complete)
+}
+
 /// Longest line a journal holds: a task line is under 200 bytes, and a
 /// longer one is damage, not a line to buffer whole.
 const MAX_LINE: u64 = 4096;
@@ -266,16 +459,29 @@ fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads the lines of an existing journal into `resumed`, one at a time;
-/// returns how many bytes are sound (the rest is a torn last line).
+/// What reading a journal's lines found besides its tasks.
+#[derive(Default)]
+struct Body {
+    /// Bytes that are sound (the rest is a torn last line).
+    sound: u64,
+    /// Whether a `complete` line was read.
+    complete: bool,
+    /// `session` lines read, and their wall microseconds summed.
+    sessions: u64,
+    wall_micros: u64,
+}
+
+/// Reads the lines of an existing journal one at a time, checking each
+/// line's seal and the header against `expected_header`, and hands each
+/// task line (id below `tasks`) to `on_task`, with the microseconds it
+/// took (0 where a line does not say).
 fn read_body(
     path: &Path,
     mut reader: impl BufRead,
     expected_header: &str,
-    plan: &Plan,
-    keep: &dyn Fn(u64) -> bool,
-    resumed: &mut Resumed,
-) -> Result<u64, JournalError> {
+    tasks: u64,
+    on_task: &mut dyn FnMut(u64, &TaskCount, u64),
+) -> Result<Body, JournalError> {
     let path_text = path.display().to_string();
     let read_error = |err: io::Error| io_error(path, err);
     let mut sound = 0u64;
@@ -322,12 +528,12 @@ fn read_body(
             });
         }
     }
-    let tasks = plan.tasks.len() as u64;
+    let mut body = Body::default();
     let mut line_number = 1;
     loop {
         std::mem::swap(&mut line, &mut next);
         if line.is_empty() {
-            return Ok(sound);
+            return Ok(Body { sound, ..body });
         }
         next_line(&mut reader, &mut next).map_err(read_error)?;
         let is_last = next.is_empty();
@@ -337,19 +543,20 @@ fn read_body(
             line: line_number,
             reason: reason.to_string(),
         };
-        let Some(body) = text(&line) else {
+        let Some(content) = text(&line) else {
             if is_last {
-                return Ok(sound);
+                return Ok(Body { sound, ..body });
             }
             return Err(corrupt("checksum mismatch"));
         };
-        let fields: Vec<&str> = body.split(' ').collect();
+        let parse = |text: &str| {
+            text.parse::<u64>()
+                .map_err(|_| corrupt("a number does not parse"))
+        };
+        let fields: Vec<&str> = content.split(' ').collect();
         match fields.as_slice() {
-            ["task", id, numbers @ ..] if numbers.len() == 6 => {
-                let parse = |text: &str| {
-                    text.parse::<u64>()
-                        .map_err(|_| corrupt("a number does not parse"))
-                };
+            // Journals written before task times were kept have 6 numbers.
+            ["task", id, numbers @ ..] if matches!(numbers.len(), 6 | 7) => {
                 let id = parse(id)?;
                 if id >= tasks {
                     return Err(corrupt("task id beyond the plan"));
@@ -360,11 +567,15 @@ fn read_body(
                     orbit_sizes: [parse(numbers[2])?, parse(numbers[3])?, parse(numbers[4])?],
                     nodes: parse(numbers[5])?,
                 };
-                if resumed.mark(id) && keep(id) {
-                    resumed.prior.add_task(&count);
-                }
+                let micros = numbers.get(6).map_or(Ok(0), |text| parse(text))?;
+                on_task(id, &count, micros);
             }
-            ["complete", _] => resumed.complete = true,
+            ["session", micros, threads] => {
+                parse(threads)?;
+                body.sessions += 1;
+                body.wall_micros = body.wall_micros.saturating_add(parse(micros)?);
+            }
+            ["complete", _] => body.complete = true,
             _ => return Err(corrupt("not a task or complete line")),
         }
         sound += line.len() as u64;

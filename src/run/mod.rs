@@ -8,6 +8,7 @@
 //! for all of them.
 
 pub mod bench;
+pub mod compare;
 pub mod engine;
 pub mod estimate;
 pub mod journal;

@@ -42,6 +42,25 @@ pub struct Report {
     pub fingerprint: u64,
     /// False when the run was cancelled before every task was counted.
     pub complete: bool,
+    /// For a count resumed from a checkpoint: its cost over every run.
+    /// `seconds` and the rate are then this run's alone.
+    pub history: Option<History>,
+}
+
+/// The cost of a count spread over several runs (resumed from its
+/// checkpoint journal).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct History {
+    /// Runs the count took, this one included.
+    pub sessions: u64,
+    /// Wall seconds over those runs (a run killed before it could record
+    /// its end is missing here; its finished tasks are not).
+    pub wall_seconds: f64,
+    /// Seconds the finished tasks took, summed over threads and runs: the
+    /// core time of the work kept.
+    pub task_seconds: f64,
+    /// Work done by this run alone (the rate is this over `seconds`).
+    pub session_nodes: u128,
 }
 
 /// The classes of solutions a `d4` count found at its leaves.
@@ -92,8 +111,12 @@ impl Report {
 
     /// Nodes per second of wall time.
     pub fn nodes_per_second(&self) -> f64 {
+        // A resumed count's earlier work took earlier runs' time.
+        let nodes = self
+            .history
+            .map_or(self.nodes, |history| history.session_nodes);
         if self.seconds > 0.0 {
-            self.nodes as f64 / self.seconds
+            nodes as f64 / self.seconds
         } else {
             0.0
         }
@@ -187,5 +210,6 @@ pub fn make_report(
         seconds,
         fingerprint: plan.fingerprint,
         complete,
+        history: None,
     }
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::plan::{check_board_size, Method, Plan, SplitDepth};
+use crate::plan::{check_board_size, Method, Plan};
 
 /// Shard I of K: the tasks whose id mod K is I. Interleaving spreads the
 /// uneven task costs over the shards.
@@ -132,12 +132,7 @@ pub fn check_plan(name: &str, result: &ShardResult) -> Result<(), String> {
         .method
         .parse()
         .map_err(|err: Error| format!("{name}: {err}"))?;
-    // The memory limit is lifted: merging needs the plan, not the count.
-    let split = match method {
-        Method::Join => SplitDepth::Auto,
-        _ => SplitDepth::Rows(result.split_depth),
-    };
-    let plan = Plan::build_within(n, method, split, Some(u64::MAX), 1)
+    let plan = Plan::rebuild(n, method, result.split_depth)
         .map_err(|err| format!("{name} names a plan that cannot be built: {err}"))?;
     let tasks = plan.tasks.len() as u64;
     if plan.method != method

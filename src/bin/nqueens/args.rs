@@ -45,6 +45,26 @@ pub enum Command {
     /// Show the task plan of a count: tasks, fingerprint, estimated cost
     /// spread.
     Plan(PlanArgs),
+    /// Compare two runs of one plan task by task, from their checkpoint
+    /// journals: exit 0 when every task both hold agrees, 3 when any differs.
+    Compare(CompareArgs),
+}
+
+/// Arguments of `nqueens compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Journals of the first run (a count's --checkpoint, or one per shard).
+    /// Two files and no --with compare the one with the other.
+    #[arg(required = true, value_name = "JOURNAL")]
+    pub first: Vec<PathBuf>,
+
+    /// Journals of the second run.
+    #[arg(long = "with", value_name = "JOURNAL", num_args = 1..)]
+    pub with: Vec<PathBuf>,
+
+    /// Output format: text, or one JSON object (csv is not offered).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Arguments of `nqueens plan`.

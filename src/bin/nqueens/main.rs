@@ -36,6 +36,9 @@ fn main() {
             std::process::exit(ExitCode::Usage.code());
         }
     };
+    // Fault injection for tests, from FAILPOINTS (feature `failpoints`).
+    #[cfg(feature = "failpoints")]
+    let _faults = fail::FailScenario::setup();
     if let Err(err) = nqueens::check_environment() {
         eprintln!("error: {err}");
         std::process::exit(ExitCode::Usage.code());
@@ -60,5 +63,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => commands::bench::run(&args),
         Command::Merge(args) => commands::merge::run(&args),
         Command::Plan(args) => commands::plan::run(&args),
+        Command::Compare(args) => commands::compare::run(&args),
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod compare;
 pub mod count;
 pub mod list;
 pub mod merge;

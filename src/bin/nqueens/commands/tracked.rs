@@ -4,7 +4,7 @@
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -13,7 +13,7 @@ use nqueens::run::journal::{Journal, Resumed};
 use nqueens::run::report::{make_report, PlanSummary};
 use nqueens::run::shard::{ShardResult, ShardSpec, SHARD_FORMAT};
 use nqueens::run::{plan_for, run_plan};
-use nqueens::{resolve_threads, RunHooks, RunTotals, Task, TaskOutcome};
+use nqueens::{resolve_threads, History, RunHooks, RunTotals, Task, TaskOutcome};
 
 use super::{print_report, usage};
 use crate::args::CountArgs;
@@ -153,13 +153,16 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
     let profiler = Profiler::default();
+    // This run's task time, in microseconds, summed over threads.
+    let task_micros = AtomicU64::new(0);
     let on_task = |outcome: &TaskOutcome| {
         bar.inc(1);
+        task_micros.fetch_add((outcome.seconds * 1e6) as u64, Ordering::Relaxed);
         if args.profile.is_some() {
             profiler.record(outcome);
         }
         if let Some(journal) = &journal {
-            if let Err(err) = journal.record(outcome.id, &outcome.count) {
+            if let Err(err) = journal.record(outcome.id, &outcome.count, outcome.seconds) {
                 // Losing the journal would lose work: stop, and say why.
                 journal_error
                     .lock()
@@ -199,12 +202,29 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         counted
     })?;
     let run = counted.totals;
+    let seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
+    // A run that counted nothing (a finished journal read again, maybe
+    // read-only) leaves the journal as it is, and adds no run to its cost.
+    let worked = run.tasks_run + run.tasks_cancelled > 0;
     if let Some(journal) = &journal {
-        journal
-            .sync()
-            .with_context(|| format!("cannot sync the checkpoint {}", journal.path().display()))?;
+        if worked {
+            journal.end_session(seconds, threads)
+        } else {
+            journal.sync()
+        }
+        .with_context(|| format!("cannot sync the checkpoint {}", journal.path().display()))?;
     }
+    // A resumed count's cost over all its runs.
+    let history = resumed
+        .as_ref()
+        .filter(|resumed| resumed.finished() > 0 || resumed.sessions > 0)
+        .map(|resumed| History {
+            sessions: resumed.sessions + u64::from(worked),
+            wall_seconds: resumed.wall_seconds + if worked { seconds } else { 0.0 },
+            task_seconds: resumed.task_seconds + task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
+            session_nodes: run.nodes,
+        });
     if let Some(err) = journal_error
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
@@ -217,8 +237,14 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         ..run
     });
     if run.tasks_cancelled > 0 {
+        let cost = history.map_or(String::new(), |history| {
+            format!(
+                " ({} runs so far: {:.0} s wall, {:.0} core-seconds of tasks)",
+                history.sessions, history.wall_seconds, history.task_seconds
+            )
+        });
         eprintln!(
-            "interrupted: {} of {shard_tasks} tasks counted{}",
+            "interrupted: {} of {shard_tasks} tasks counted{cost}{}",
             totals.tasks_run,
             if journal.is_some() {
                 format!(" and saved; resume with:\n  {}", resume_command())
@@ -228,7 +254,6 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         );
         return Ok(ExitCode::Interrupted);
     }
-    let seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &args.profile {
         profiler.write(path)?;
     }
@@ -268,7 +293,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         return Ok(ExitCode::Success);
     }
     mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
-    let report = make_report(
+    let mut report = make_report(
         &summary,
         threads,
         &totals,
@@ -278,6 +303,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             .symmetric
             .expect("a whole count asked run_plan for P and R"),
     );
+    report.history = history;
     print_report(&report, args.format)
 }
 

@@ -40,6 +40,17 @@ pub struct CountRecord {
     /// Unique solutions as the `d4` leaves classified them; null for other
     /// methods.
     pub unique_from_orbits: Option<u128>,
+    /// A count resumed from a checkpoint: the runs it took (this one
+    /// included); `seconds` and `nodes_per_second` are then this run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u64>,
+    /// Wall seconds over all runs (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_wall_seconds: Option<f64>,
+    /// Seconds the finished tasks took over all runs, summed over threads:
+    /// the core time of the count (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_task_seconds: Option<f64>,
 }
 
 impl From<&Report> for CountRecord {
@@ -58,6 +69,9 @@ impl From<&Report> for CountRecord {
             matches_published: report.matches_published(),
             unique_matches_published: report.unique_matches_published(),
             unique_from_orbits: report.orbits.map(|orbits| orbits.unique),
+            runs: report.history.map(|history| history.sessions),
+            total_wall_seconds: report.history.map(|history| history.wall_seconds),
+            total_task_seconds: report.history.map(|history| history.task_seconds),
         }
     }
 }
@@ -125,6 +139,13 @@ impl<W: Write> ReportWriter<W> {
                     human_rate(record.nodes_per_second),
                     check
                 )?;
+                if let Some(history) = report.history {
+                    writeln!(
+                        self.out,
+                        "    resumed: {} runs, {:.3} s wall and {:.3} core-seconds of tasks in all; seconds and rate above are this run's",
+                        history.sessions, history.wall_seconds, history.task_seconds
+                    )?;
+                }
             }
             Format::Json => {
                 serde_json::to_writer(&mut self.out, &record)?;

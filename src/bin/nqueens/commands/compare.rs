@@ -1,0 +1,141 @@
+//! `nqueens compare`: two runs of one plan, task by task.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::Context;
+use nqueens::run::compare::{compare, CompareError, Comparison, TaskIds};
+use nqueens::TaskCount;
+
+use super::usage;
+use crate::args::{CompareArgs, Format};
+use crate::exit_codes::ExitCode;
+
+/// Runs `nqueens compare`.
+pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    if args.format == Format::Csv {
+        return Err(usage(
+            "compare prints text or json, not csv: use --format text or --format json".to_string(),
+        ));
+    }
+    let (first, second): (&[PathBuf], &[PathBuf]) = match (args.first.len(), args.with.is_empty()) {
+        (2, true) => (&args.first[..1], &args.first[1..]),
+        (_, true) => {
+            return Err(usage(format!(
+                "compare takes two journals, or the first run's journals and --with the second's; got {} and no --with",
+                args.first.len()
+            )))
+        }
+        _ => (&args.first, &args.with),
+    };
+    let comparison = compare(first, second).map_err(|err| match err {
+        CompareError::Journal(err) => anyhow::Error::new(err),
+        other => usage(other.to_string()),
+    })?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match args.format {
+        Format::Json => writeln!(out, "{}", json(&comparison)),
+        _ => write_text(&mut out, &comparison),
+    }
+    .context("cannot write the comparison")?;
+    if comparison.agrees() {
+        Ok(ExitCode::Success)
+    } else {
+        out.flush().ok();
+        eprintln!(
+            "error: DISAGREEMENT: {} task(s) counted differently, first task {}",
+            comparison.disagreeing, comparison.disagreements[0].id
+        );
+        Ok(ExitCode::CountMismatch)
+    }
+}
+
+fn counts(count: &TaskCount) -> String {
+    let [o2, o4, o8] = count.orbit_sizes;
+    let plural = if count.solutions == 1 { "" } else { "s" };
+    let solutions = format!("{} solution{plural}", count.solutions);
+    if count.orbits == 0 {
+        solutions
+    } else {
+        format!(
+            "{solutions}, {} classes ({o2}/{o4}/{o8} of 2/4/8 boards)",
+            count.orbits
+        )
+    }
+}
+
+fn listed(ids: &TaskIds) -> String {
+    let shown: Vec<String> = ids.first.iter().map(u64::to_string).collect();
+    let more = if ids.count > ids.first.len() as u64 {
+        ", ..."
+    } else {
+        ""
+    };
+    format!("{} (tasks {}{more})", ids.count, shown.join(", "))
+}
+
+fn write_text(out: &mut impl Write, comparison: &Comparison) -> io::Result<()> {
+    let c = comparison;
+    writeln!(
+        out,
+        "plan: N = {}, {}, {} tasks, fingerprint {}",
+        c.n, c.method, c.tasks, c.fingerprint
+    )?;
+    writeln!(
+        out,
+        "held: {} tasks by the first run, {} by the second, {} by both, {} by neither",
+        c.held[0], c.held[1], c.in_both, c.neither
+    )?;
+    for (side, ids) in ["first", "second"].iter().zip(&c.only) {
+        if ids.count > 0 {
+            writeln!(out, "only in the {side}: {}", listed(ids))?;
+        }
+    }
+    if c.agrees() {
+        writeln!(out, "agree: every task both runs hold has the same counts")?;
+    } else {
+        writeln!(out, "DISAGREE: {} task(s)", c.disagreeing)?;
+        for disagreement in &c.disagreements {
+            writeln!(
+                out,
+                "  task {}: first {}; second {}",
+                disagreement.id,
+                counts(&disagreement.first),
+                counts(&disagreement.second)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn json(comparison: &Comparison) -> serde_json::Value {
+    let c = comparison;
+    let ids = |ids: &TaskIds| serde_json::json!({ "count": ids.count, "first": ids.first });
+    let task = |count: &TaskCount| {
+        serde_json::json!({
+            "solutions": count.solutions,
+            "orbits": count.orbits,
+            "orbit_sizes": count.orbit_sizes,
+        })
+    };
+    serde_json::json!({
+        "n": c.n,
+        "method": c.method,
+        "fingerprint": c.fingerprint,
+        "tasks": c.tasks,
+        "held_first": c.held[0],
+        "held_second": c.held[1],
+        "in_both": c.in_both,
+        "neither": c.neither,
+        "only_first": ids(&c.only[0]),
+        "only_second": ids(&c.only[1]),
+        "agree": c.agrees(),
+        "disagreeing": c.disagreeing,
+        "disagreements": c.disagreements.iter().map(|d| serde_json::json!({
+            "task": d.id,
+            "first": task(&d.first),
+            "second": task(&d.second),
+        })).collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,251 @@
+//! Two runs of one plan compared task by task: how a count of a new N is
+//! trusted (run it twice, on other machines, thread counts or builds, and
+//! the journals must agree on every task both hold).
+//!
+//! Each side is one or more journals of the same plan (a whole count's, or
+//! the shards' of one). The first side is held as one 64-bit digest of
+//! each task's counts (8 bytes a task: 160 MB for the 20 million tasks of
+//! N = 28), the second is streamed against it; work measures (nodes) are
+//! not compared, since builds may count work differently.
+
+use std::path::{Path, PathBuf};
+
+use super::engine::TaskCount;
+use super::journal::{read_plan_of, read_tasks, JournalError};
+use crate::plan::{fnv1a, Plan};
+
+/// How many task ids a comparison names of each kind.
+pub const NAMED: usize = 10;
+
+/// Why two sets of journals cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A journal cannot be read, or is damaged.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// No journal given for a side.
+    #[error("no journal given for the {0} side")]
+    Empty(&'static str),
+    /// The journals are of different plans.
+    #[error("{first} is for {first_plan}, but {other} is for {other_plan}: only runs of one plan compare")]
+    OtherPlans {
+        /// A journal of the first plan.
+        first: String,
+        /// A journal of another.
+        other: String,
+        /// The plans, as people read them.
+        first_plan: String,
+        /// The other plan.
+        other_plan: String,
+    },
+    /// The plan a journal names cannot be built.
+    #[error("{path} names a plan that cannot be built: {reason}")]
+    Plan {
+        /// The journal.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// One task the two sides count differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Disagreement {
+    /// The task's id in the plan.
+    pub id: u64,
+    /// Its counts in the first side (the first line read, if several).
+    pub first: TaskCount,
+    /// Its counts in the second side (the line that disagreed).
+    pub second: TaskCount,
+}
+
+/// Task ids of one kind: how many, and the first few.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskIds {
+    /// How many tasks.
+    pub count: u64,
+    /// The lowest [`NAMED`] of them (in the order read, for
+    /// disagreements).
+    pub first: Vec<u64>,
+}
+
+impl TaskIds {
+    fn add(&mut self, id: u64) {
+        self.count += 1;
+        if self.first.len() < NAMED {
+            self.first.push(id);
+        }
+    }
+}
+
+/// What comparing two sides found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comparison {
+    /// The plan both sides are of.
+    pub n: u32,
+    /// Its method's name.
+    pub method: String,
+    /// Its fingerprint, in hex.
+    pub fingerprint: String,
+    /// Tasks in the plan.
+    pub tasks: u64,
+    /// Distinct tasks each side holds.
+    pub held: [u64; 2],
+    /// Tasks both sides hold.
+    pub in_both: u64,
+    /// Tasks whose counts differ: between the sides, or between two lines
+    /// of one task in the first side.
+    pub disagreements: Vec<Disagreement>,
+    /// How many disagreements there are in all (`disagreements` names the
+    /// first [`NAMED`]).
+    pub disagreeing: u64,
+    /// Tasks only the first side holds, and only the second.
+    pub only: [TaskIds; 2],
+    /// Tasks neither side holds.
+    pub neither: u64,
+}
+
+impl Comparison {
+    /// Whether every task both sides hold (and every task recorded twice)
+    /// agrees.
+    pub fn agrees(&self) -> bool {
+        self.disagreeing == 0
+    }
+}
+
+/// A task's counts as one nonzero digest (0 marks a task not held).
+fn digest(count: &TaskCount) -> u64 {
+    let mut bytes = [0u8; 40];
+    let fields = [
+        count.solutions,
+        count.orbits,
+        count.orbit_sizes[0],
+        count.orbit_sizes[1],
+        count.orbit_sizes[2],
+    ];
+    for (slot, field) in bytes.chunks_exact_mut(8).zip(fields) {
+        slot.copy_from_slice(&field.to_le_bytes());
+    }
+    fnv1a(&bytes) | 1
+}
+
+fn name(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// The plan every journal of `files` names, rebuilt; all must name the
+/// same one.
+fn common_plan(files: &[&PathBuf]) -> Result<Plan, CompareError> {
+    let first = files[0];
+    let (n, method, split) = read_plan_of(first)?;
+    for other in &files[1..] {
+        let (n2, method2, split2) = read_plan_of(other)?;
+        if (n2, method2, split2) != (n, method, split) {
+            let describe = |(n, method, split): (u32, crate::Method, u32)| {
+                format!("N = {n}, {method}, split {split}")
+            };
+            return Err(CompareError::OtherPlans {
+                first: name(first),
+                other: name(other),
+                first_plan: describe((n, method, split)),
+                other_plan: describe((n2, method2, split2)),
+            });
+        }
+    }
+    Plan::rebuild(n, method, split).map_err(|err| CompareError::Plan {
+        path: name(first),
+        reason: err.to_string(),
+    })
+}
+
+/// Compares the journals of `first` with those of `second`, task by task.
+/// Every journal must be of one plan (checked against the plan rebuilt
+/// from what they name) and every line's seal must hold.
+pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, CompareError> {
+    if first.is_empty() {
+        return Err(CompareError::Empty("first"));
+    }
+    if second.is_empty() {
+        return Err(CompareError::Empty("second"));
+    }
+    let all: Vec<&PathBuf> = first.iter().chain(second).collect();
+    let plan = common_plan(&all)?;
+    let tasks = plan.tasks.len() as u64;
+    let mut digests = vec![0u64; tasks as usize];
+    // Disagreements as (id, the second side's counts or, within the first
+    // side, the later line's).
+    let mut found: Vec<(u64, TaskCount)> = Vec::new();
+    let mut disagreeing = 0u64;
+    let mut note = |id: u64, count: &TaskCount| {
+        disagreeing += 1;
+        if found.len() < NAMED {
+            found.push((id, *count));
+        }
+    };
+    for path in first {
+        read_tasks(path, &plan, &mut |id, count| {
+            let slot = &mut digests[id as usize];
+            let here = digest(count);
+            if *slot == 0 {
+                *slot = here;
+            } else if *slot != here {
+                note(id, count);
+            }
+        })?;
+    }
+    let mut seen = vec![0u64; (tasks as usize).div_ceil(64)];
+    for path in second {
+        read_tasks(path, &plan, &mut |id, count| {
+            seen[(id / 64) as usize] |= 1 << (id % 64);
+            let held = digests[id as usize];
+            if held != 0 && held != digest(count) {
+                note(id, count);
+            }
+        })?;
+    }
+    // The first side's counts of the tasks named, read again (a few).
+    let mut first_counts: Vec<Option<TaskCount>> = vec![None; found.len()];
+    for path in first {
+        read_tasks(path, &plan, &mut |id, count| {
+            for (slot, (named, _)) in first_counts.iter_mut().zip(&found) {
+                if *named == id && slot.is_none() {
+                    *slot = Some(*count);
+                }
+            }
+        })?;
+    }
+    let disagreements = found
+        .iter()
+        .zip(first_counts)
+        .map(|(&(id, second), first)| Disagreement {
+            id,
+            first: first.unwrap_or_default(),
+            second,
+        })
+        .collect();
+    let mut comparison = Comparison {
+        n: plan.n,
+        method: plan.method.to_string(),
+        fingerprint: plan.fingerprint_hex(),
+        tasks,
+        held: [0, 0],
+        in_both: 0,
+        disagreements,
+        disagreeing,
+        only: Default::default(),
+        neither: 0,
+    };
+    for id in 0..tasks {
+        let in_first = digests[id as usize] != 0;
+        let in_second = seen[(id / 64) as usize] >> (id % 64) & 1 == 1;
+        comparison.held[0] += u64::from(in_first);
+        comparison.held[1] += u64::from(in_second);
+        match (in_first, in_second) {
+            (true, true) => comparison.in_both += 1,
+            (true, false) => comparison.only[0].add(id),
+            (false, true) => comparison.only[1].add(id),
+            (false, false) => comparison.neither += 1,
+        }
+    }
+    Ok(comparison)
+}
