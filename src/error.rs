@@ -101,6 +101,11 @@ pub enum Error {
     /// MPI failed or the ranks disagree.
     #[error("MPI: {0}")]
     Mpi(String),
+
+    /// A checkpoint journal cannot be used (MPI counts open it here).
+    #[error(transparent)]
+    Checkpoint(#[from] crate::run::journal::JournalError),
+
     /// An environment variable that steers the searches has a value they
     /// do not accept; the message names it and what is accepted.
     #[error("{0}")]

@@ -94,3 +94,117 @@ fn ranks_with_several_threads_and_many_ranks_agree() {
         );
     }
 }
+
+/// `mpirun` of a checkpointed count long enough to stop (N = 17 on 2 ranks
+/// of 1 thread: a few seconds), with `journal`.
+fn journaled(journal: &std::path::Path) -> Command {
+    let mut command = Command::new("mpirun");
+    command.args(["-np", "2", "--oversubscribe", "--bind-to", "none"]);
+    if running_as_root() {
+        command.arg("--allow-run-as-root");
+    }
+    command
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "count", "17", "-m", "mirror", "-j", "1", "--mpi", "--format", "csv",
+        ])
+        .arg("--checkpoint")
+        .arg(journal);
+    command
+}
+
+/// Starts `command`, sends `signal` to mpirun after `after`, and waits.
+fn stop_after(mut command: Command, signal: &str, after: std::time::Duration) -> Output {
+    let child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let _ = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status();
+    child.wait_with_output().unwrap()
+}
+
+fn task_lines(journal: &std::path::Path) -> usize {
+    std::fs::read_to_string(journal)
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| line.starts_with("task "))
+        .count()
+}
+
+#[test]
+fn a_killed_or_stopped_mpi_count_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    for signal in ["-KILL", "-TERM"] {
+        let journal = dir.path().join(format!("mpi{signal}.ckpt"));
+        let stopped = stop_after(
+            journaled(&journal),
+            signal,
+            std::time::Duration::from_millis(1200),
+        );
+        assert!(
+            !stopped.status.success(),
+            "{signal}: stopped before the end"
+        );
+        let saved = task_lines(&journal);
+        assert!(saved > 0, "{signal}: finished tasks were journaled");
+        if signal == "-TERM" {
+            let stderr = String::from_utf8_lossy(&stopped.stderr);
+            assert!(stderr.contains("interrupted: "), "{stderr}");
+            assert!(stderr.contains("and saved; resume with"), "{stderr}");
+        }
+        // Ranks outlive a killed mpirun for a moment, holding the journal:
+        // the resume is refused until they are gone.
+        let mut resumed = journaled(&journal).output().unwrap();
+        for _ in 0..40 {
+            if !String::from_utf8_lossy(&resumed.stderr).contains("in use by another process") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(250));
+            resumed = journaled(&journal).output().unwrap();
+        }
+        assert!(
+            resumed.status.success(),
+            "{}",
+            String::from_utf8_lossy(&resumed.stderr)
+        );
+        assert_eq!(
+            record(&resumed.stdout, 17),
+            ("95815104".to_string(), "11977939".to_string())
+        );
+        // Every task once, and the journal knows it is complete.
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let mut ids: Vec<&str> = text
+            .lines()
+            .filter(|line| line.starts_with("task "))
+            .map(|line| line.split(' ').nth(1).unwrap())
+            .collect();
+        let lines = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), lines, "{signal}: a task journaled twice");
+        assert!(text
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("complete 95815104 "));
+        // The journal compares with a single process's.
+        let single = dir.path().join(format!("single{signal}.ckpt"));
+        assert_cmd::Command::cargo_bin("nqueens")
+            .unwrap()
+            .args(["count", "17", "-m", "mirror", "--checkpoint"])
+            .arg(&single)
+            .assert()
+            .success();
+        assert_cmd::Command::cargo_bin("nqueens")
+            .unwrap()
+            .arg("compare")
+            .arg(&single)
+            .arg(&journal)
+            .assert()
+            .success();
+    }
+}

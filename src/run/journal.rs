@@ -159,6 +159,12 @@ impl Resumed {
         self.finished
     }
 
+    /// The finished tasks as a bitset, 64 ids to a word (task `id` is bit
+    /// `id % 64` of word `id / 64`): what MPI ranks are sent.
+    pub fn done_words(&self) -> &[u64] {
+        &self.done
+    }
+
     /// Whether task `id` is finished.
     pub fn is_done(&self, id: u64) -> bool {
         self.done

@@ -11,17 +11,22 @@
 //! end every rank's totals are gathered on rank 0 as pairs of u64 words and
 //! added there in u128, so no sum can wrap.
 
+use std::cell::RefCell;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::engine::{Dispatch, RunHooks, RunTotals};
-use super::report::{make_report, PlanSummary, Report};
+use super::engine::{Dispatch, RunHooks, RunTotals, TaskCount, TaskOutcome};
+use super::journal::Journal;
+use super::report::{make_report, History, PlanSummary, Report};
 use super::{plan_for, resolve_threads, run_plan, CountOptions};
 use crate::error::Error;
+use crate::plan::Task;
 
 const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
@@ -49,6 +54,25 @@ fn chunk_size(tasks: usize, workers: usize) -> u64 {
     (tasks / (workers.max(1) * 64)).clamp(1, 1024) as u64
 }
 
+/// What a rank's part of an MPI count ended with.
+#[derive(Debug)]
+pub enum RankOutcome {
+    /// Rank 0 of a finished count: the report.
+    Report(Box<Report>),
+    /// Rank 0 of a count stopped by a signal: tasks counted (these and
+    /// earlier runs') and in the plan; what was finished is journaled.
+    Interrupted {
+        /// Tasks counted so far.
+        counted: u64,
+        /// Tasks in the plan.
+        tasks: u64,
+        /// The count's cost over all runs, where a journal was resumed.
+        history: Option<History>,
+    },
+    /// Any other rank.
+    Worker,
+}
+
 /// Counts `n` across every rank of `world`. Rank 0 gets the report; the
 /// other ranks get `None`.
 pub fn count(
@@ -56,6 +80,27 @@ pub fn count(
     n: u32,
     options: &CountOptions,
 ) -> Result<Option<Report>, Error> {
+    match count_journaled(world, n, options, None, None)? {
+        RankOutcome::Report(report) => Ok(Some(*report)),
+        _ => Ok(None),
+    }
+}
+
+/// [`count`] with a checkpoint journal kept by rank 0, and a flag that
+/// stops the count. Rank 0 opens (or resumes) the journal and sends every
+/// rank the finished tasks to skip; each remote worker sends the counts of
+/// its last chunk with its request for the next, and rank 0 journals them
+/// as they come (its own workers' at once), so a killed job loses only
+/// the chunks in flight. When `stop` is set (on any rank) no rank starts a
+/// new chunk, `join` tasks in flight are abandoned, and what finished is
+/// journaled before the ranks return.
+pub fn count_journaled(
+    world: &SimpleCommunicator,
+    n: u32,
+    options: &CountOptions,
+    checkpoint: Option<&Path>,
+    stop: Option<&AtomicBool>,
+) -> Result<RankOutcome, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
     let plan = plan_for(n, options, threads)?;
@@ -71,6 +116,53 @@ pub fn count(
             "the ranks built different plans (fingerprints {fingerprints:x?}): run the same nqueens with the same options everywhere"
         )));
     }
+    let root = world.process_at_rank(0);
+    // Rank 0 opens the journal and tells every rank whether it could,
+    // then which tasks it holds.
+    let task_count = plan.tasks.len() as u64;
+    let mut journal = None;
+    let mut prior = RunTotals::default();
+    let mut history = (0u64, 0.0f64, 0.0f64);
+    let mut done = vec![
+        0u64;
+        if checkpoint.is_some() {
+            (task_count as usize).div_ceil(64)
+        } else {
+            0
+        }
+    ];
+    if let Some(path) = checkpoint {
+        let mut opened = 1u64;
+        let mut failure = None;
+        if rank == 0 {
+            match Journal::open(path, &plan) {
+                Ok((open, resumed)) => {
+                    done.copy_from_slice(resumed.done_words());
+                    prior = resumed.prior;
+                    history = (resumed.sessions, resumed.wall_seconds, resumed.task_seconds);
+                    journal = Some(open);
+                }
+                Err(err) => {
+                    opened = 0;
+                    failure = Some(err);
+                }
+            }
+        }
+        root.broadcast_into(&mut opened);
+        if let Some(err) = failure {
+            return Err(err.into());
+        }
+        if opened == 0 {
+            return Err(Error::Mpi(
+                "rank 0 could not open the checkpoint (it says why)".to_string(),
+            ));
+        }
+        root.broadcast_into(&mut done[..]);
+    }
+    let is_done = |id: u64| {
+        done.get((id / 64) as usize)
+            .is_some_and(|word| word >> (id % 64) & 1 == 1)
+    };
     // Every worker thread of every rank asks for its own chunks: no rank
     // or thread waits for another's chunk to finish.
     let mut thread_counts = vec![0u64; ranks];
@@ -78,16 +170,26 @@ pub fn count(
     let remote_workers: u64 = thread_counts[1..].iter().sum();
     let all_workers: u64 = thread_counts.iter().sum();
     let chunk = chunk_size(plan.tasks.len(), all_workers as usize);
-    let task_count = plan.tasks.len() as u64;
+    let no_stop = AtomicBool::new(false);
+    let stop = stop.unwrap_or(&no_stop);
+    let journal_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
     let chunks = Chunks {
         rank,
         chunk,
         task_count,
         next: AtomicU64::new(0),
+        stop,
+        journal: journal.as_ref(),
+        journal_error: &journal_error,
+        task_micros: AtomicU64::new(0),
     };
+    let on_task = |outcome: &TaskOutcome| chunks.finished(outcome);
+    let skip = |task: &Task| is_done(task.id);
     let hooks = RunHooks {
         dispatch: Some(&chunks),
-        ..RunHooks::default()
+        skip: checkpoint.map(|_| &skip as &(dyn Fn(&Task) -> bool + Sync)),
+        on_task: checkpoint.map(|_| &on_task as &(dyn Fn(&TaskOutcome) + Sync)),
+        cancel: Some(stop),
     };
     let run = std::thread::scope(|scope| {
         if rank == 0 && remote_workers > 0 {
@@ -98,10 +200,9 @@ pub fn count(
     })?;
     let totals = run.totals;
     let words = encode(&totals, threads);
-    let root = world.process_at_rank(0);
     if rank != 0 {
         root.gather_into(&words[..]);
-        return Ok(None);
+        return Ok(RankOutcome::Worker);
     }
     let mut all = vec![0u64; WORDS * ranks];
     root.gather_into_root(&words[..], &mut all[..]);
@@ -109,31 +210,97 @@ pub fn count(
         (RunTotals::default(), 0),
         |(sum, threads), (part, part_threads)| (sum.merge(part), threads + part_threads),
     );
-    let complete = sum.tasks_run == task_count;
     let seconds = started.elapsed().as_secs_f64();
-    Ok(Some(make_report(
+    let worked = sum.tasks_run + sum.tasks_cancelled > 0;
+    if let Some(journal) = &journal {
+        let failed = journal_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(err) = failed {
+            return Err(Error::Mpi(format!(
+                "cannot write the checkpoint {} ({err}); finished tasks up to the failure are kept",
+                journal.path().display()
+            )));
+        }
+        if worked {
+            journal.end_session(seconds, all_threads)
+        } else {
+            journal.sync()
+        }
+        .map_err(|err| Error::Mpi(format!("cannot sync the checkpoint: {err}")))?;
+    }
+    let this_run_nodes = sum.nodes;
+    let sum = prior.merge(RunTotals {
+        tasks_skipped: 0,
+        ..sum
+    });
+    let history =
+        (checkpoint.is_some() && (prior.tasks_run > 0 || history.0 > 0)).then(|| History {
+            sessions: history.0 + u64::from(worked),
+            wall_seconds: history.1 + if worked { seconds } else { 0.0 },
+            task_seconds: history.2 + chunks.task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
+            session_nodes: this_run_nodes,
+        });
+    if sum.tasks_run < task_count {
+        return Ok(RankOutcome::Interrupted {
+            counted: sum.tasks_run,
+            tasks: task_count,
+            history,
+        });
+    }
+    if let Some(journal) = &journal {
+        let finished_before = prior.tasks_run == task_count;
+        if !finished_before {
+            journal
+                .complete(sum.solutions)
+                .map_err(|err| Error::Mpi(format!("cannot write the checkpoint: {err}")))?;
+        }
+    }
+    let mut report = make_report(
         &PlanSummary::of(&plan),
         all_threads,
         &sum,
         seconds,
-        complete,
+        true,
         run.symmetric.expect("rank 0 asked run_plan for P and R"),
-    )))
+    );
+    report.history = history;
+    Ok(RankOutcome::Report(Box::new(report)))
+}
+
+/// Words per finished task sent to rank 0: id, solutions, orbits, the
+/// three orbit sizes, nodes, microseconds.
+const TASK_WORDS: usize = 8;
+
+thread_local! {
+    /// A remote worker's finished tasks not yet sent to rank 0.
+    static UNSENT: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Chunks of a plan's tasks, handed out by rank 0.
-struct Chunks {
+struct Chunks<'a> {
     rank: i32,
     /// Tasks per chunk.
     chunk: u64,
     task_count: u64,
     /// Rank 0: the start of the next chunk to hand out.
     next: AtomicU64,
+    /// Set to stop: no chunk is handed out after it.
+    stop: &'a AtomicBool,
+    /// Rank 0: the journal every finished task goes to.
+    journal: Option<&'a Journal>,
+    journal_error: &'a Mutex<Option<std::io::Error>>,
+    /// Rank 0: microseconds of the tasks journaled in this run, all ranks.
+    task_micros: AtomicU64,
 }
 
-impl Chunks {
+impl Chunks<'_> {
     /// Rank 0: the start of a chunk nobody was given, or [`NO_MORE`].
     fn take(&self) -> u64 {
+        if self.stop.load(Ordering::SeqCst) {
+            return NO_MORE;
+        }
         let start = self.next.fetch_add(self.chunk, Ordering::SeqCst);
         if start < self.task_count {
             start
@@ -142,8 +309,48 @@ impl Chunks {
         }
     }
 
-    /// Rank 0's dispatcher: answers the other ranks' requests until each of
-    /// their `remote_workers` has been told there is no more.
+    /// A task finished on this rank: journaled now on rank 0, sent with
+    /// the next request elsewhere.
+    fn finished(&self, outcome: &TaskOutcome) {
+        let micros = (outcome.seconds * 1e6).round() as u64;
+        if self.rank == 0 {
+            self.journal_task(outcome.id, &outcome.count, micros);
+            return;
+        }
+        let count = &outcome.count;
+        UNSENT.with(|unsent| {
+            unsent.borrow_mut().extend([
+                outcome.id,
+                count.solutions,
+                count.orbits,
+                count.orbit_sizes[0],
+                count.orbit_sizes[1],
+                count.orbit_sizes[2],
+                count.nodes,
+                micros,
+            ])
+        });
+    }
+
+    /// Rank 0: appends a finished task to the journal; a failure stops the
+    /// count (losing the journal would lose work).
+    fn journal_task(&self, id: u64, count: &TaskCount, micros: u64) {
+        let Some(journal) = self.journal else {
+            return;
+        };
+        self.task_micros.fetch_add(micros, Ordering::Relaxed);
+        if let Err(err) = journal.record(id, count, micros as f64 * 1e-6) {
+            self.journal_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(err);
+            self.stop.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Rank 0's dispatcher: journals what the other ranks' workers
+    /// finished and answers their requests until each of their
+    /// `remote_workers` has been told there is no more.
     fn answer(&self, remote_workers: u64) {
         let world = SimpleCommunicator::world();
         let mut finished = 0;
@@ -155,9 +362,23 @@ impl Chunks {
                 std::thread::sleep(DISPATCH_POLL);
                 continue;
             };
-            let (_, status) = world
+            let (request, status) = world
                 .process_at_rank(waiting.source_rank())
-                .receive_with_tag::<u64>(REQUEST);
+                .receive_vec_with_tag::<u64>(REQUEST);
+            // [stopping, then TASK_WORDS per finished task]
+            let stopping = request.first().copied().unwrap_or(0) != 0;
+            for task in request.get(1..).unwrap_or(&[]).chunks_exact(TASK_WORDS) {
+                let count = TaskCount {
+                    solutions: task[1],
+                    orbits: task[2],
+                    orbit_sizes: [task[3], task[4], task[5]],
+                    nodes: task[6],
+                };
+                self.journal_task(task[0], &count, task[7]);
+            }
+            if stopping {
+                self.stop.store(true, Ordering::SeqCst);
+            }
             let start = self.take();
             if start == NO_MORE {
                 finished += 1;
@@ -169,16 +390,19 @@ impl Chunks {
     }
 }
 
-impl Dispatch for Chunks {
+impl Dispatch for Chunks<'_> {
     fn next_chunk(&self) -> Option<Range<usize>> {
         let start = if self.rank == 0 {
             self.take()
         } else {
-            // Any reply answers any of this rank's requests: each is a
-            // chunk nobody else was given.
+            // The request carries the last chunk's counts. Any reply
+            // answers any of this rank's requests: each is a chunk nobody
+            // else was given.
+            let mut request = vec![u64::from(self.stop.load(Ordering::SeqCst))];
+            UNSENT.with(|unsent| request.append(&mut unsent.borrow_mut()));
             let world = SimpleCommunicator::world();
             let root = world.process_at_rank(0);
-            root.send_with_tag(&u64::from(self.rank as u32), REQUEST);
+            root.send_with_tag(&request[..], REQUEST);
             root.receive_with_tag::<u64>(REPLY).0
         };
         if start == NO_MORE {

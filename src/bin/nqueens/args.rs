@@ -322,8 +322,9 @@ pub struct CountArgs {
     pub profile: Option<PathBuf>,
 
     /// Count across the ranks of `mpirun` (builds with `--features mpi`);
-    /// -j is then the threads of each rank.
-    #[arg(long, conflicts_with_all = ["checkpoint", "shard", "shards", "profile", "out"])]
+    /// -j is then the threads of each rank. With --checkpoint, rank 0
+    /// journals every finished task.
+    #[arg(long, conflicts_with_all = ["shard", "shards", "profile", "out"])]
     pub mpi: bool,
 }
 

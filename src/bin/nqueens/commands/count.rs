@@ -62,21 +62,63 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     Ok(complain(&mismatches))
 }
 
-/// `count --mpi`: every rank counts, rank 0 prints.
+/// `count --mpi`: every rank counts, rank 0 prints; with `--checkpoint`,
+/// rank 0 journals every finished task and a rerun resumes.
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     use mpi::topology::Communicator;
+    use nqueens::run::mpi::{count_journaled, RankOutcome};
+    if args.checkpoint.is_some() && sizes.len() != 1 {
+        return Err(usage(
+            "--checkpoint takes one N: run one count per N".to_string(),
+        ));
+    }
     let universe = nqueens::run::mpi::start()?;
+    // mpirun passes SIGINT and SIGTERM on to every rank: each stops taking
+    // chunks, and rank 0 journals what finished.
+    signals::install_handler();
     let world = universe.world();
     let options = args.count_options();
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();
+    let checkpoint = args.checkpoint.as_deref();
     for &n in sizes {
+        let stop = Some(&signals::INTERRUPTED);
         // Only rank 0 gets a report, and only it prints.
-        if let Some(report) = nqueens::run::mpi::count(&world, n, &options)? {
-            writer.write(&report).context("cannot write the result")?;
-            mismatches.extend(mismatch(&report));
+        match count_journaled(&world, n, &options, checkpoint, stop)? {
+            RankOutcome::Report(report) => {
+                writer.write(&report).context("cannot write the result")?;
+                mismatches.extend(mismatch(&report));
+            }
+            RankOutcome::Interrupted {
+                counted,
+                tasks,
+                history,
+            } => {
+                let cost = history.map_or(String::new(), |history| {
+                    format!(
+                        " ({} runs so far: {:.0} s wall, {:.0} core-seconds of tasks)",
+                        history.sessions, history.wall_seconds, history.task_seconds
+                    )
+                });
+                let saved = match checkpoint {
+                    Some(_) => format!(
+                        " and saved; resume with the same mpirun command:\n  {}",
+                        tracked::resume_command()
+                    ),
+                    None => "; nothing was saved (add --checkpoint FILE to make a run resumable)"
+                        .to_string(),
+                };
+                eprintln!("interrupted: {counted} of {tasks} tasks counted{cost}{saved}");
+                return Ok(ExitCode::Interrupted);
+            }
+            RankOutcome::Worker
+                if signals::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) =>
+            {
+                return Ok(ExitCode::Interrupted);
+            }
+            RankOutcome::Worker => {}
         }
     }
     if world.rank() == 0 {

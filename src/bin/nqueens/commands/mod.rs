@@ -130,6 +130,7 @@ pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
     }
     match err.downcast_ref::<nqueens::Error>() {
         Some(nqueens::Error::WrongCount { .. }) => ExitCode::CountMismatch,
+        Some(nqueens::Error::Checkpoint(JournalError::Io { .. })) => ExitCode::Failure,
         Some(nqueens::Error::ThreadPool { .. }) | None => ExitCode::Failure,
         Some(_) => ExitCode::Usage,
     }

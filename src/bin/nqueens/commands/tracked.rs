@@ -103,7 +103,7 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
 
 /// The command line that resumes this run, quoted for a POSIX shell, for
 /// the interruption message.
-fn resume_command() -> String {
+pub fn resume_command() -> String {
     let args: Vec<String> = std::env::args().collect();
     // Quoting fails only on a NUL byte, which no argument can hold.
     shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
