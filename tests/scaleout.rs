@@ -579,6 +579,60 @@ fn join_tasks_in_flight_are_abandoned_on_interrupt() {
     );
 }
 
+#[test]
+fn depth_first_tasks_of_large_n_are_abandoned_after_the_grace() {
+    // A d4 task of N = 25 takes half an hour: SIGINT must end the count
+    // within the 1.5 s grace (the bound below leaves room for a loaded
+    // machine), keep what finished, and say what happened.
+    let scratch_dir = scratch("grace");
+    let journal = scratch_dir.path().join("d4.ckpt");
+    for checkpoint in [false, true] {
+        let mut command = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"));
+        command.args(["count", "25", "-m", "d4", "-j", "2"]);
+        if checkpoint {
+            command.arg("--checkpoint").arg(&journal);
+        }
+        let child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        let signalled = std::time::Instant::now();
+        let _ = StdCommand::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let output = child.wait_with_output().unwrap();
+        let elapsed = signalled.elapsed();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(130), "{stderr}");
+        assert!(
+            elapsed < Duration::from_secs(4),
+            "took {elapsed:?}: {stderr}"
+        );
+        assert!(stderr.contains("stopping: "), "{stderr}");
+        assert!(stderr.contains("in flight abandoned"), "{stderr}");
+        if checkpoint {
+            assert!(stderr.contains("and saved"), "{stderr}");
+            assert!(stderr.contains("resume with:"), "{stderr}");
+            // The journal is whole: sealed lines, ending with the run's end.
+            let text = std::fs::read_to_string(&journal).unwrap();
+            assert!(
+                text.lines().last().unwrap().starts_with("session "),
+                "{text}"
+            );
+            nqueens()
+                .args(["compare"])
+                .arg(&journal)
+                .arg(&journal)
+                .assert()
+                .success();
+        } else {
+            assert!(stderr.contains("nothing was saved"), "{stderr}");
+        }
+    }
+}
+
 /// Journals of `n` counted whole and in two shards, in `dir`.
 fn whole_and_shard_journals(dir: &Path, n: &str, method: &str) -> (PathBuf, Vec<PathBuf>) {
     let whole = dir.join(format!("whole-{n}-{method}.ckpt"));

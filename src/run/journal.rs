@@ -330,6 +330,24 @@ impl Journal {
         guard.0.sync_data()
     }
 
+    /// [`Journal::end_session`] for a process about to exit with tasks in
+    /// flight: afterwards no thread can append (the journal stays locked
+    /// until the process ends), so no line is torn by the exit.
+    pub fn end_before_exit(&self, seconds: f64, threads: usize) -> io::Result<()> {
+        let micros = (seconds * 1e6).round() as u64;
+        let line = sealed(&format!("session {micros} {threads}"));
+        let mut guard = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let written = guard
+            .0
+            .write_all(line.as_bytes())
+            .and_then(|()| guard.0.sync_data());
+        std::mem::forget(guard);
+        written
+    }
+
     /// Syncs everything written so far.
     pub fn sync(&self) -> io::Result<()> {
         let guard = self

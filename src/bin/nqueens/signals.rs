@@ -1,20 +1,63 @@
-//! SIGINT and SIGTERM: the first asks the count to stop after the tasks in
-//! flight, a second exits at once.
+//! SIGINT and SIGTERM: the first stops the count within [`STOP_GRACE`]
+//! (finished tasks kept, tasks in flight abandoned if they would take
+//! longer), a second exits at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::exit_codes::ExitCode;
 
 /// Set by the SIGINT/SIGTERM handler: stop handing out tasks.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Installs the handler: the first signal asks the run to stop after the
-/// tasks in flight; a second one exits at once (every finished task is
-/// already in the journal).
+/// How long the tasks in flight get to finish after the first signal
+/// before they are abandoned: depth-first tasks of large N take minutes,
+/// and a person waiting for a prompt should not.
+pub const STOP_GRACE: Duration = Duration::from_millis(1500);
+
+/// Installs the handler: the first signal asks the run to stop; a second
+/// one exits at once (every finished task is already in the journal).
 pub fn install_handler() {
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // The line the first message or the bar left open is ended.
+            eprintln!("\nsecond signal: exiting now");
             std::process::exit(ExitCode::Interrupted.code());
         }
     });
+}
+
+/// Watches a count while `running` is true: on the first signal sets
+/// `stop` and says at once what happens (`say`, with the tasks in flight
+/// from `in_flight`); if the count has not ended within [`STOP_GRACE`],
+/// calls `abandon` (which keeps what must be kept and says how to go on)
+/// and exits with status 130. Run it in a thread beside the count.
+pub fn watch(
+    running: &AtomicBool,
+    stop: &AtomicBool,
+    in_flight: &dyn Fn() -> u64,
+    say: &dyn Fn(String),
+    abandon: &dyn Fn(u64),
+) {
+    while !INTERRUPTED.load(Ordering::SeqCst) {
+        if !running.load(Ordering::SeqCst) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    stop.store(true, Ordering::SeqCst);
+    say(format!(
+        "stopping: {} task(s) in flight get {:.1} s to finish, then are abandoned (a second signal exits at once)",
+        in_flight(),
+        STOP_GRACE.as_secs_f64()
+    ));
+    let deadline = Instant::now() + STOP_GRACE;
+    while Instant::now() < deadline {
+        if !running.load(Ordering::SeqCst) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    abandon(in_flight());
+    std::process::exit(ExitCode::Interrupted.code());
 }

@@ -3,9 +3,10 @@
 //! `--mpi`, across the ranks of `mpirun`.
 
 use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::Context;
-use nqueens::{count_with_hooks, RunHooks, TaskOutcome};
+use nqueens::{count_with_hooks, RunHooks, Task, TaskOutcome};
 
 use super::{complain, mismatch, tracked, usage};
 use crate::args::CountArgs;
@@ -40,14 +41,48 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     let mut mismatches = Vec::new();
     for n in sizes {
         let bar = progress::task_bar(args.progress, format!("N={n}"));
-        let on_task = |_: &TaskOutcome| bar.inc(1);
+        // Tasks started and finished: the difference is in flight.
+        let started = AtomicU64::new(0);
+        let finished = AtomicU64::new(0);
+        let on_task = |_: &TaskOutcome| {
+            finished.fetch_add(1, Ordering::Relaxed);
+            bar.inc(1)
+        };
+        let skip = |_: &Task| {
+            if !signals::INTERRUPTED.load(Ordering::Relaxed) {
+                started.fetch_add(1, Ordering::Relaxed);
+            }
+            false
+        };
         let hooks = RunHooks {
+            skip: Some(&skip),
             on_task: Some(&on_task),
             cancel: Some(&signals::INTERRUPTED),
             ..RunHooks::default()
         };
-        let report = count_with_hooks(n, &options, &hooks, |plan| {
-            bar.set_length(plan.tasks.len() as u64)
+        // Tasks in flight that would keep a stopped count past the grace
+        // are abandoned with the process: nothing is saved anyway.
+        let running = AtomicBool::new(true);
+        let in_flight = || {
+            let started = started.load(Ordering::Relaxed);
+            started.saturating_sub(finished.load(Ordering::Relaxed))
+        };
+        let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+        let abandon = |in_flight: u64| {
+            bar.finish_and_clear();
+            eprintln!(
+                "interrupted: N = {n} not finished, {in_flight} in flight abandoned; nothing was saved (add --checkpoint FILE to make a run resumable)"
+            );
+        };
+        let report = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                signals::watch(&running, &signals::INTERRUPTED, &in_flight, &say, &abandon)
+            });
+            let report = count_with_hooks(n, &options, &hooks, |plan| {
+                bar.set_length(plan.tasks.len() as u64)
+            });
+            running.store(false, Ordering::SeqCst);
+            report
         })?;
         bar.finish_and_clear();
         if !report.complete {

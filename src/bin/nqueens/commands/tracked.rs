@@ -19,7 +19,7 @@ use super::{print_report, usage};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::progress;
-use crate::signals::INTERRUPTED;
+use crate::signals::{self, INTERRUPTED};
 
 /// Per-task measurements for `--profile`, collected from the workers.
 #[derive(Default)]
@@ -153,10 +153,14 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
     let profiler = Profiler::default();
+    // Tasks started and finished in this run: the difference is in flight.
+    let started_tasks = AtomicU64::new(0);
+    let finished_tasks = AtomicU64::new(0);
     // This run's task time, in microseconds, summed over threads.
     let task_micros = AtomicU64::new(0);
     let on_task = |outcome: &TaskOutcome| {
         bar.inc(1);
+        finished_tasks.fetch_add(1, Ordering::Relaxed);
         task_micros.fetch_add((outcome.seconds * 1e6) as u64, Ordering::Relaxed);
         if args.profile.is_some() {
             profiler.record(outcome);
@@ -175,7 +179,13 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             stop.store(true, Ordering::Relaxed);
         }
     };
-    let skip = |task: &Task| !in_shard(task) || done_before(task);
+    let skip = |task: &Task| {
+        let skipped = !in_shard(task) || done_before(task);
+        if !skipped && !stop.load(Ordering::Relaxed) {
+            started_tasks.fetch_add(1, Ordering::Relaxed);
+        }
+        skipped
+    };
     let hooks = RunHooks {
         skip: Some(&skip),
         on_task: Some(&on_task),
@@ -184,18 +194,39 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     };
     stop.store(INTERRUPTED.load(Ordering::SeqCst), Ordering::SeqCst);
     // A signal stops the tasks in flight too (join tasks look at the flag
-    // between batches), not only the next ones: watched while the run goes.
+    // between batches), not only the next ones; those that would take
+    // longer than the grace are abandoned with the process, as after
+    // kill -9, once the journal is synced and locked.
     let running = AtomicBool::new(true);
-    let counted = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while running.load(Ordering::Relaxed) {
-                if INTERRUPTED.load(Ordering::Relaxed) {
-                    stop.store(true, Ordering::Relaxed);
-                    break;
+    let in_flight = || {
+        let started = started_tasks.load(Ordering::Relaxed);
+        started.saturating_sub(finished_tasks.load(Ordering::Relaxed))
+    };
+    let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+    let abandon = |in_flight: u64| {
+        bar.finish_and_clear();
+        let counted = prior.tasks_run + finished_tasks.load(Ordering::Relaxed);
+        let abandoned = format!("{in_flight} in flight abandoned");
+        let kept = match &journal {
+            Some(journal) => {
+                match journal.end_before_exit(started.elapsed().as_secs_f64(), threads) {
+                    Ok(()) => format!(
+                        " and saved, {abandoned} (counted again on resume); resume with:\n  {}",
+                        resume_command()
+                    ),
+                    Err(err) => format!(
+                    ", {abandoned}; the checkpoint could not be synced ({err}): it may hold fewer"
+                ),
                 }
-                std::thread::sleep(std::time::Duration::from_millis(20));
             }
-        });
+            None => format!(
+                ", {abandoned}; nothing was saved (add --checkpoint FILE to make a run resumable)"
+            ),
+        };
+        eprintln!("interrupted: {counted} of {shard_tasks} tasks counted{kept}");
+    };
+    let counted = std::thread::scope(|scope| {
+        scope.spawn(|| signals::watch(&running, &stop, &in_flight, &say, &abandon));
         // A shard reports no unique count: only a whole count needs P and R.
         let counted = run_plan(&plan, threads, &hooks, shard.is_none());
         running.store(false, Ordering::Relaxed);
