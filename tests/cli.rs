@@ -645,3 +645,122 @@ fn the_estimate_samples_and_brackets_its_figure() {
     assert!(usage_error(&["plan", "12", "--sample", "5"]).contains("--estimate"));
     assert!(usage_error(&["plan", "12", "--estimate", "--sample", "0"]).contains("at least 1"));
 }
+
+#[test]
+fn check_reads_any_bytes_line_by_line_and_quotes_them_escaped() {
+    // '-' is stdin; bytes that are not text, escape sequences and a token
+    // of a million digits each make their own line invalid, and the run
+    // goes on to the end.
+    let mut input = b"1 3 0 2\n\xff\xfe 1\nabc\x1b[31m 2\n".to_vec();
+    input.extend(std::iter::repeat_n(b'7', 1_000_000));
+    input.extend(b"\n\n2 0 3 1");
+    let output = nqueens()
+        .args(["check", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r"line 2: invalid: '\xff\xfe' is not a column number",
+            r"line 3: invalid: 'abc\x1b[31m' is not a column number",
+            "line 4: invalid: '777777777777777777777777...' is not a column number",
+        ]
+    );
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "checked 5 boards: 2 valid, 3 invalid\n"
+    );
+}
+
+#[test]
+fn completions_and_the_manual_page_are_generated() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let output = nqueens().args(["completions", shell]).output().unwrap();
+        assert!(output.status.success(), "{shell}");
+        let script = String::from_utf8(output.stdout).unwrap();
+        for word in ["count", "compare", "--checkpoint"] {
+            assert!(script.contains(word), "{shell} completes {word}");
+        }
+    }
+    assert!(usage_error(&["completions", "tcsh"]).contains("tcsh"));
+    let output = nqueens().arg("manpage").output().unwrap();
+    assert!(output.status.success());
+    let page = String::from_utf8(output.stdout).unwrap();
+    assert!(page.starts_with(".ie"), "roff");
+    assert!(page.contains(".TH nqueens 1"), "{}", &page[..200]);
+    for section in ["NQUEENS COUNT", "NQUEENS COMPARE", "\\-\\-checkpoint"] {
+        assert!(page.contains(section), "{section}");
+    }
+}
+
+#[test]
+fn every_example_in_the_help_runs() {
+    // The examples under each command's --help, run in a scratch directory
+    // (the ones that need a file make it first or are run in order).
+    let dir = tempfile::tempdir().unwrap();
+    let help = |command: &str| -> String {
+        let output = nqueens().args([command, "--help"]).output().unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let mut ran = 0;
+    for command in [
+        "count",
+        "list",
+        "solve",
+        "check",
+        "merge",
+        "plan",
+        "compare",
+        "completions",
+        "manpage",
+    ] {
+        let text = help(command);
+        let examples = text
+            .split("Examples:\n")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{command} --help has examples"));
+        for line in examples.lines() {
+            // "  nqueens ARGS   what it does": the words before the gap.
+            let Some(call) = line.trim().strip_prefix("nqueens ") else {
+                continue;
+            };
+            let call = call.split("  ").next().unwrap();
+            // Shell plumbing is the reader's; the nqueens part is run.
+            let call = call.split(['|', '>', '&']).next().unwrap().trim();
+            let args: Vec<&str> = call.split_whitespace().collect();
+            // The long ones are cut to a size a test affords.
+            let args: Vec<&str> = args
+                .iter()
+                .map(|&arg| match arg {
+                    "16" | "15" | "20" | "22" if command != "solve" => "10",
+                    "1000000" => "1000",
+                    other => other,
+                })
+                .collect();
+            let mut run = nqueens();
+            run.current_dir(dir.path()).args(&args);
+            if command == "check" && args.last() == Some(&"-") {
+                run.write_stdin("1 3 0 2\n");
+            }
+            if args == ["check", "boards.txt"] {
+                std::fs::write(dir.path().join("boards.txt"), "1 3 0 2\n").unwrap();
+            }
+            if args.first() == Some(&"compare") && args.contains(&"--with") {
+                continue;
+            }
+            let output = run.output().unwrap();
+            assert!(
+                output.status.success(),
+                "nqueens {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 20, "{ran} examples ran");
+}

@@ -113,13 +113,26 @@ fn journaled(journal: &std::path::Path) -> Command {
     command
 }
 
-/// Starts `command`, sends `signal` to mpirun after `after`, and waits.
-fn stop_after(mut command: Command, signal: &str, after: std::time::Duration) -> Output {
+/// Starts `command`, sends `signal` to mpirun `after` the first task is
+/// journaled (the ranks are then up, their handlers set), and waits.
+fn stop_after(
+    mut command: Command,
+    journal: &std::path::Path,
+    signal: &str,
+    after: std::time::Duration,
+) -> Output {
     let child = command
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    // MPI start-up takes seconds on a loaded machine.
+    for _ in 0..600 {
+        if task_lines(journal) > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     std::thread::sleep(after);
     let _ = Command::new("kill")
         .args([signal, &child.id().to_string()])
@@ -142,8 +155,9 @@ fn a_killed_or_stopped_mpi_count_resumes_exactly() {
         let journal = dir.path().join(format!("mpi{signal}.ckpt"));
         let stopped = stop_after(
             journaled(&journal),
+            &journal,
             signal,
-            std::time::Duration::from_millis(1200),
+            std::time::Duration::from_millis(400),
         );
         assert!(
             !stopped.status.success(),

@@ -28,26 +28,68 @@ pub struct Cli {
 pub enum Command {
     /// Count all solutions (A000170) and unique ones (A002562) for one or more
     /// N, and check both against the published tables.
+    #[command(
+        after_help = "Examples:\n  nqueens count 16                        all and unique solutions, checked\n  nqueens count 8..12 --format csv        a range of N, one CSV record each\n  nqueens count 14 -m d4 -j 2             another method, two threads\n  nqueens count 15 --checkpoint run.ckpt  resumable: Ctrl-C, then the same command"
+    )]
     Count(CountArgs),
     /// List every solution of an N board in lexicographic order.
+    #[command(
+        after_help = "Examples:\n  nqueens list 6                          every solution of N = 6, as columns\n  nqueens list 8 --nth 3 --format grid    solution 3 of N = 8, drawn\n  nqueens list 10 --limit 2 --format fen  the first two, as FEN"
+    )]
     List(ListArgs),
     /// Print one solution for any N >= 4, up to 100,000,000, without search.
+    #[command(
+        after_help = "Examples:\n  nqueens solve 1000000                   one board of a million rows, at once\n  nqueens solve 12 --format grid          drawn\n  nqueens solve 20 --random --seed 7      another board per seed"
+    )]
     Solve(SolveArgs),
     /// Check boards read from a file or stdin, one per line, and report the
     /// invalid ones.
+    #[command(
+        after_help = "Examples:\n  nqueens list 6 | nqueens check -        the boards list prints are valid\n  nqueens check boards.txt                one board per line, as columns"
+    )]
     Check(CheckArgs),
     /// Time a fixed, checked count at several thread counts: a CPU
     /// throughput benchmark.
+    #[command(
+        after_help = "Examples:\n  nqueens bench                           N = 16 at 1, 2, 4, ... threads\n  nqueens bench --n 12 --runs 1 -j 1,2    a quick one\n  nqueens bench --n 12 --runs 1 --format json"
+    )]
     Bench(BenchArgs),
     /// Sum the result files of shards 0..K-1 of one count, after checking
     /// that they belong together.
+    #[command(
+        after_help = "Examples:\n  nqueens count 12 --shard 0/2 --out a.json\n  nqueens count 12 --shard 1/2 --out b.json\n  nqueens merge a.json b.json             the total, checked"
+    )]
     Merge(MergeArgs),
     /// Show the task plan of a count: tasks, fingerprint, estimated cost
     /// spread.
+    #[command(
+        after_help = "Examples:\n  nqueens plan 20                         tasks, fingerprint, memory\n  nqueens plan 16 --estimate --sample 20  predicted time here and on a cluster\n  nqueens plan 22 --format json"
+    )]
     Plan(PlanArgs),
     /// Compare two runs of one plan task by task, from their checkpoint
     /// journals: exit 0 when every task both hold agrees, 3 when any differs.
+    #[command(
+        after_help = "Examples:\n  nqueens count 13 --checkpoint a.ckpt\n  nqueens count 13 -j 1 --checkpoint b.ckpt\n  nqueens compare a.ckpt b.ckpt           exit 0: every task agrees\n  nqueens compare a.ckpt --with s0.ckpt s1.ckpt   against two shards' journals"
+    )]
     Compare(CompareArgs),
+    /// Print a shell completion script (e.g. `nqueens completions bash >
+    /// ~/.local/share/bash-completion/completions/nqueens`).
+    #[command(
+        after_help = "Examples:\n  nqueens completions bash > ~/.local/share/bash-completion/completions/nqueens\n  nqueens completions zsh > ~/.zfunc/_nqueens"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page, in roff (e.g. `nqueens manpage > nqueens.1;
+    /// man ./nqueens.1`).
+    #[command(after_help = "Examples:\n  nqueens manpage > nqueens.1 && man ./nqueens.1")]
+    Manpage,
+}
+
+/// Arguments of `nqueens completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// Arguments of `nqueens compare`.

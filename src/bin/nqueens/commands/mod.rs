@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod count;
+pub mod help;
 pub mod list;
 pub mod merge;
 pub mod plan;
