@@ -495,7 +495,8 @@ fn bench_csv_and_markdown_have_a_row_per_thread_count() {
 
 #[test]
 fn bench_refuses_bad_settings() {
-    assert!(usage_error(&["bench", "--runs", "0"]).contains("at least 1"));
+    assert!(usage_error(&["bench", "--runs", "0"])
+        .contains("--runs takes a whole number from 1 to 10000"));
     assert!(usage_error(&["bench", "-j", "1,0"]).contains("at least 1"));
     assert!(usage_error(&["bench", "-j", "1,x"]).contains("thread count"));
     assert!(usage_error(&["bench", "--n", "28"]).contains("published"));
@@ -643,7 +644,8 @@ fn the_estimate_samples_and_brackets_its_figure() {
     );
     assert!(probed["cores_wall_seconds"].as_f64().unwrap() > 0.0);
     assert!(usage_error(&["plan", "12", "--sample", "5"]).contains("--estimate"));
-    assert!(usage_error(&["plan", "12", "--estimate", "--sample", "0"]).contains("at least 1"));
+    assert!(usage_error(&["plan", "12", "--estimate", "--sample", "0"])
+        .contains("--sample takes a whole number from 1 to 1000000"));
 }
 
 #[test]
@@ -763,4 +765,100 @@ fn every_example_in_the_help_runs() {
         }
     }
     assert!(ran >= 20, "{ran} examples ran");
+}
+
+#[test]
+fn every_numeric_option_names_itself_and_its_range() {
+    let cases: [(&[&str], &str); 10] = [
+        (
+            &["count", "8", "-j", "100000"],
+            "threads is too many: at most",
+        ),
+        (
+            &["list", "8", "-j", "18446744073709551615"],
+            "threads is too many",
+        ),
+        (
+            &["list", "8", "--nth", "1e3"],
+            "'1e3' is not a whole number: --nth takes a whole number from 0",
+        ),
+        (
+            &["list", "8", "--limit", "abc"],
+            "'abc' is not a whole number: --limit takes a whole number from 1",
+        ),
+        (
+            &["list", "8", "--limit", "0"],
+            "0 is out of range: --limit takes a whole number from 1",
+        ),
+        (
+            &["count", "8", "--split-depth", "x"],
+            "--split-depth takes a whole number from 0 to 32",
+        ),
+        (
+            &["plan", "8", "--split-depth", "100"],
+            "100 is out of range: --split-depth takes a whole number from 0 to 32",
+        ),
+        (
+            &["bench", "--runs", "99999999999"],
+            "--runs takes a whole number from 1 to 10000",
+        ),
+        (
+            &["plan", "16", "--estimate", "--cores", "0"],
+            "--cores takes a whole number from 1 to 100000000",
+        ),
+        (
+            &["count", "8", "--shards", "0"],
+            "--shards takes a whole number from 1",
+        ),
+    ];
+    for (args, wanted) in cases {
+        let line = usage_error(args);
+        assert!(line.contains(wanted), "{args:?}: {line}");
+    }
+}
+
+#[test]
+fn impossible_requests_are_refused_or_warned_about_at_once() {
+    // An index past the published count: refused without a search.
+    let started = std::time::Instant::now();
+    let line = usage_error(&["list", "20", "--nth", "99999999999999999999"]);
+    assert!(line.contains("N = 20 has 39029188884 solutions"), "{line}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // A split depth the join has no use for.
+    nqueens()
+        .args(["count", "12", "--split-depth", "3"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("--split-depth 3 is ignored"));
+    // A scheduler's variables that pick a shard say so.
+    let dir = tempfile::tempdir().unwrap();
+    nqueens()
+        .current_dir(dir.path())
+        .args(["count", "10"])
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "shard 1/2 of the count, from SLURM_ARRAY_TASK_ID",
+        ));
+}
+
+#[test]
+fn a_random_board_without_a_seed_says_its_seed() {
+    let output = nqueens()
+        .args(["solve", "30", "--random"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let seed = stderr
+        .trim()
+        .strip_prefix("random board with --seed ")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    nqueens()
+        .args(["solve", "30", "--random", "--seed", seed])
+        .assert()
+        .success()
+        .stdout(output.stdout);
 }

@@ -10,8 +10,9 @@ use nqueens::units::parse_bytes;
 use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
 
 use crate::parse::{
-    parse_board_format, parse_board_size, parse_board_sizes, parse_method, parse_runs,
-    parse_sample, parse_shard, parse_solve_size, parse_thread_list, parse_threads,
+    parse_board_format, parse_board_size, parse_board_sizes, parse_cores, parse_index, parse_limit,
+    parse_method, parse_runs, parse_sample, parse_seed, parse_shard, parse_shard_count,
+    parse_solve_size, parse_split_depth, parse_thread_list, parse_threads,
 };
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -121,7 +122,7 @@ pub struct PlanArgs {
     pub method: Method,
 
     /// Rows expanded into tasks, as for `count`.
-    #[arg(long, value_name = "ROWS")]
+    #[arg(long, value_name = "ROWS", value_parser = parse_split_depth)]
     pub split_depth: Option<u32>,
 
     /// Memory limit for the join method, as for `count`.
@@ -139,11 +140,11 @@ pub struct PlanArgs {
     pub sample: usize,
 
     /// Seed of the --estimate sample: the same seed draws the same tasks.
-    #[arg(long, value_name = "S", default_value_t = 0, requires = "estimate")]
+    #[arg(long, value_name = "S", default_value_t = 0, value_parser = parse_seed, requires = "estimate")]
     pub seed: u64,
 
     /// Also predict the wall time on C cores (a cluster), with --estimate.
-    #[arg(long, value_name = "C", value_parser = parse_threads, requires = "estimate")]
+    #[arg(long, value_name = "C", value_parser = parse_cores, requires = "estimate")]
     pub cores: Option<usize>,
 
     /// Threads the --estimate sample runs on [default: every core].
@@ -239,11 +240,11 @@ pub struct ListArgs {
     pub one_based: bool,
 
     /// Print only solution I (0-based, in the same order).
-    #[arg(long, value_name = "I", conflicts_with = "limit")]
+    #[arg(long, value_name = "I", conflicts_with = "limit", value_parser = parse_index)]
     pub nth: Option<u128>,
 
     /// Stop after K solutions.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_limit)]
     pub limit: Option<u64>,
 
     /// vector (columns per row), grid (text board), fen (ranks joined by /),
@@ -274,8 +275,8 @@ pub struct SolveArgs {
     pub random: bool,
 
     /// Seed for --random.
-    #[arg(long, value_name = "S", requires = "random", default_value_t = 0)]
-    pub seed: u64,
+    #[arg(long, value_name = "S", requires = "random", value_parser = parse_seed)]
+    pub seed: Option<u64>,
 
     /// Print columns 1..N instead of 0..N-1 (vector format).
     #[arg(long)]
@@ -326,7 +327,7 @@ pub struct CountArgs {
 
     /// Rows expanded into independent tasks before the parallel search
     /// [default: the shallowest depth giving 10,000 tasks].
-    #[arg(long, value_name = "ROWS")]
+    #[arg(long, value_name = "ROWS", value_parser = parse_split_depth)]
     pub split_depth: Option<u32>,
 
     /// Output format: one table row, JSON object or CSV record per N.
@@ -350,7 +351,7 @@ pub struct CountArgs {
 
     /// Shard count K when the index comes from JOB_COMPLETION_INDEX
     /// (Kubernetes indexed jobs).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_shard_count)]
     pub shards: Option<u64>,
 
     /// Where a shard writes its result [default:

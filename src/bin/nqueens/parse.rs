@@ -78,20 +78,88 @@ fn parse_positive(text: &str, what: &str, zero: &str) -> Result<usize, String> {
     }
 }
 
+/// A whole number within `range`, named `what` in the message (e.g.
+/// "--limit").
+fn parse_within<T>(text: &str, what: &str, range: RangeInclusive<T>) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    // The largest value of a type is no limit a person would name.
+    let accepted = if range.end().to_string().len() >= 19 {
+        format!("{what} takes a whole number from {}", range.start())
+    } else {
+        format!(
+            "{what} takes a whole number from {} to {}",
+            range.start(),
+            range.end()
+        )
+    };
+    let value: T = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{}' is not a whole number: {accepted}", quoted(text)))?;
+    if !range.contains(&value) {
+        return Err(format!("{value} is out of range: {accepted}"));
+    }
+    Ok(value)
+}
+
+/// At most 24 characters of `text`, escaped, for a message.
+fn quoted(text: &str) -> String {
+    let mut short: String = text.chars().take(24).collect();
+    if short.len() < text.len() {
+        short.push_str("...");
+    }
+    short.escape_debug().to_string()
+}
+
+/// Most timed runs per thread count of `bench`: past this the report's
+/// buffers, not the CPU, would be measured.
+pub const MAX_RUNS: usize = 10_000;
+
+/// Most tasks `plan --estimate` samples.
+pub const MAX_SAMPLE: usize = 1_000_000;
+
+/// Most worker threads per core: more only adds switching (and each thread
+/// keeps buffers); `-j 100000` would start ~16,000 before failing.
+pub const THREADS_PER_CORE: usize = 64;
+
 pub fn parse_runs(text: &str) -> Result<usize, String> {
-    parse_positive(
-        text,
-        "a number of runs",
-        "the number of runs must be at least 1",
-    )
+    parse_within(text, "--runs", 1..=MAX_RUNS)
 }
 
 pub fn parse_sample(text: &str) -> Result<usize, String> {
-    parse_positive(
-        text,
-        "a sample size",
-        "the sample must hold at least 1 task",
-    )
+    parse_within(text, "--sample", 1..=MAX_SAMPLE)
+}
+
+/// `--nth`: a solution's index, from 0.
+pub fn parse_index(text: &str) -> Result<u128, String> {
+    parse_within(text, "--nth", 0..=u128::MAX)
+}
+
+/// `--limit`: how many solutions, at least 1.
+pub fn parse_limit(text: &str) -> Result<u64, String> {
+    parse_within(text, "--limit", 1..=u64::MAX)
+}
+
+/// `--split-depth`: rows expanded, up to the largest board's.
+pub fn parse_split_depth(text: &str) -> Result<u32, String> {
+    parse_within(text, "--split-depth", 0..=nqueens::MAX_N)
+}
+
+/// `--seed`: any 64-bit number.
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    parse_within(text, "--seed", 0..=u64::MAX)
+}
+
+/// `--cores`: the cores of a machine or cluster a prediction is for.
+pub fn parse_cores(text: &str) -> Result<usize, String> {
+    parse_within(text, "--cores", 1..=100_000_000)
+}
+
+/// `--shards`: how many shards a count is cut into.
+pub fn parse_shard_count(text: &str) -> Result<u64, String> {
+    parse_within(text, "--shards", 1..=u64::from(u32::MAX))
 }
 
 pub fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
@@ -107,11 +175,19 @@ pub fn parse_method(text: &str) -> Result<Method, String> {
 }
 
 pub fn parse_threads(text: &str) -> Result<usize, String> {
-    parse_positive(
+    let threads = parse_positive(
         text,
         "a thread count",
         "the thread count must be at least 1",
-    )
+    )?;
+    let cores = nqueens::run::available_cores();
+    let most = THREADS_PER_CORE * cores;
+    if threads > most {
+        return Err(format!(
+            "{threads} threads is too many: at most {most} ({THREADS_PER_CORE} per core, {cores} cores here)"
+        ));
+    }
+    Ok(threads)
 }
 
 /// Folds a clap error into one line: what was wrong and what is accepted.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use anyhow::Context;
 use nqueens::{count_with_hooks, RunHooks, Task, TaskOutcome};
 
-use super::{complain, mismatch, tracked, usage};
+use super::{complain, mismatch, tracked, usage, warn_ignored_split};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
@@ -79,6 +79,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
                 signals::watch(&running, &signals::INTERRUPTED, &in_flight, &say, &abandon)
             });
             let report = count_with_hooks(n, &options, &hooks, |plan| {
+                warn_ignored_split(args.split_depth, plan);
                 bar.set_length(plan.tasks.len() as u64)
             });
             running.store(false, Ordering::SeqCst);

@@ -34,6 +34,14 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     if let Some(index) = args.nth {
+        // Where the table knows the count, an index past it is refused at
+        // once instead of after a search through every solution.
+        if let Some(total) = nqueens::published::total(n).filter(|&total| index >= total) {
+            return Err(usage(format!(
+                "--nth {index} is past the last solution: N = {n} has {total} solutions, numbered 0 to {}",
+                total.saturating_sub(1)
+            )));
+        }
         let Some(solution) = nth_solution(n, index) else {
             let total = count(n, &CountOptions::default())?.solutions;
             return Err(usage(format!(

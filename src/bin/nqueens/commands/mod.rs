@@ -87,6 +87,17 @@ pub fn complain(mismatches: &[String]) -> ExitCode {
     ExitCode::CountMismatch
 }
 
+/// Warns when `--split-depth` was given to a plan that has no use for it:
+/// the join has one task per row set whatever the depth.
+pub fn warn_ignored_split(split_depth: Option<u32>, plan: &nqueens::Plan) {
+    if let (Some(depth), nqueens::Method::Join) = (split_depth, plan.method) {
+        eprintln!(
+            "warning: --split-depth {depth} is ignored: N = {} is counted with join, one task per set of rows",
+            plan.n
+        );
+    }
+}
+
 /// Prints one report in `format`, and complains if it is wrong.
 pub fn print_report(report: &Report, format: Format) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();

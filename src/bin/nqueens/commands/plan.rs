@@ -51,6 +51,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let split = args.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows);
     let threads = resolve_threads(args.threads)?;
     let plan = Plan::build_within(args.n, args.method, split, args.max_memory, threads)?;
+    super::warn_ignored_split(args.split_depth, &plan);
     let peak_memory = plan.peak_memory();
     let estimated = if args.estimate {
         Some(estimate(&plan, threads, args.sample, args.seed)?)

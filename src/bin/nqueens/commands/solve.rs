@@ -20,7 +20,14 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let board = if args.random {
-        random_solution(n, args.seed)
+        // Without --seed a seed is drawn, and said, so the board can be
+        // made again.
+        let seed = args.seed.unwrap_or_else(|| {
+            let seed = drawn_seed();
+            eprintln!("random board with --seed {seed}");
+            seed
+        });
+        random_solution(n, seed)
     } else {
         explicit_solution(n)
     };
@@ -34,4 +41,16 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<ExitCode> {
     out.write_all(&text)?;
     out.flush()?;
     Ok(ExitCode::Success)
+}
+
+/// A seed from the clock and the process id: different per run.
+fn drawn_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64);
+    // Mixed so that runs a nanosecond apart differ in every bit.
+    let mut seed = nanos ^ (u64::from(std::process::id()) << 32);
+    seed ^= seed >> 33;
+    seed = seed.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    seed ^ (seed >> 33)
 }

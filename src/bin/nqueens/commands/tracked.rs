@@ -78,9 +78,12 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
                 "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {first}"
             ))
         })?;
-        return ShardSpec::new(index, count)
-            .map(Some)
-            .map_err(|err| usage(format!("from SLURM: {err}")));
+        let shard =
+            ShardSpec::new(index, count).map_err(|err| usage(format!("from SLURM: {err}")))?;
+        eprintln!(
+            "shard {shard} of the count, from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (--shard I/K chooses another)"
+        );
+        return Ok(Some(shard));
     }
     if let Some(index) = number("JOB_COMPLETION_INDEX")? {
         let Some(count) = args.shards else {
@@ -88,9 +91,12 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
                 "JOB_COMPLETION_INDEX is set: give the shard count with --shards K (or --shard I/K)".to_string(),
             ));
         };
-        return ShardSpec::new(index, count)
-            .map(Some)
-            .map_err(|err| usage(format!("from JOB_COMPLETION_INDEX: {err}")));
+        let shard = ShardSpec::new(index, count)
+            .map_err(|err| usage(format!("from JOB_COMPLETION_INDEX: {err}")))?;
+        eprintln!(
+            "shard {shard} of the count, from JOB_COMPLETION_INDEX and --shards (--shard I/K chooses another)"
+        );
+        return Ok(Some(shard));
     }
     if args.shards.is_some() {
         return Err(usage(
@@ -115,6 +121,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
     let plan = plan_for(n, &options, threads)?;
+    super::warn_ignored_split(args.split_depth, &plan);
     let summary = PlanSummary::of(&plan);
     let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
     let in_shard = |task: &Task| keep(task.id);

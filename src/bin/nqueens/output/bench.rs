@@ -52,8 +52,14 @@ pub fn write_bench<W: Write>(
             let markdown = format == BenchFormat::Markdown;
             writeln!(
                 out,
-                "nqueens {} ({}) bench: N = {}, method {}, {} solutions checked per run, {} nodes per run, {} timed runs per thread count",
-                report.version, report.profile, report.n, report.method, report.solutions, report.nodes, report.runs
+                "nqueens {} ({}) bench: N = {}, method {}, {} solutions checked per run, {} nodes per run, {} per thread count",
+                report.version,
+                report.profile,
+                report.n,
+                report.method,
+                report.solutions,
+                report.nodes,
+                super::count_of(report.runs as u64, "timed run")
             )?;
             if markdown {
                 writeln!(out)?;
