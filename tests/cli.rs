@@ -862,3 +862,25 @@ fn a_random_board_without_a_seed_says_its_seed() {
         .success()
         .stdout(output.stdout);
 }
+
+#[test]
+fn the_bar_shows_the_plan_phase_then_this_runs_rate_in_three_digits() {
+    let output = nqueens()
+        .args(["count", "17", "--progress", "always"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("building the plan"), "{stderr}");
+    let rate = shows_a_three_digit_rate(&stderr);
+    assert!(rate, "no rate of three significant digits in {stderr}");
+}
+
+/// Whether `text` shows a rate like "5.60k tasks/s" or "812 tasks/s" (three
+/// significant digits), and none with more.
+fn shows_a_three_digit_rate(text: &str) -> bool {
+    let rate =
+        predicate::str::is_match(r"\((\d\.\d\d|\d\d\.\d|\d{3})[kMG]? tasks/s, ETA ").unwrap();
+    let long = predicate::str::is_match(r"\d\.\d{3,} tasks/s|\d{4,} tasks/s").unwrap();
+    rate.eval(text) && !long.eval(text)
+}

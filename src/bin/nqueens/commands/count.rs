@@ -80,7 +80,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
             });
             let report = count_with_hooks(n, &options, &hooks, |plan| {
                 warn_ignored_split(args.split_depth, plan);
-                bar.set_length(plan.tasks.len() as u64)
+                progress::begin_tasks(&bar, plan.tasks.len() as u64, 0)
             });
             running.store(false, Ordering::SeqCst);
             report

@@ -120,6 +120,8 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
+    // The bar's phase line runs while the plan is built (seconds at N = 27).
+    let bar = progress::task_bar(args.progress, format!("N={n}"));
     let plan = plan_for(n, &options, threads)?;
     super::warn_ignored_split(args.split_depth, &plan);
     let summary = PlanSummary::of(&plan);
@@ -129,10 +131,12 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         Some(path) => {
             let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
             if resumed.dropped_torn_line {
-                eprintln!(
-                    "warning: checkpoint {}: dropped a torn last line (a task cut off mid-write will be counted again)",
-                    path.display()
-                );
+                bar.suspend(|| {
+                    eprintln!(
+                        "warning: checkpoint {}: dropped a torn last line (a task cut off mid-write will be counted again)",
+                        path.display()
+                    )
+                });
             }
             (Some(journal), Some(resumed))
         }
@@ -148,15 +152,15 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     if let Some(resumed) = &resumed {
         prior = resumed.prior;
         if resumed.finished() > 0 && !resumed.complete {
-            eprintln!(
-                "resuming: {} of {} tasks already counted",
-                prior.tasks_run, shard_tasks
-            );
+            bar.suspend(|| {
+                eprintln!(
+                    "resuming: {} of {} tasks already counted",
+                    prior.tasks_run, shard_tasks
+                )
+            });
         }
     }
-    let bar = progress::task_bar(args.progress, format!("N={n}"));
-    bar.set_length(shard_tasks);
-    bar.set_position(prior.tasks_run);
+    progress::begin_tasks(&bar, shard_tasks, prior.tasks_run);
     let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
     let profiler = Profiler::default();
