@@ -3,6 +3,7 @@
 //! longer), a second exits at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::exit_codes::ExitCode;
@@ -15,11 +16,22 @@ pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// and a person waiting for a prompt should not.
 pub const STOP_GRACE: Duration = Duration::from_millis(1500);
 
+/// When the first signal came.
+static FIRST_SIGNAL: OnceLock<Instant> = OnceLock::new();
+
 /// Installs the handler: the first signal asks the run to stop; a second
 /// one exits at once (every finished task is already in the journal).
 pub fn install_handler() {
-    let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    install_handler_ignoring_repeats(Duration::ZERO);
+}
+
+/// [`install_handler`], where a signal within `window` of the first is
+/// taken as a repeat of it: `mpirun` may pass a stop on to a rank more
+/// than once, and rank 0 must stay to journal what the others finished.
+pub fn install_handler_ignoring_repeats(window: Duration) {
+    let _ = ctrlc::set_handler(move || {
+        let first = *FIRST_SIGNAL.get_or_init(Instant::now);
+        if INTERRUPTED.swap(true, Ordering::SeqCst) && first.elapsed() >= window {
             // The line the first message or the bar left open is ended.
             eprintln!("\nsecond signal: exiting now");
             std::process::exit(ExitCode::Interrupted.code());

@@ -110,9 +110,10 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
         ));
     }
     let universe = nqueens::run::mpi::start()?;
-    // mpirun passes SIGINT and SIGTERM on to every rank: each stops taking
-    // chunks, and rank 0 journals what finished.
-    signals::install_handler();
+    // mpirun passes SIGINT and SIGTERM on to every rank (at times more
+    // than once): each stops taking chunks, and rank 0 journals what
+    // finished; mpirun's own SIGKILL ends a rank that takes too long.
+    signals::install_handler_ignoring_repeats(std::time::Duration::from_secs(10));
     let world = universe.world();
     let options = args.count_options();
     let stdout = io::stdout();
