@@ -310,7 +310,29 @@ fn shards_merge_to_the_published_total() {
             .stdout(predicates::str::contains("\n13,73712,9233,136,8,join,"));
     }
     let mirror = shard_files(dir, "12", 3, &["-m", "mirror"]);
-    nqueens().arg("merge").args(&mirror).assert().success();
+    // The text report says what its threads and seconds are, and the core
+    // time: the sum of the shards' task seconds.
+    let out = nqueens().arg("merge").args(&mirror).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("merged 3 shards: threads summed over them"),
+        "{text}"
+    );
+    let task_seconds: f64 = mirror
+        .iter()
+        .map(|path| {
+            let record: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let seconds = record["task_seconds"].as_f64().unwrap();
+            assert!(seconds > 0.0, "{record}");
+            assert!(record["total_seconds"].as_f64().unwrap() > 0.0, "{record}");
+            seconds
+        })
+        .sum();
+    assert!(
+        text.contains(&format!("{task_seconds:.3} core-seconds of tasks in all")),
+        "{task_seconds}: {text}"
+    );
 }
 
 #[test]

@@ -96,8 +96,16 @@ pub struct ShardResult {
     pub prefix_nodes: u64,
     /// Worker threads of this shard.
     pub threads: usize,
-    /// Wall time of this shard.
+    /// Wall time of this shard's last run.
     pub seconds: f64,
+    /// Wall time over all its runs (a shard resumed from its checkpoint);
+    /// 0 in files of earlier versions.
+    #[serde(default)]
+    pub total_seconds: f64,
+    /// Seconds its tasks took over all its runs, summed over threads: the
+    /// shard's core time; 0 in files of earlier versions.
+    #[serde(default)]
+    pub task_seconds: f64,
 }
 
 /// The sum of a complete set of shards.
@@ -115,8 +123,10 @@ pub struct Merged {
     pub nodes: u128,
     /// Threads over all shards.
     pub threads: usize,
-    /// Longest shard's wall time.
+    /// Longest shard's wall time, over all its runs.
     pub seconds: f64,
+    /// Core time: the seconds every shard's tasks took, summed.
+    pub task_seconds: f64,
 }
 
 /// Largest shard file read: a real one is well under a kilobyte.
@@ -257,6 +267,7 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         nodes: u128::from(first.prefix_nodes),
         threads: 0,
         seconds: 0.0,
+        task_seconds: 0.0,
     };
     for (name, result) in results {
         let overflow = || format!("{name}: the sum of the shards' counts overflows 128 bits");
@@ -268,7 +279,8 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         }
         merged.nodes = add(merged.nodes, result.nodes)?;
         merged.threads = merged.threads.saturating_add(result.threads);
-        merged.seconds = merged.seconds.max(result.seconds);
+        merged.seconds = merged.seconds.max(result.seconds.max(result.total_seconds));
+        merged.task_seconds += result.task_seconds;
     }
     Ok(merged)
 }

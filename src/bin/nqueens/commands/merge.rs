@@ -11,7 +11,7 @@ use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 
 use super::{print_report, usage};
-use crate::args::MergeArgs;
+use crate::args::{Format, MergeArgs};
 use crate::exit_codes::ExitCode;
 
 /// Runs `nqueens merge`.
@@ -68,5 +68,15 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         true,
         symmetric,
     );
-    print_report(&report, args.format)
+    let code = print_report(&report, args.format)?;
+    if args.format == Format::Text {
+        // What the row's threads and seconds are, and the core time the
+        // row cannot show.
+        println!(
+            "    merged {} shards: threads summed over them, seconds of the longest (over its runs); {:.3} core-seconds of tasks in all",
+            results.len(),
+            merged.task_seconds
+        );
+    }
+    Ok(code)
 }

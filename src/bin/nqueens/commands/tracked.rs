@@ -317,6 +317,11 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             prefix_nodes: plan.prefix_nodes,
             threads,
             seconds,
+            total_seconds: history.map_or(seconds, |history| history.wall_seconds),
+            task_seconds: history.map_or(
+                task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
+                |history| history.task_seconds,
+            ),
         };
         let path = args.out.clone().unwrap_or_else(|| {
             PathBuf::from(format!(
