@@ -1,28 +1,53 @@
 #!/usr/bin/env bash
-# Example: count N = 20 on a Slurm cluster as a job array of 16 shards, then
-# merge. Submit from the repository after `cargo build --release`:
+# Count N on a Slurm cluster as a job array of shards with checkpoints, then
+# merge (and, for a count to be trusted, compare with a second run).
+# Submit from the repository after `cargo build --release`:
 #
-#   sbatch scripts/slurm-array.sh            # the array: one shard per task
-#   # when all tasks are done:
-#   target/release/nqueens merge results/nqueens-20-*.json
+#   sbatch scripts/slurm-array.sh                 # the array: one shard per task
+#   scripts/slurm-array.sh merge                  # when all are done: the total
+#   RUN=b sbatch scripts/slurm-array.sh           # a second, independent run
+#   COMPARE=b scripts/slurm-array.sh merge        # the total, and run b compared
+#                                                 # with run a task by task
 #
-# Each array task counts the plan's tasks whose id mod 16 equals its index
-# (taken from SLURM_ARRAY_TASK_ID / SLURM_ARRAY_TASK_COUNT), with a checkpoint
-# so a preempted or requeued task resumes where it stopped, and writes its
-# partial sums to results/. Every task must use the same N, method and split
-# depth: merge refuses shards of different plans.
+# Each array task counts the plan's tasks whose id mod K equals its index
+# (K and the index from SLURM_ARRAY_TASK_COUNT / SLURM_ARRAY_TASK_ID), with a
+# checkpoint, so a task preempted (Slurm sends SIGTERM: nqueens saves and
+# stops within 2 s) and requeued resumes where it stopped, and writes its
+# partial sums to RUN/results/. Every task must use the same N, method and
+# split depth: merge refuses shards of different plans.
 #
-#SBATCH --job-name=nqueens-20
+# Settings (environment): N (20), RUN (a: the directory of this run),
+# NQUEENS (target/release/nqueens), THREADS (SLURM_CPUS_PER_TASK, else 1).
+#
+#SBATCH --job-name=nqueens
 #SBATCH --array=0-15
 #SBATCH --cpus-per-task=32
 #SBATCH --time=04:00:00
 #SBATCH --requeue
-#SBATCH --output=results/%x-%a.log
+#SBATCH --signal=TERM@60
+#SBATCH --output=nqueens-%A-%a.log
 set -euo pipefail
 N=${N:-20}
-mkdir -p results checkpoints
-exec target/release/nqueens count "$N" \
-    --threads "${SLURM_CPUS_PER_TASK:-1}" \
-    --checkpoint "checkpoints/nqueens-$N-$SLURM_ARRAY_TASK_ID.ckpt" \
-    --out "results/nqueens-$N-shard-$SLURM_ARRAY_TASK_ID.json" \
+RUN=${RUN:-a}
+NQUEENS=${NQUEENS:-target/release/nqueens}
+THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}
+
+if [ "${1:-}" = merge ]; then
+    # The total, checked against the published table (exit 3 if wrong).
+    "$NQUEENS" merge "$RUN"/results/nqueens-"$N"-shard-*.json
+    if [ -n "${COMPARE:-}" ]; then
+        # Every task both runs hold must agree (exit 3 names any that do not).
+        "$NQUEENS" compare "$RUN"/checkpoints/nqueens-"$N"-*.ckpt \
+            --with "$COMPARE"/checkpoints/nqueens-"$N"-*.ckpt
+    fi
+    exit 0
+fi
+
+: "${SLURM_ARRAY_TASK_ID:?run this as a Slurm array task (or set SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT)}"
+: "${SLURM_ARRAY_TASK_COUNT:?run this as a Slurm array task}"
+mkdir -p "$RUN/results" "$RUN/checkpoints"
+exec "$NQUEENS" count "$N" \
+    --threads "$THREADS" \
+    --checkpoint "$RUN/checkpoints/nqueens-$N-$SLURM_ARRAY_TASK_ID.ckpt" \
+    --out "$RUN/results/nqueens-$N-shard-$SLURM_ARRAY_TASK_ID.json" \
     --progress never

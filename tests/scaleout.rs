@@ -866,3 +866,108 @@ fn checkpoints_must_be_regular_files_used_by_one_count() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_slurm_script_counts_requeues_merges_and_compares() {
+    // The script's steps run here as plain shell with the array variables
+    // set: two runs of 3 shards each (one shard run twice, as a requeued
+    // task is), then merge with the second run compared.
+    let scratch_dir = scratch("slurm");
+    let dir = scratch_dir.path();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-array.sh");
+    let binary = assert_cmd::cargo::cargo_bin("nqueens");
+    let step = |run: &str, index: Option<u32>, args: &[&str], compare: Option<&str>| {
+        let mut command = StdCommand::new("bash");
+        command
+            .arg(&script)
+            .args(args)
+            .current_dir(dir)
+            .env("N", "12")
+            .env("RUN", run)
+            .env("NQUEENS", &binary)
+            .env("THREADS", "1");
+        if let Some(index) = index {
+            command
+                .env("SLURM_ARRAY_TASK_ID", index.to_string())
+                .env("SLURM_ARRAY_TASK_COUNT", "3");
+        }
+        if let Some(other) = compare {
+            command.env("COMPARE", other);
+        }
+        command.output().unwrap()
+    };
+    for run in ["a", "b"] {
+        for index in [0, 1, 2, 1] {
+            let output = step(run, Some(index), &[], None);
+            assert!(
+                output.status.success(),
+                "{run} {index}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+    let merged = step("a", None, &["merge"], Some("b"));
+    let stdout = String::from_utf8_lossy(&merged.stdout);
+    assert!(
+        merged.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    assert!(stdout.contains(" 14200 "), "{stdout}");
+    assert!(stdout.contains("agree: every task"), "{stdout}");
+    // Without the array variables the script says what it needs.
+    let bare = step("a", None, &[], None);
+    assert!(!bare.status.success());
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("SLURM_ARRAY_TASK_ID"));
+}
+
+#[test]
+fn the_kubernetes_job_command_counts_its_shard() {
+    // The container's command from the manifest, run as shell with the
+    // index Kubernetes sets, on a smaller board, into a scratch volume.
+    let manifest = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kubernetes/nqueens-job.yaml"),
+    )
+    .unwrap();
+    let folded: Vec<&str> = manifest
+        .lines()
+        .skip_while(|line| !line.trim_start().starts_with("- >-"))
+        .skip(1)
+        .take_while(|line| !line.trim_start().starts_with("resources:"))
+        .map(str::trim)
+        .collect();
+    let scratch_dir = scratch("k8s");
+    let volume = scratch_dir.path().to_str().unwrap().to_string();
+    let binary = assert_cmd::cargo::cargo_bin("nqueens");
+    let command = folded
+        .join(" ")
+        .replace("/data", &volume)
+        .replace("exec nqueens", &format!("exec {}", binary.display()))
+        .replace("count 20", "count 12")
+        .replace("nqueens-20", "nqueens-12");
+    for index in 0..16 {
+        let output = StdCommand::new("sh")
+            .args(["-c", &command])
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let results: Vec<PathBuf> = (0..16)
+        .map(|index| {
+            scratch_dir
+                .path()
+                .join(format!("results/nqueens-12-shard-{index}.json"))
+        })
+        .collect();
+    nqueens()
+        .arg("merge")
+        .args(&results)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(" 14200 "));
+}
