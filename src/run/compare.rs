@@ -238,8 +238,15 @@ pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, Comp
     for id in 0..tasks {
         let in_first = digests[id as usize] != 0;
         let in_second = seen[(id / 64) as usize] >> (id % 64) & 1 == 1;
-        comparison.held[0] += u64::from(in_first);
-        comparison.held[1] += u64::from(in_second);
+        // Counted through the match, not `u64::from(in_first)` beside it:
+        // see `Resumed::mark` (a bool both summed and branched on is
+        // miscompiled by rustc 1.95).
+        if in_first {
+            comparison.held[0] += 1;
+        }
+        if in_second {
+            comparison.held[1] += 1;
+        }
         match (in_first, in_second) {
             (true, true) => comparison.in_both += 1,
             (true, false) => comparison.only[0].add(id),

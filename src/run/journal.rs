@@ -179,7 +179,13 @@ impl Resumed {
         let bit = 1u64 << (id % 64);
         let new = *word & bit == 0;
         *word |= bit;
-        self.finished += usize::from(new);
+        // Not `finished += usize::from(new)`: rustc 1.95 (and nightlies to
+        // at least 2026-05-19) drops that sum when the caller also branches
+        // on `new` (MIR pass SimplifyComparisonIntegral, rust-lang/rust
+        // #158206); a test of damaged journals found it.
+        if new {
+            self.finished += 1;
+        }
         new
     }
 }

@@ -237,7 +237,7 @@ pub fn count_journaled(
     });
     let history =
         (checkpoint.is_some() && (prior.tasks_run > 0 || history.0 > 0)).then(|| History {
-            sessions: history.0 + u64::from(worked),
+            sessions: history.0 + if worked { 1 } else { 0 },
             wall_seconds: history.1 + if worked { seconds } else { 0.0 },
             task_seconds: history.2 + chunks.task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
             session_nodes: this_run_nodes,

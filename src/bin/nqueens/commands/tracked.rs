@@ -262,7 +262,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         .as_ref()
         .filter(|resumed| resumed.finished() > 0 || resumed.sessions > 0)
         .map(|resumed| History {
-            sessions: resumed.sessions + u64::from(worked),
+            sessions: resumed.sessions + if worked { 1 } else { 0 },
             wall_seconds: resumed.wall_seconds + if worked { seconds } else { 0.0 },
             task_seconds: resumed.task_seconds + task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
             session_nodes: run.nodes,

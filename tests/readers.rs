@@ -1,0 +1,202 @@
+//! The readers of untrusted files, fed damaged and random input (a bounded
+//! fuzz run on every test run): journals, shard result files and `check`
+//! input. Each must answer with a result or a one-line refusal: no panic,
+//! no hang, nothing allocated from a size it read.
+
+use std::io::Write;
+
+use nqueens::run::journal::Journal;
+use nqueens::run::shard::{check_plan, merge, ShardResult};
+use nqueens::{Method, Plan, SplitDepth};
+use proptest::prelude::*;
+
+/// A real journal of N = 8 (mirror), as text.
+fn real_journal(dir: &std::path::Path) -> Vec<u8> {
+    let path = dir.join("real.ckpt");
+    assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .args([
+            "count",
+            "8",
+            "-m",
+            "mirror",
+            "--split-depth",
+            "2",
+            "--checkpoint",
+        ])
+        .arg(&path)
+        .assert()
+        .success();
+    std::fs::read(path).unwrap()
+}
+
+/// One edit to a byte string: flip, insert, delete or cut.
+#[derive(Clone, Debug)]
+enum Edit {
+    Flip(usize, u8),
+    Insert(usize, Vec<u8>),
+    Delete(usize, usize),
+    Cut(usize),
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let edit = prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(at, byte)| Edit::Flip(at, byte)),
+        (any::<usize>(), prop::collection::vec(any::<u8>(), 0..40))
+            .prop_map(|(at, bytes)| Edit::Insert(at, bytes)),
+        (any::<usize>(), 0usize..60).prop_map(|(at, len)| Edit::Delete(at, len)),
+        any::<usize>().prop_map(Edit::Cut),
+    ];
+    prop::collection::vec(edit, 1..6)
+}
+
+fn apply(bytes: &mut Vec<u8>, edits: &[Edit]) {
+    for edit in edits {
+        let len = bytes.len().max(1);
+        match edit {
+            Edit::Flip(at, byte) if !bytes.is_empty() => bytes[at % len] ^= byte,
+            Edit::Insert(at, new) => {
+                let at = at % (bytes.len() + 1);
+                bytes.splice(at..at, new.iter().copied());
+            }
+            Edit::Delete(at, count) if !bytes.is_empty() => {
+                let at = at % len;
+                let end = (at + count).min(bytes.len());
+                bytes.drain(at..end);
+            }
+            Edit::Cut(at) => bytes.truncate(at % (bytes.len() + 1)),
+            _ => {}
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn damaged_journals_are_read_or_refused(edits in edits()) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut bytes = real_journal_cached(dir.path());
+        apply(&mut bytes, &edits);
+        let path = dir.path().join("damaged.ckpt");
+        std::fs::File::create(&path).unwrap().write_all(&bytes).unwrap();
+        let plan = Plan::build(8, Method::Mirror, SplitDepth::Rows(2)).unwrap();
+        match Journal::open(&path, &plan) {
+            Ok((_, resumed)) => {
+                // What it read is within the plan, and counted once.
+                prop_assert!(resumed.finished() <= plan.tasks.len());
+                prop_assert_eq!(resumed.prior.tasks_run, resumed.finished() as u64);
+            }
+            Err(err) => {
+                let text = err.to_string();
+                prop_assert_eq!(text.lines().count(), 1, "{}", text);
+                prop_assert!(text.len() < 400, "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn random_bytes_are_no_journal(bytes in prop::collection::vec(any::<u8>(), 1..2000)) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("random.ckpt");
+        std::fs::write(&path, &bytes).unwrap();
+        let plan = Plan::build(8, Method::Mirror, SplitDepth::Rows(2)).unwrap();
+        // A random file is not a journal of this plan (a sealed header
+        // cannot come by chance).
+        prop_assert!(Journal::open(&path, &plan).is_err());
+    }
+
+    #[test]
+    fn crafted_shard_files_are_merged_or_refused(
+        field in 0usize..17,
+        value in prop_oneof![
+            any::<u64>().prop_map(|v| serde_json::json!(v)),
+            any::<i64>().prop_map(|v| serde_json::json!(v)),
+            Just(serde_json::json!(u64::MAX)),
+            Just(serde_json::json!(1e300)),
+            "[ -~]{0,30}".prop_map(|s| serde_json::json!(s)),
+            Just(serde_json::json!(null)),
+            Just(serde_json::json!([1, 2, 3])),
+        ],
+    ) {
+        let plan = Plan::build(8, Method::Mirror, SplitDepth::Rows(2)).unwrap();
+        let tasks = plan.tasks.len() as u64;
+        let shard = |index: u64| serde_json::json!({
+            "format": "nqueens-shard-v1", "fingerprint": plan.fingerprint_hex(), "n": 8,
+            "method": "mirror", "split_depth": 2, "shard": index, "shards": 2,
+            "tasks_in_plan": tasks, "tasks_done": tasks.div_ceil(2) - index * (tasks % 2),
+            "solutions": 46, "orbits": 0, "orbit_sizes": [0, 0, 0], "nodes": 1000,
+            "prefix_nodes": 10, "threads": 1, "seconds": 0.1,
+        });
+        let mut first = shard(0);
+        let names: Vec<String> = first.as_object().unwrap().keys().cloned().collect();
+        let name = &names[field % names.len()];
+        first[name] = value;
+        let parsed: Result<ShardResult, _> = serde_json::from_value(first);
+        if let Ok(first) = parsed {
+            let second: ShardResult = serde_json::from_value(shard(1)).unwrap();
+            let files = [("a.json".to_string(), first), ("b.json".to_string(), second)];
+            if let Ok(merged) = merge(&files) {
+                // Whatever merges must also pass its plan's check, or be
+                // refused in one line there.
+                if let Err(err) = check_plan("a.json", &merged.first) {
+                    prop_assert_eq!(err.lines().count(), 1);
+                }
+            }
+        }
+    }
+}
+
+fn real_journal_cached(dir: &std::path::Path) -> Vec<u8> {
+    use std::sync::OnceLock;
+    static REAL: OnceLock<Vec<u8>> = OnceLock::new();
+    REAL.get_or_init(|| real_journal(dir)).clone()
+}
+
+#[test]
+fn the_unedited_shards_merge() {
+    // The base the crafted files are made from is itself sound, so the
+    // crafted cases test refusals of real damage.
+    let plan = Plan::build(8, Method::Mirror, SplitDepth::Rows(2)).unwrap();
+    let tasks = plan.tasks.len() as u64;
+    let shard = |index: u64| -> ShardResult {
+        serde_json::from_value(serde_json::json!({
+            "format": "nqueens-shard-v1", "fingerprint": plan.fingerprint_hex(), "n": 8,
+            "method": "mirror", "split_depth": 2, "shard": index, "shards": 2,
+            "tasks_in_plan": tasks, "tasks_done": tasks.div_ceil(2) - index * (tasks % 2),
+            "solutions": 46, "orbits": 0, "orbit_sizes": [0, 0, 0], "nodes": 1000,
+            "prefix_nodes": 10, "threads": 1, "seconds": 0.1,
+        }))
+        .unwrap()
+    };
+    let files = [("a".to_string(), shard(0)), ("b".to_string(), shard(1))];
+    let merged = merge(&files).unwrap();
+    assert_eq!(merged.solutions, 92);
+    check_plan("a", &merged.first).unwrap();
+}
+
+#[test]
+fn check_takes_random_bytes_line_by_line() {
+    // Through the binary: any bytes give a summary and exit 0 or 1.
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(40));
+    runner
+        .run(&prop::collection::vec(any::<u8>(), 0..3000), |bytes| {
+            let output = assert_cmd::Command::cargo_bin("nqueens")
+                .unwrap()
+                .args(["check", "-"])
+                .write_stdin(bytes)
+                .timeout(std::time::Duration::from_secs(20))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            prop_assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr);
+            prop_assert!(stderr.starts_with("checked "), "{}", stderr);
+            // Quoted input reaches the terminal escaped: no control bytes.
+            prop_assert!(!output
+                .stdout
+                .iter()
+                .any(|&byte| byte < 0x20 && byte != b'\n'));
+            Ok(())
+        })
+        .unwrap();
+}
