@@ -884,3 +884,32 @@ fn shows_a_three_digit_rate(text: &str) -> bool {
     let long = predicate::str::is_match(r"\d\.\d{3,} tasks/s|\d{4,} tasks/s").unwrap();
     rate.eval(text) && !long.eval(text)
 }
+
+#[test]
+fn a_few_boards_of_any_n_come_at_once_and_in_order() {
+    // --limit K takes the first K boards of the ordered list, from one
+    // search that prints as it finds (the parallel pieces would each search
+    // for K boards first: the first board of N = 32 took 57 s).
+    let full = nqueens()
+        .args(["list", "10", "--format", "grid"])
+        .output()
+        .unwrap();
+    let full = String::from_utf8(full.stdout).unwrap();
+    let few = nqueens()
+        .args(["list", "10", "--format", "grid", "--limit", "3"])
+        .output()
+        .unwrap();
+    let few = String::from_utf8(few.stdout).unwrap();
+    assert!(full.starts_with(&few) && few.lines().count() == 33, "{few}");
+    let first = nqueens()
+        .args(["list", "32", "--limit", "1"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert!(first.status.success());
+    nqueens()
+        .args(["list", "32", "--nth", "0"])
+        .assert()
+        .success()
+        .stdout(first.stdout);
+}
