@@ -419,6 +419,15 @@ fn merge_refuses_crafted_files_without_panicking() {
     let large = dir.join("large.json");
     std::fs::write(&large, vec![b' '; 1 << 20]).unwrap();
     refuse(&[&large], "larger than");
+    // A count changed within range: only the checksum tells.
+    let changed = crafted(dir, &files[1], "solutions", "1");
+    refuse(&[zero, &changed, two], "its checksum does not match its contents");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    json.as_object_mut().unwrap().remove("checksum");
+    let unsealed = dir.join("unsealed.json");
+    std::fs::write(&unsealed, json.to_string()).unwrap();
+    refuse(&[zero, &unsealed, two], "has no checksum");
     // The real files still merge.
     nqueens().arg("merge").args(&files).assert().success();
 }

@@ -106,6 +106,34 @@ pub struct ShardResult {
     /// shard's core time; 0 in files of earlier versions.
     #[serde(default)]
     pub task_seconds: f64,
+    /// FNV-1a (hex) of the file's JSON without this field ([`checksum_of`]):
+    /// a file damaged or edited after it was written is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+}
+
+/// The checksum a shard file carries: 64-bit FNV-1a of its JSON without
+/// the checksum, in hex.
+pub fn checksum_of(result: &ShardResult) -> String {
+    let bare = ShardResult {
+        checksum: None,
+        ..result.clone()
+    };
+    let text = serde_json::to_string(&bare).expect("a shard result serialises");
+    format!("{:016x}", crate::plan::fnv1a(text.as_bytes()))
+}
+
+/// Checks the checksum `result` (read from `name`) carries.
+pub fn check_checksum(name: &str, result: &ShardResult) -> Result<(), String> {
+    match &result.checksum {
+        None => Err(format!(
+            "{name} has no checksum (written by an earlier nqueens, or edited): count its shard again"
+        )),
+        Some(sum) if *sum == checksum_of(result) => Ok(()),
+        Some(_) => Err(format!(
+            "{name} is damaged or was edited: its checksum does not match its contents"
+        )),
+    }
 }
 
 /// The sum of a complete set of shards.

@@ -6,7 +6,9 @@ use std::io::Read;
 
 use anyhow::Context;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
-use nqueens::run::shard::{check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES};
+use nqueens::run::shard::{
+    check_checksum, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES,
+};
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 
@@ -40,6 +42,11 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     // Every file is checked against the plan it names (they agree with each
     // other by now, so the first stands for all).
     check_plan(&results[0].0, &merged.first).map_err(usage)?;
+    // Last, so that the checks above name what a crafted file got wrong;
+    // any other change to a file is caught here.
+    for (name, result) in &results {
+        check_checksum(name, result).map_err(usage)?;
+    }
     let first = &merged.first;
     let method: Method = first.method.parse()?;
     let fingerprint = u64::from_str_radix(&first.fingerprint, 16)

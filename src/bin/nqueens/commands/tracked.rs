@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::Context;
 use nqueens::run::journal::{Journal, Resumed};
 use nqueens::run::report::{make_report, PlanSummary};
-use nqueens::run::shard::{ShardResult, ShardSpec, SHARD_FORMAT};
+use nqueens::run::shard::{checksum_of, ShardResult, ShardSpec, SHARD_FORMAT};
 use nqueens::run::{plan_for, run_plan};
 use nqueens::{resolve_threads, History, RunHooks, RunTotals, Task, TaskOutcome};
 
@@ -322,6 +322,11 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
                 |history| history.task_seconds,
             ),
+            checksum: None,
+        };
+        let result = ShardResult {
+            checksum: Some(checksum_of(&result)),
+            ..result
         };
         let path = args.out.clone().unwrap_or_else(|| {
             PathBuf::from(format!(
