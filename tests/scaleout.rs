@@ -421,7 +421,10 @@ fn merge_refuses_crafted_files_without_panicking() {
     refuse(&[&large], "larger than");
     // A count changed within range: only the checksum tells.
     let changed = crafted(dir, &files[1], "solutions", "1");
-    refuse(&[zero, &changed, two], "its checksum does not match its contents");
+    refuse(
+        &[zero, &changed, two],
+        "its checksum does not match its contents",
+    );
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
     json.as_object_mut().unwrap().remove("checksum");

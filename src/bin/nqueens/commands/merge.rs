@@ -6,9 +6,7 @@ use std::io::Read;
 
 use anyhow::Context;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
-use nqueens::run::shard::{
-    check_checksum, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES,
-};
+use nqueens::run::shard::{check_checksum, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES};
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 
