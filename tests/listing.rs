@@ -159,6 +159,27 @@ fn svg_is_well_formed_xml_with_n_queens_and_every_square() {
             .filter(|node| node.tag_name().name() == "text")
             .count();
         assert_eq!(labels, 2 * n as usize);
+        // Every square stands clear of the picture's edges: its group's
+        // offset plus its place, inside the width and height, not on them.
+        let size = |name: &str| -> u64 { root.attribute(name).unwrap().parse().unwrap() };
+        let (width, height) = (size("width"), size("height"));
+        let squares = doc
+            .descendants()
+            .find(|node| node.attribute("id") == Some("squares"))
+            .unwrap();
+        let offset = squares.attribute("transform").unwrap();
+        let (dx, dy) = offset
+            .trim_start_matches("translate(")
+            .trim_end_matches(')')
+            .split_once(',')
+            .unwrap();
+        let (dx, dy): (u64, u64) = (dx.parse().unwrap(), dy.parse().unwrap());
+        assert!(dy > 0, "off the top edge");
+        for square in squares.children().filter(|node| node.is_element()) {
+            let at = |name: &str| -> u64 { square.attribute(name).unwrap().parse().unwrap() };
+            assert!(dx + at("x") + at("width") < width, "off the right edge");
+            assert!(dy + at("y") + at("height") < height, "off the bottom edge");
+        }
     }
 }
 

@@ -157,6 +157,8 @@ pub fn render_fen<C: Copy + Into<u64>>(out: &mut Vec<u8>, board: &[C]) {
 const SQUARE: u64 = 40;
 /// Room for the file and rank labels.
 const MARGIN: u64 = 24;
+/// Space between the board and the picture's top and right edges.
+const EDGE: u64 = 8;
 
 /// The name of file `col` (0-based): letters a..z up to 26 files, numbers
 /// beyond.
@@ -174,7 +176,9 @@ pub fn render_svg<C: Copy + Into<u64>>(out: &mut Vec<u8>, board: &[C]) {
     use std::io::Write;
     let n = board.len() as u64;
     let side = n * SQUARE;
-    let (width, height) = (side + MARGIN, side + MARGIN);
+    // Labels take a margin on the left and at the bottom; a narrower one
+    // (EDGE) keeps the board off the top and right edges.
+    let (width, height) = (side + MARGIN + EDGE, side + MARGIN + EDGE);
     let _ = writeln!(
         out,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">"#
@@ -184,7 +188,10 @@ pub fn render_svg<C: Copy + Into<u64>>(out: &mut Vec<u8>, board: &[C]) {
         out,
         r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##
     );
-    let _ = writeln!(out, r#"<g id="squares" transform="translate({MARGIN},0)">"#);
+    let _ = writeln!(
+        out,
+        r#"<g id="squares" transform="translate({MARGIN},{EDGE})">"#
+    );
     for row in 0..n {
         for col in 0..n {
             let fill = if (row + col) % 2 == 0 {
@@ -201,7 +208,10 @@ pub fn render_svg<C: Copy + Into<u64>>(out: &mut Vec<u8>, board: &[C]) {
         }
     }
     let _ = writeln!(out, "</g>");
-    let _ = writeln!(out, r#"<g id="queens" transform="translate({MARGIN},0)">"#);
+    let _ = writeln!(
+        out,
+        r#"<g id="queens" transform="translate({MARGIN},{EDGE})">"#
+    );
     for (row, &col) in board.iter().enumerate() {
         let (x, y) = (col.into() * SQUARE, row as u64 * SQUARE);
         // A crown: five points over a band, in a 40 x 40 square.
@@ -220,12 +230,12 @@ pub fn render_svg<C: Copy + Into<u64>>(out: &mut Vec<u8>, board: &[C]) {
         let _ = writeln!(
             out,
             r#"<text x="{x}" y="{}">{}</text>"#,
-            side + 17,
+            EDGE + side + 17,
             file_label(col, n)
         );
     }
     for row in 0..n {
-        let y = row * SQUARE + SQUARE / 2 + 4;
+        let y = EDGE + row * SQUARE + SQUARE / 2 + 4;
         let _ = writeln!(
             out,
             r#"<text x="{}" y="{y}">{}</text>"#,
