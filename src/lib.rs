@@ -50,11 +50,13 @@ pub use run::{count, count_with_hooks, resolve_threads, CountOptions};
 pub use search::board::{Board, Tally, MAX_N};
 
 /// Checks the environment variables that steer the searches (the vector
-/// lanes' `NQUEENS_LANES`): an error names the value and what is accepted.
-/// A library caller that skips this gets the fastest lanes the CPU has.
+/// lanes' `NQUEENS_LANES`, the matcher's `NQUEENS_MATCHER`): an error names
+/// the value and what is accepted. A library caller that skips this gets
+/// the fastest builds the CPU has.
 pub fn check_environment() -> Result<(), Error> {
     search::lanes::requested()
         .map(|_| ())
+        .and_then(|()| search::join::requested_matcher().map(|_| ()))
         .map_err(Error::Environment)
 }
 

@@ -32,3 +32,84 @@ pub fn physical_cores() -> usize {
 pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |cores| cores.get())
 }
+
+/// The 1-minute load average (runnable processes), where the system keeps
+/// one; `None` elsewhere.
+pub fn load_average() -> Option<f64> {
+    let load = System::load_average().one;
+    (load > 0.0 || cfg!(target_os = "linux")).then_some(load)
+}
+
+/// The CPU features the searches choose their builds by, of those this CPU
+/// has.
+pub fn cpu_features() -> Vec<String> {
+    let mut found = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! probe {
+            ($($name:tt),*) => {
+                $(if std::arch::is_x86_feature_detected!($name) {
+                    found.push($name.to_string());
+                })*
+            };
+        }
+        probe!(
+            "popcnt",
+            "bmi1",
+            "bmi2",
+            "avx2",
+            "avx512f",
+            "avx512bw",
+            "avx512vpopcntdq"
+        );
+    }
+    found
+}
+
+/// Now as an RFC 3339 UTC timestamp, to the second.
+pub fn timestamp_utc() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (H. Hinnant's
+/// days-to-civil algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * shifted_month + 2) / 5 + 1) as u32;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_come_out_as_calendars_have_them() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_415), (2025, 11, 23));
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+    }
+}

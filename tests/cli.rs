@@ -913,3 +913,43 @@ fn a_few_boards_of_any_n_come_at_once_and_in_order() {
         .success()
         .stdout(first.stdout);
 }
+
+#[test]
+fn bench_records_the_build_paths_and_when() {
+    let output = nqueens()
+        .args([
+            "bench", "--n", "10", "--runs", "1", "-j", "1", "--format", "json", "-q",
+        ])
+        .env("NQUEENS_MATCHER", "portable")
+        .env("NQUEENS_LANES", "off")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["matcher"], "portable");
+    assert_eq!(report["lanes"], "off");
+    assert!(report["cpu_features"].is_array());
+    let stamp = report["timestamp"].as_str().unwrap();
+    assert!(
+        predicate::str::is_match(r"^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+            .unwrap()
+            .eval(stamp),
+        "{stamp}"
+    );
+    // The forced loops count right, and a loop that is not one is refused.
+    nqueens()
+        .args(["count", "14", "-m", "join", "--format", "csv"])
+        .env("NQUEENS_MATCHER", "portable")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\n14,365596,45752,"));
+    let refused = nqueens()
+        .args(["count", "8"])
+        .env("NQUEENS_MATCHER", "sse9")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains(
+        "NQUEENS_MATCHER=sse9 is not a matcher loop: accepted values are avx512, avx2, portable"
+    ));
+}

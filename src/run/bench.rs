@@ -109,6 +109,17 @@ pub struct BenchReport {
     pub version: String,
     /// Build profile: release or debug.
     pub profile: String,
+    /// The CPU features the searches choose their builds by, as found.
+    pub cpu_features: Vec<String>,
+    /// The vector-lane build of the depth-first searches (`off`: none).
+    pub lanes: String,
+    /// The loop of the join's matcher.
+    pub matcher: String,
+    /// When the benchmark ended (UTC, RFC 3339).
+    pub timestamp: String,
+    /// The 1-minute load average before the first run, where the system
+    /// keeps one: other work on the machine skews the figures.
+    pub load_average_before: Option<f64>,
     /// Results per thread count.
     pub results: Vec<ThreadResult>,
     /// Median nodes per second at the largest thread count timed.
@@ -140,6 +151,7 @@ pub fn run_bench(
     if config.thread_counts.contains(&0) || config.thread_counts.is_empty() {
         return Err(Error::ZeroThreads);
     }
+    let load_average_before = system::load_average();
     let per_count = config.runs + usize::from(config.warmup);
     let total = per_count * config.thread_counts.len();
     let mut done = 0;
@@ -219,6 +231,13 @@ pub fn run_bench(
             "release"
         }
         .to_string(),
+        cpu_features: system::cpu_features(),
+        lanes: crate::search::lanes::best()
+            .map_or("off", |lanes| lanes.name())
+            .to_string(),
+        matcher: crate::search::join::matcher_path().name().to_string(),
+        timestamp: system::timestamp_utc(),
+        load_average_before,
         score_all_cores: widest.nodes_per_second,
         score_one_core: results
             .iter()
@@ -238,4 +257,29 @@ pub fn median(values: &[f64]) -> f64 {
     } else {
         (sorted[middle - 1] + sorted[middle]) / 2.0
     }
+}
+
+/// Why the figures of `report` may not be the machine's own: other work
+/// running when it started (a load average of half a core or more per
+/// core), or one thread's runs spread by more than 10%. Empty when
+/// neither.
+pub fn busy_warnings(report: &BenchReport) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(load) = report.load_average_before {
+        if load >= 0.5 * report.logical_cores as f64 {
+            warnings.push(format!(
+                "the machine was busy: load average {load:.2} on {} cores before the first run",
+                report.logical_cores
+            ));
+        }
+    }
+    if let Some(one) = report.results.iter().find(|result| result.threads == 1) {
+        if one.spread_percent > 10.0 && one.seconds.len() > 1 {
+            warnings.push(format!(
+                "the 1-thread runs spread by {:.0}% (over 10%): other work shared the machine",
+                one.spread_percent
+            ));
+        }
+    }
+    warnings
 }

@@ -167,18 +167,13 @@ impl Matcher {
             };
         }
         #[cfg(target_arch = "x86_64")]
-        {
-            if has_avx512_popcount() {
-                // SAFETY: the CPU has the features the functions are built
-                // for (checked just above).
-                return unsafe { by_chunks!(sum_avx512) };
-            }
-            if std::arch::is_x86_feature_detected!("popcnt")
-                && std::arch::is_x86_feature_detected!("avx2")
-            {
-                // SAFETY: as above, popcnt and AVX2 are present.
-                return unsafe { by_chunks!(sum_avx2) };
-            }
+        match matcher_path() {
+            // SAFETY: a path is chosen only if the CPU runs it (checked
+            // once, in `matcher_path`).
+            MatcherPath::Avx512 => return unsafe { by_chunks!(sum_avx512) },
+            // SAFETY: as above, popcnt and AVX2 are present.
+            MatcherPath::Avx2 => return unsafe { by_chunks!(sum_avx2) },
+            MatcherPath::Portable => {}
         }
         self.fill_offsets(queries, extra);
         self.sum_lines()
@@ -362,11 +357,101 @@ impl Matcher {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn has_avx512_popcount() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+/// The environment variable that forces a matcher loop: `avx512`, `avx2`
+/// or `portable` (for comparing them on one CPU; counts never change).
+pub const MATCHER_VARIABLE: &str = "NQUEENS_MATCHER";
+
+/// The loops of the bit-sliced matcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatcherPath {
+    /// One 512-bit register per line, with its popcount (AVX-512F and
+    /// VPOPCNTDQ).
+    Avx512,
+    /// Two 256-bit halves per line (AVX2 and popcnt).
+    Avx2,
+    /// Eight u64 words per line, on any CPU.
+    Portable,
+}
+
+impl MatcherPath {
+    /// Every path, fastest first.
+    pub const ALL: [MatcherPath; 3] = [
+        MatcherPath::Avx512,
+        MatcherPath::Avx2,
+        MatcherPath::Portable,
+    ];
+
+    /// The path's name, as [`MATCHER_VARIABLE`] takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatcherPath::Avx512 => "avx512",
+            MatcherPath::Avx2 => "avx2",
+            MatcherPath::Portable => "portable",
+        }
+    }
+
+    /// Whether this CPU runs the path.
+    pub fn runs_here(self) -> bool {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx512 => {
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+            }
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("popcnt")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            MatcherPath::Avx512 | MatcherPath::Avx2 => false,
+            MatcherPath::Portable => true,
+        }
+    }
+}
+
+/// What [`MATCHER_VARIABLE`] asks for: `Ok(None)` when unset or empty; an
+/// error naming the value and what is accepted for a path that is not one
+/// or that this CPU cannot run.
+pub fn requested_matcher() -> Result<Option<MatcherPath>, String> {
+    let Some(value) = std::env::var_os(MATCHER_VARIABLE) else {
+        return Ok(None);
+    };
+    let value = value.to_string_lossy();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    let here: Vec<&str> = MatcherPath::ALL
+        .into_iter()
+        .filter(|path| path.runs_here())
+        .map(MatcherPath::name)
+        .collect();
+    match MatcherPath::ALL.into_iter().find(|path| path.name() == value) {
+        Some(path) if path.runs_here() => Ok(Some(path)),
+        Some(path) => Err(format!(
+            "{MATCHER_VARIABLE}={} asks for a loop this CPU cannot run: accepted here are {}",
+            path.name(),
+            here.join(", ")
+        )),
+        None => Err(format!(
+            "{MATCHER_VARIABLE}={value} is not a matcher loop: accepted values are avx512, avx2, portable"
+        )),
+    }
+}
+
+/// The loop the matcher uses: the one [`MATCHER_VARIABLE`] asks for, else
+/// the fastest this CPU runs. Decided once per process.
+pub fn matcher_path() -> MatcherPath {
+    static CHOICE: std::sync::OnceLock<MatcherPath> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| match requested_matcher() {
+        Ok(Some(path)) => path,
+        // The binary refuses a bad value before counting; a library user
+        // gets the detected loop.
+        Ok(None) | Err(_) => MatcherPath::ALL
+            .into_iter()
+            .find(|path| path.runs_here())
+            .unwrap_or(MatcherPath::Portable),
+    })
 }
 
 /// Builds one block's tables from its (up to 512) keys.

@@ -48,7 +48,10 @@ pub use cells::{
     count_placements_on, fill_cell, shared_cells, CellCache, MadeCell, RowCells, SharedCells,
     SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
 };
-pub use matcher::{count_disjoint_naive, transpose64, transpose64_naive, Matcher, BLOCK_KEYS};
+pub use matcher::{
+    count_disjoint_naive, matcher_path, requested_matcher, transpose64, transpose64_naive, Matcher,
+    MatcherPath, BLOCK_KEYS, MATCHER_VARIABLE,
+};
 pub use memory::{
     memory_needed, shared_bytes, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
 };

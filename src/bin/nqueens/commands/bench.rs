@@ -28,5 +28,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let mut out = stdout.lock();
     output::write_bench(&mut out, &report, args.format)?;
     out.flush()?;
+    for warning in bench::busy_warnings(&report) {
+        eprintln!("warning: {warning}; the figures may be low");
+    }
     Ok(ExitCode::Success)
 }

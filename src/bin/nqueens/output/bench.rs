@@ -66,8 +66,14 @@ pub fn write_bench<W: Write>(
             }
             writeln!(
                 out,
-                "CPU: {} ({} logical, {} physical cores)",
-                report.cpu_model, report.logical_cores, report.physical_cores
+                "CPU: {} ({} logical, {} physical cores; {}; lanes {}, matcher {}) at {}",
+                report.cpu_model,
+                report.logical_cores,
+                report.physical_cores,
+                report.cpu_features.join(" "),
+                report.lanes,
+                report.matcher,
+                report.timestamp
             )?;
             writeln!(out)?;
             let header = [
