@@ -75,10 +75,12 @@ pub enum Error {
         accepted: String,
     },
     /// A benchmark needs a known answer to check every run against.
-    #[error("no published count for N = {n}: bench needs N from 0 to 27")]
+    #[error("no published count for N = {n}: bench needs N from 1 to {largest}, whose counts are published")]
     NoPublishedCount {
         /// Board size.
         n: u32,
+        /// The largest N with a published count.
+        largest: u32,
     },
     /// A benchmark with no timed runs.
     #[error("the number of runs must be at least 1")]

@@ -69,7 +69,12 @@ pub const A002562: [u128; 28] = [
     29_363_495_934_315_694,
 ];
 
-/// The published number of solutions for `n`, where one is known.
+/// The largest N with a published count of all solutions.
+pub fn largest_known() -> u32 {
+    (A000170.len() - 1) as u32
+}
+
+/// The published number of solutions for `n`, where known.
 pub fn total(n: u32) -> Option<u128> {
     A000170.get(n as usize).copied()
 }

@@ -85,7 +85,7 @@ fn bad_configurations_are_errors() {
     assert_eq!(run_bench(&config, |_| {}).unwrap_err(), Error::ZeroThreads);
     assert!(matches!(
         BenchConfig::standard(28, Method::Auto),
-        Err(Error::NoPublishedCount { n: 28 })
+        Err(Error::NoPublishedCount { n: 28, largest: 27 })
     ));
 }
 

@@ -39,7 +39,10 @@ impl BenchConfig {
     /// The standard configuration for `n` and `method`: 5 runs, a warm-up,
     /// threads 1, 2, 4, ... up to every core, checked against A000170.
     pub fn standard(n: u32, method: Method) -> Result<BenchConfig, Error> {
-        let expected = published::total(n).ok_or(Error::NoPublishedCount { n })?;
+        let expected = published::total(n).ok_or(Error::NoPublishedCount {
+            n,
+            largest: published::largest_known(),
+        })?;
         Ok(BenchConfig {
             n,
             method,

@@ -10,9 +10,9 @@ use nqueens::units::parse_bytes;
 use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
 
 use crate::parse::{
-    parse_board_format, parse_board_size, parse_board_sizes, parse_cores, parse_index, parse_limit,
-    parse_method, parse_runs, parse_sample, parse_seed, parse_shard, parse_shard_count,
-    parse_solve_size, parse_split_depth, parse_thread_list, parse_threads,
+    parse_bench_size, parse_board_format, parse_board_size, parse_board_sizes, parse_cores,
+    parse_index, parse_limit, parse_method, parse_runs, parse_sample, parse_seed, parse_shard,
+    parse_shard_count, parse_solve_size, parse_split_depth, parse_thread_list, parse_threads,
 };
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -38,7 +38,8 @@ pub enum Command {
         after_help = "Examples:\n  nqueens list 6                          every solution of N = 6, as columns\n  nqueens list 8 --nth 3 --format grid    solution 3 of N = 8, drawn\n  nqueens list 10 --limit 2 --format fen  the first two, as FEN"
     )]
     List(ListArgs),
-    /// Print one solution for any N >= 4, up to 100,000,000, without search.
+    /// Print one solution for any N from 1 to 100,000,000 but 2 and 3 (which
+    /// have none), without search.
     #[command(
         after_help = "Examples:\n  nqueens solve 1000000                   one board of a million rows, at once\n  nqueens solve 12 --format grid          drawn\n  nqueens solve 20 --random --seed 7      another board per seed"
     )]
@@ -181,7 +182,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Board size of the workload (must have a published count: 1..27).
-    #[arg(long, default_value_t = nqueens::run::bench::DEFAULT_N, value_parser = parse_board_size)]
+    #[arg(long, default_value_t = nqueens::run::bench::DEFAULT_N, value_parser = parse_bench_size)]
     pub n: u32,
 
     /// Counting method of the workload.

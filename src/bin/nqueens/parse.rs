@@ -46,6 +46,11 @@ pub fn parse_board_size(text: &str) -> Result<u32, String> {
     Ok(*range.start())
 }
 
+/// `bench --n`: a board whose count is published, so every run is checked.
+pub fn parse_bench_size(text: &str) -> Result<u32, String> {
+    parse_within(text, "--n", 1..=nqueens::published::largest_known())
+}
+
 pub fn parse_solve_size(text: &str) -> Result<u64, String> {
     let n: u64 = text.trim().parse().map_err(|_| {
         format!("'{text}' is not a board size: expected a whole number from 1 to {SOLVE_MAX_N}")
