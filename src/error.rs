@@ -121,3 +121,14 @@ pub enum Error {
         reason: String,
     },
 }
+
+/// At most `chars` characters of `text`, escaped: what a message quotes of
+/// input it refuses, so that no control byte reaches a terminal and no
+/// huge value fills it.
+pub fn excerpt(text: &str, chars: usize) -> String {
+    let mut short: String = text.chars().take(chars).collect();
+    if short.len() < text.len() {
+        short.push_str("...");
+    }
+    short.escape_debug().to_string()
+}

@@ -190,6 +190,9 @@ impl Resumed {
     }
 }
 
+/// The journal's file, locked.
+type JournalGuard<'a> = std::sync::MutexGuard<'a, (File, Instant)>;
+
 /// An open journal, appended to by worker threads.
 pub struct Journal {
     path: PathBuf,
@@ -315,14 +318,23 @@ impl Journal {
     /// Records the end of a run of `seconds` wall time on `threads`
     /// threads, and syncs.
     pub fn end_session(&self, seconds: f64, threads: usize) -> io::Result<()> {
+        self.write_session(seconds, threads).1
+    }
+
+    /// Writes the `session` line and syncs; returns the lock, still held,
+    /// with how that went.
+    fn write_session(&self, seconds: f64, threads: usize) -> (JournalGuard<'_>, io::Result<()>) {
         let micros = (seconds * 1e6).round() as u64;
         let line = sealed(&format!("session {micros} {threads}"));
         let mut guard = self
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        guard.0.write_all(line.as_bytes())?;
-        guard.0.sync_data()
+        let (file, _) = &mut *guard;
+        let written = file
+            .write_all(line.as_bytes())
+            .and_then(|()| file.sync_data());
+        (guard, written)
     }
 
     /// Marks the run complete and syncs.
@@ -340,16 +352,7 @@ impl Journal {
     /// flight: afterwards no thread can append (the journal stays locked
     /// until the process ends), so no line is torn by the exit.
     pub fn end_before_exit(&self, seconds: f64, threads: usize) -> io::Result<()> {
-        let micros = (seconds * 1e6).round() as u64;
-        let line = sealed(&format!("session {micros} {threads}"));
-        let mut guard = self
-            .file
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let written = guard
-            .0
-            .write_all(line.as_bytes())
-            .and_then(|()| guard.0.sync_data());
+        let (guard, written) = self.write_session(seconds, threads);
         std::mem::forget(guard);
         written
     }

@@ -316,9 +316,5 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
 /// At most 40 characters of `text`, escaped: what a message quotes of a
 /// file.
 fn excerpt(text: &str) -> String {
-    let mut short: String = text.chars().take(40).collect();
-    if short.len() < text.len() {
-        short.push_str("...");
-    }
-    short.escape_debug().to_string()
+    crate::error::excerpt(text, 40)
 }

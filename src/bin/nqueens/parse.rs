@@ -111,11 +111,7 @@ where
 
 /// At most 24 characters of `text`, escaped, for a message.
 fn quoted(text: &str) -> String {
-    let mut short: String = text.chars().take(24).collect();
-    if short.len() < text.len() {
-        short.push_str("...");
-    }
-    short.escape_debug().to_string()
+    nqueens::error::excerpt(text, 24)
 }
 
 /// Most timed runs per thread count of `bench`: past this the report's

@@ -133,12 +133,7 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
                 tasks,
                 history,
             } => {
-                let cost = history.map_or(String::new(), |history| {
-                    format!(
-                        " ({} runs so far: {:.0} s wall, {:.0} core-seconds of tasks)",
-                        history.sessions, history.wall_seconds, history.task_seconds
-                    )
-                });
+                let cost = super::cost_so_far(history);
                 let saved = match checkpoint {
                     Some(_) => format!(
                         " and saved; resume with the same mpirun command:\n  {}",

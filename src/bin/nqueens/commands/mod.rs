@@ -87,6 +87,17 @@ pub fn complain(mismatches: &[String]) -> ExitCode {
     ExitCode::CountMismatch
 }
 
+/// The cost so far of a resumed count, for the interruption message
+/// (empty for a count's first run).
+pub fn cost_so_far(history: Option<nqueens::History>) -> String {
+    history.map_or(String::new(), |history| {
+        format!(
+            " ({} runs so far: {:.0} s wall, {:.0} core-seconds of tasks)",
+            history.sessions, history.wall_seconds, history.task_seconds
+        )
+    })
+}
+
 /// Warns when `--split-depth` was given to a plan that has no use for it:
 /// the join has one task per row set whatever the depth.
 pub fn warn_ignored_split(split_depth: Option<u32>, plan: &nqueens::Plan) {

@@ -279,12 +279,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         ..run
     });
     if run.tasks_cancelled > 0 {
-        let cost = history.map_or(String::new(), |history| {
-            format!(
-                " ({} runs so far: {:.0} s wall, {:.0} core-seconds of tasks)",
-                history.sessions, history.wall_seconds, history.task_seconds
-            )
-        });
+        let cost = super::cost_so_far(history);
         eprintln!(
             "interrupted: {} of {shard_tasks} tasks counted{cost}{}",
             totals.tasks_run,
