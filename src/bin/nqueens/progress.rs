@@ -94,12 +94,7 @@ pub fn three_digits(value: f64) -> String {
         v if v >= 1e3 => (v / 1e3, "k"),
         v => (v, ""),
     };
-    let decimals = match scaled {
-        s if s >= 99.95 => 0,
-        s if s >= 9.995 => 1,
-        _ => 2,
-    };
-    format!("{scaled:.decimals$}{unit}")
+    format!("{}{unit}", crate::output::three_digits(scaled))
 }
 
 /// A duration for people: "45s", "12m 05s", "3h 20m", "2d 04h".

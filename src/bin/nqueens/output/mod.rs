@@ -27,15 +27,6 @@ pub fn human_duration(seconds: f64) -> String {
         (60.0, "min"),
         (1.0, "s"),
     ];
-    let three_digits = |value: f64| {
-        if value >= 100.0 {
-            format!("{value:.0}")
-        } else if value >= 10.0 {
-            format!("{value:.1}")
-        } else {
-            format!("{value:.2}")
-        }
-    };
     for (scale, unit) in UNITS {
         // Minutes from 2 min up, and so on: 90 s reads better than 1.50 min.
         if seconds >= 2.0 * scale || (scale == 1.0 && seconds >= 1.0) {
@@ -43,6 +34,17 @@ pub fn human_duration(seconds: f64) -> String {
         }
     }
     format!("{} ms", three_digits(seconds * 1000.0))
+}
+
+/// `value` (below 1000) with three significant digits: `512`, `17.3`,
+/// `4.21` (a value rounding up to the next decade takes its width).
+pub fn three_digits(value: f64) -> String {
+    let decimals = match value {
+        v if v >= 99.95 => 0,
+        v if v >= 9.995 => 1,
+        _ => 2,
+    };
+    format!("{value:.decimals$}")
 }
 
 /// `1 board`, `2 boards`: a count and its noun, plural but for 1.
