@@ -28,6 +28,10 @@ pub const QUERY_BATCH: usize = 256;
 
 const WORDS: usize = BLOCK_KEYS / 64;
 
+/// Offsets the vector fill computes per query: chunks of keys up to 40
+/// bits.
+const OFFSET_LANES: usize = 8;
+
 /// Queries whose byte counts the AVX2 loop adds up before widening them:
 /// each adds at most 16 to a byte, and 15 x 16 = 240 still fits.
 const AVX2_BYTE_ROUNDS: u32 = 15;
@@ -277,7 +281,16 @@ impl Matcher {
     #[target_feature(enable = "popcnt,avx2")]
     fn sum_avx2<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
         use std::arch::x86_64::*;
-        let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
+        // Up to 8 chunks (keys of up to 40 bits) take the vector fill, 8
+        // offsets a query; more take the scalar one.
+        let (chunks, stride) = if self.chunks.len() <= OFFSET_LANES {
+            self.fill_offsets_avx2(queries, extra);
+            (self.chunks.len(), OFFSET_LANES)
+        } else {
+            let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
+            (chunks, chunks)
+        };
+        let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
         let lookup = _mm256_setr_epi8(
             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
             3, 3, 4,
@@ -297,7 +310,7 @@ impl Matcher {
         let mut rounds = 0;
         for block in self.lines.chunks_exact(self.lines_per_block) {
             let base = block.as_ptr().cast::<__m256i>();
-            for offsets in self.offsets.chunks_exact(chunks) {
+            for offsets in self.offsets.chunks_exact(stride) {
                 // SAFETY: every offset is below lines_per_block (a chunk's
                 // first line plus a pattern of its own bits), so each line
                 // and its two halves lie in this block, and lines are
@@ -330,6 +343,55 @@ impl Matcher {
         // SAFETY: `lanes` holds the 4 u64 the unaligned store writes.
         unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sums) };
         lanes.iter().sum()
+    }
+
+    /// Each query's line in every chunk (at most [`OFFSET_LANES`] chunks),
+    /// [`OFFSET_LANES`] offsets a query (the unused ones 0): all chunks of
+    /// a query in a few vector steps. Leaves of a split hold one or two
+    /// blocks, so the offsets cost nearly as much as the sums when
+    /// computed a chunk at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_offsets_avx2(&mut self, queries: &[u64], extra: u64) {
+        use std::arch::x86_64::*;
+        debug_assert!(self.chunks.len() <= OFFSET_LANES);
+        // The two vectors' lanes take chunks 0, 1, 4, 5 and 2, 3, 6, 7:
+        // the packing below then leaves the offsets in chunk order.
+        let mut shifts = [[0i64; 4]; 2];
+        let mut masks = [[0i64; 4]; 2];
+        let mut firsts = [[0i64; 4]; 2];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = ((index / 2) % 2, index % 2 + 2 * (index / 4));
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = chunk.first_line as i64;
+        }
+        let load =
+            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
+        let (shift_low, shift_high) = (load(shifts[0]), load(shifts[1]));
+        let (mask_low, mask_high) = (load(masks[0]), load(masks[1]));
+        let (first_low, first_high) = (load(firsts[0]), load(firsts[1]));
+        self.offsets.resize(queries.len() * OFFSET_LANES, 0);
+        for (lines, &query) in self.offsets.chunks_exact_mut(OFFSET_LANES).zip(queries) {
+            let query = _mm256_set1_epi64x((query | extra) as i64);
+            let low = _mm256_add_epi64(
+                _mm256_and_si256(_mm256_srlv_epi64(query, shift_low), mask_low),
+                first_low,
+            );
+            let high = _mm256_add_epi64(
+                _mm256_and_si256(_mm256_srlv_epi64(query, shift_high), mask_high),
+                first_high,
+            );
+            // Every offset is below 2^16: the packs narrow without
+            // saturating, u64 lanes to u32 and then to u16; the u64 lanes
+            // 0 and 2 then hold the 8 offsets.
+            let words = _mm256_packus_epi32(low, high);
+            let halves = _mm256_packus_epi32(words, words);
+            let ordered = _mm256_permute4x64_epi64::<0b1000>(halves);
+            // SAFETY: `lines` holds OFFSET_LANES u16, the 16 bytes the
+            // unaligned store writes.
+            unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), _mm256_castsi256_si128(ordered)) };
+        }
     }
 
     /// The AVX-512 loop, unrolled for `CHUNKS` chunks; `CHUNKS` = 0 takes
