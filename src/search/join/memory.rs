@@ -62,8 +62,9 @@ pub fn shared_bytes(n: u32) -> u64 {
 }
 
 /// Bytes per stored key: the key (8), its two copies in the split (16)
-/// and its share of the leaves' bit-sliced lines, up to ~65 measured at
-/// N = 25 (leaves give back room past 1.5x their load); taken with room.
+/// and its share of the leaves' bit-sliced lines, at most 56 (a block's
+/// tables are kept within 28 KB for 512 keys) and held up to 1.5x that
+/// (leaves give back room past it): 108, taken with room.
 const BYTES_PER_STORED_KEY: u64 = 112;
 
 /// Bytes per query key: three classes of keys, and the queries routed
