@@ -236,16 +236,65 @@ const SAMPLE: usize = 256;
 /// How many of a sample of `keys` (at most [`SAMPLE`], evenly spaced, so
 /// the choice is deterministic) have each bit set, and the sample's size.
 fn bit_counts(keys: &[u64]) -> ([u32; 64], usize) {
-    let mut counts = [0u32; 64];
+    // Sixteen counters of 16 bits per word: word j counts bits j, j + 16,
+    // j + 32 and j + 48 of every key, a few shifts and adds per key
+    // instead of a step per set bit (this ran once per load and had cost
+    // 4% of a count of N = 18).
+    const SPREAD: u64 = 0x0001_0001_0001_0001;
+    let mut lanes = [0u64; 16];
     let step = keys.len().div_ceil(SAMPLE).max(1);
     let mut sampled = 0;
     for &key in keys.iter().step_by(step) {
         sampled += 1;
-        let mut rest = key;
-        while rest != 0 {
-            counts[rest.trailing_zeros() as usize] += 1;
-            rest &= rest - 1;
+        for (shift, lane) in lanes.iter_mut().enumerate() {
+            *lane += (key >> shift) & SPREAD;
         }
     }
+    let mut counts = [0u32; 64];
+    for (bit, count) in counts.iter_mut().enumerate() {
+        *count = ((lanes[bit % 16] >> (16 * (bit / 16))) & 0xffff) as u32;
+    }
     (counts, sampled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The naive twin of the bit counts: a step per key and bit.
+    fn bit_counts_naive(keys: &[u64]) -> ([u32; 64], usize) {
+        let mut counts = [0u32; 64];
+        let step = keys.len().div_ceil(SAMPLE).max(1);
+        let mut sampled = 0;
+        for &key in keys.iter().step_by(step) {
+            sampled += 1;
+            for (bit, count) in counts.iter_mut().enumerate() {
+                *count += ((key >> bit) & 1) as u32;
+            }
+        }
+        (counts, sampled)
+    }
+
+    #[test]
+    fn bit_counts_equal_the_naive_ones() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
+            let keys: Vec<u64> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state
+                })
+                .collect();
+            assert_eq!(bit_counts(&keys), bit_counts_naive(&keys), "{len} keys");
+        }
+        // Every bit of every sampled key: the counters reach the sample.
+        let full = vec![u64::MAX; 300];
+        assert_eq!(bit_counts(&full), bit_counts_naive(&full));
+        assert!(bit_counts(&full)
+            .0
+            .iter()
+            .all(|&count| count as usize == bit_counts(&full).1));
+    }
 }

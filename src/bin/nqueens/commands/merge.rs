@@ -78,8 +78,8 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         // What the row's threads and seconds are, and the core time the
         // row cannot show.
         println!(
-            "    merged {} shards: threads summed over them, seconds of the longest (over its runs); {:.3} core-seconds of tasks in all",
-            results.len(),
+            "    merged {}: threads summed over them, seconds of the longest (over its runs); {:.3} core-seconds of tasks in all",
+            crate::output::count_of(results.len() as u64, "shard"),
             merged.task_seconds
         );
     }

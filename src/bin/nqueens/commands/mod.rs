@@ -92,8 +92,10 @@ pub fn complain(mismatches: &[String]) -> ExitCode {
 pub fn cost_so_far(history: Option<nqueens::History>) -> String {
     history.map_or(String::new(), |history| {
         format!(
-            " ({} runs so far: {:.0} s wall, {:.0} core-seconds of tasks)",
-            history.sessions, history.wall_seconds, history.task_seconds
+            " ({} so far: {:.0} s wall, {:.0} core-seconds of tasks)",
+            crate::output::count_of(history.sessions, "run"),
+            history.wall_seconds,
+            history.task_seconds
         )
     })
 }

@@ -142,8 +142,10 @@ impl<W: Write> ReportWriter<W> {
                 if let Some(history) = report.history {
                     writeln!(
                         self.out,
-                        "    resumed: {} runs, {:.3} s wall and {:.3} core-seconds of tasks in all; seconds and rate above are this run's",
-                        history.sessions, history.wall_seconds, history.task_seconds
+                        "    resumed: {}, {:.3} s wall and {:.3} core-seconds of tasks in all; seconds and rate above are this run's",
+                        super::count_of(history.sessions, "run"),
+                        history.wall_seconds,
+                        history.task_seconds
                     )?;
                 }
             }
