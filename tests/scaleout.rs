@@ -175,6 +175,83 @@ fn a_finished_journal_just_reprints_the_result() {
     assert_eq!(tasks, header_tasks, "every task journaled once");
 }
 
+/// `nqueens ARGS` as a user who cannot write `journal`: the caller when
+/// it is not root (the file is made read-only), else the user nobody
+/// through `setpriv` (root writes whatever the mode bits say).
+fn count_without_write_access(journal: &Path, args: &[&str]) -> std::process::Output {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    std::fs::set_permissions(journal, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let dir = journal.parent().unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let probe = dir.join("owner-probe");
+    std::fs::write(&probe, b"").unwrap();
+    let root = std::fs::metadata(&probe).unwrap().uid() == 0;
+    std::fs::remove_file(&probe).unwrap();
+    // A copy beside the journal: nobody may not reach the build directory
+    // (a clone under /root, say).
+    let binary = dir.join("nqueens");
+    if !binary.exists() {
+        std::fs::copy(assert_cmd::cargo::cargo_bin("nqueens"), &binary).unwrap();
+    }
+    let mut command = if root {
+        let mut command = StdCommand::new("setpriv");
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&binary);
+        command
+    } else {
+        StdCommand::new(&binary)
+    };
+    let output = command
+        .args(args)
+        .arg("--checkpoint")
+        .arg(journal)
+        .output()
+        .expect("setpriv (util-linux) runs the count as nobody");
+    std::fs::set_permissions(journal, std::fs::Permissions::from_mode(0o644)).unwrap();
+    output
+}
+
+#[test]
+fn a_read_only_journal_prints_a_finished_count_and_refuses_an_unfinished_one() {
+    let scratch_dir = scratch("read-only");
+    let journal = scratch_dir.path().join("done.ckpt");
+    nqueens()
+        .args(["count", "13", "--format", "csv", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    let finished = std::fs::read(&journal).unwrap();
+    let output = count_without_write_access(&journal, &["count", "13", "--format", "csv"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(stdout.contains("\n13,73712,9233,"), "{stdout}");
+    assert_eq!(
+        std::fs::read(&journal).unwrap(),
+        finished,
+        "nothing written"
+    );
+    // The same journal without its last task lines and its end: not
+    // finished, so it needs writing, and a read-only one is refused.
+    let text = String::from_utf8(finished).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    while lines.last().is_some_and(|line| !line.starts_with("task ")) {
+        lines.pop();
+    }
+    lines.truncate(lines.len() - 3);
+    let unfinished = lines.join("\n") + "\n";
+    std::fs::write(&journal, &unfinished).unwrap();
+    let output = count_without_write_access(&journal, &["count", "13"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is read-only and its count is not finished"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), unfinished);
+}
+
 /// Runs a checkpointed count of N = 12 on `journal` and returns (status, stdout, stderr).
 fn count_12(journal: &Path) -> (Option<i32>, String, String) {
     let output = nqueens()
