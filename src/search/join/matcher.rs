@@ -36,6 +36,13 @@ pub const QUERY_BATCH: usize = 256;
 
 const WORDS: usize = BLOCK_KEYS / 64;
 
+/// Bytes of a line, and its log: the AVX2 loop's offsets are in bytes,
+/// saving a shift per line read.
+const LINE_BYTES: usize = std::mem::size_of::<Line>();
+const LINE_SHIFT: i32 = LINE_BYTES.trailing_zeros() as i32;
+// Byte offsets within a block's tables fit the u16 offsets.
+const _: () = assert!(BLOCK_TABLE_BYTES <= 1 << 16);
+
 /// Offsets the vector fills compute per query: up to 8 chunks, or up to
 /// 16.
 const OFFSET_LANES: usize = 8;
@@ -303,7 +310,12 @@ impl Matcher {
             self.fill_offsets_avx2_wide(queries, extra);
             (self.chunks.len(), WIDE_OFFSET_LANES)
         } else {
+            // Not reached (keys of 64 bits take 13 chunks), kept for any
+            // layout: line numbers made byte offsets.
             let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
+            for offset in &mut self.offsets {
+                *offset <<= LINE_SHIFT;
+            }
             (chunks, chunks)
         };
         let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
@@ -327,18 +339,19 @@ impl Matcher {
         for block in self.lines.chunks_exact(self.lines_per_block) {
             let base = block.as_ptr().cast::<__m256i>();
             for offsets in self.offsets.chunks_exact(stride) {
-                // SAFETY: every offset is below lines_per_block (a chunk's
-                // first line plus a pattern of its own bits), so each line
-                // and its two halves lie in this block, and lines are
-                // 64-byte aligned as the aligned loads need.
+                // SAFETY: every offset is the byte offset of a line below
+                // lines_per_block (a chunk's first line plus a pattern of
+                // its own bits), so each line and its two halves lie in
+                // this block, and lines are 64-byte aligned as the aligned
+                // loads need.
                 let (mut low, mut high) = unsafe {
-                    let line = base.add(2 * usize::from(offsets[0]));
+                    let line = base.byte_add(usize::from(offsets[0]));
                     (_mm256_load_si256(line), _mm256_load_si256(line.add(1)))
                 };
                 for &offset in &offsets[1..chunks] {
                     // SAFETY: as above.
                     unsafe {
-                        let line = base.add(2 * usize::from(offset));
+                        let line = base.byte_add(usize::from(offset));
                         low = _mm256_and_si256(low, _mm256_load_si256(line));
                         high = _mm256_and_si256(high, _mm256_load_si256(line.add(1)));
                     }
@@ -380,7 +393,7 @@ impl Matcher {
             let (vector, lane) = ((index / 2) % 2, index % 2 + 2 * (index / 4));
             shifts[vector][lane] = i64::from(chunk.shift);
             masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = chunk.first_line as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
         }
         let load =
             |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
@@ -390,17 +403,18 @@ impl Matcher {
         self.offsets.resize(queries.len() * OFFSET_LANES, 0);
         for (lines, &query) in self.offsets.chunks_exact_mut(OFFSET_LANES).zip(queries) {
             let query = _mm256_set1_epi64x((query | extra) as i64);
-            let low = _mm256_add_epi64(
-                _mm256_and_si256(_mm256_srlv_epi64(query, shift_low), mask_low),
-                first_low,
-            );
-            let high = _mm256_add_epi64(
-                _mm256_and_si256(_mm256_srlv_epi64(query, shift_high), mask_high),
-                first_high,
-            );
-            // Every offset is below 2^16: the packs narrow without
-            // saturating, u64 lanes to u32 and then to u16; the u64 lanes
-            // 0 and 2 then hold the 8 offsets.
+            let pattern = |shift, mask| {
+                _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
+                    _mm256_srlv_epi64(query, shift),
+                    mask,
+                ))
+            };
+            let low = _mm256_add_epi64(pattern(shift_low, mask_low), first_low);
+            let high = _mm256_add_epi64(pattern(shift_high, mask_high), first_high);
+            // Every offset is below 2^16 (a block's tables take at most
+            // BLOCK_TABLE_BYTES): the packs narrow without saturating, u64
+            // lanes to u32 and then to u16; the u64 lanes 0 and 2 then hold
+            // the 8 offsets.
             let words = _mm256_packus_epi32(low, high);
             let halves = _mm256_packus_epi32(words, words);
             let ordered = _mm256_permute4x64_epi64::<0b1000>(halves);
@@ -427,7 +441,7 @@ impl Matcher {
             let (vector, lane) = ((index % 8) / 2, index % 2 + 2 * (index / 8));
             shifts[vector][lane] = i64::from(chunk.shift);
             masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = chunk.first_line as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
         }
         let load =
             |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
@@ -443,7 +457,10 @@ impl Matcher {
             let query = _mm256_set1_epi64x((query | extra) as i64);
             let offset = |vector: usize| {
                 _mm256_add_epi64(
-                    _mm256_and_si256(_mm256_srlv_epi64(query, shifts[vector]), masks[vector]),
+                    _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
+                        _mm256_srlv_epi64(query, shifts[vector]),
+                        masks[vector],
+                    )),
                     firsts[vector],
                 )
             };
