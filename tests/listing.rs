@@ -2,7 +2,9 @@
 
 use nqueens::boards::construct::{explicit_solution, random_solution};
 use nqueens::boards::render::{render, render_fen, render_svg, BoardFormat};
-use nqueens::boards::solutions::{nth_solution, write_solutions, Solution, Solutions};
+use nqueens::boards::solutions::{
+    nth_solution, nth_solution_with, write_solutions, Solution, Solutions,
+};
 use nqueens::boards::validate::{check, Violation};
 use nqueens::published;
 use nqueens::search::naive;
@@ -53,11 +55,23 @@ fn nth_equals_the_stream_at_every_index() {
 fn nth_by_counting_equals_nth_by_walking() {
     // Past the stream limit the subtrees are counted; both routes must agree.
     let limit = nqueens::boards::solutions::NTH_STREAM_LIMIT;
-    for index in [limit, limit + 1, limit + 123_456, 2_279_183] {
+    // Indexes in the first row's first subtrees, in the middle, and in
+    // the mirrored half (the last solution), on 1 to 3 workers.
+    for index in [limit, limit + 1, limit + 123_456, 1_500_000, 2_279_183] {
         let walked = Solutions::new(15).nth(index as usize);
         assert_eq!(nth_solution(15, index), walked, "index {index}");
+        for threads in [2, 3] {
+            let rows = std::sync::Mutex::new(Vec::new());
+            let found = nth_solution_with(15, index, threads, &|fixed| {
+                rows.lock().unwrap().push(fixed)
+            });
+            assert_eq!(found, walked, "index {index}, {threads} threads");
+            // Every row reported once, in order.
+            assert_eq!(rows.into_inner().unwrap(), (1..=15).collect::<Vec<u32>>());
+        }
     }
     assert_eq!(nth_solution(15, 2_279_184), None);
+    assert_eq!(nth_solution_with(15, 2_279_184, 2, &|_| {}), None);
 }
 
 #[test]

@@ -128,26 +128,79 @@ pub const NTH_STREAM_LIMIT: u128 = 1_000_000;
 /// `None` past the last. Early indexes are walked to; later ones skip whole
 /// subtrees by counting them with the kernel.
 pub fn nth_solution(n: u32, index: u128) -> Option<Solution> {
+    nth_solution_with(n, index, 1, &|_| {})
+}
+
+/// [`nth_solution`] with the subtrees counted on `threads` workers (a
+/// row's candidates taken `threads` at a time, in order, so the search
+/// still stops at the subtree that holds the index), calling `on_row` with
+/// the number of rows fixed as each is decided. The first row's subtrees
+/// past the middle are the mirror images of those before it and are not
+/// counted again.
+pub fn nth_solution_with(
+    n: u32,
+    index: u128,
+    threads: usize,
+    on_row: &(dyn Fn(u32) + Sync),
+) -> Option<Solution> {
+    use rayon::prelude::*;
     assert!((1..=MAX_N).contains(&n), "board size out of range");
     if index < NTH_STREAM_LIMIT {
         return Solutions::new(n).nth(index as usize);
     }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .ok()?;
+    let count_below = |child: Board| -> u128 {
+        let tally = if crate::search::lanes::best().is_some() {
+            crate::search::lanes::count_completions(n, child)
+        } else {
+            count_completions(n, child)
+        };
+        u128::from(tally.solutions)
+    };
     let mut remaining = index;
     let mut board = Board::EMPTY;
     let mut columns = Vec::with_capacity(n as usize);
+    // First-row subtree counts by column, for the mirror images.
+    let mut first_row: Vec<Option<u128>> = vec![None; n as usize];
     'rows: while (columns.len() as u32) < n {
+        let mut children = Vec::new();
         let mut free = board.free(n);
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free &= free - 1;
-            let child = board.place(bit);
-            let below = u128::from(count_completions(n, child).solutions);
-            if remaining < below {
-                columns.push(bit.trailing_zeros());
-                board = child;
-                continue 'rows;
+            children.push((bit, board.place(bit)));
+        }
+        for group in children.chunks(threads.max(1)) {
+            let counts: Vec<u128> = pool.install(|| {
+                group
+                    .par_iter()
+                    .map(|&(bit, child)| {
+                        let column = bit.trailing_zeros() as usize;
+                        match columns
+                            .is_empty()
+                            .then(|| first_row[n as usize - 1 - column])
+                        {
+                            Some(Some(mirrored)) => mirrored,
+                            _ => count_below(child),
+                        }
+                    })
+                    .collect()
+            });
+            for (&(bit, child), below) in group.iter().zip(counts) {
+                if columns.is_empty() {
+                    first_row[bit.trailing_zeros() as usize] = Some(below);
+                }
+                if remaining < below {
+                    columns.push(bit.trailing_zeros());
+                    board = child;
+                    on_row(columns.len() as u32);
+                    continue 'rows;
+                }
+                remaining -= below;
             }
-            remaining -= below;
         }
         return None;
     }

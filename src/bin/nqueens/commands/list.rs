@@ -6,13 +6,14 @@ use std::io::{self, BufWriter, Write};
 
 use anyhow::Context;
 use nqueens::{
-    count, nth_solution, render, resolve_threads, write_solutions, BoardFormat, CountOptions,
+    count, nth_solution_with, render, resolve_threads, write_solutions, BoardFormat, CountOptions,
     Solution, Solutions,
 };
 
 use super::usage;
-use crate::args::ListArgs;
+use crate::args::{ListArgs, ProgressMode};
 use crate::exit_codes::ExitCode;
+use crate::progress;
 
 /// Most boards `--limit` takes from one ordered search instead of parallel
 /// pieces.
@@ -46,7 +47,15 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
                 total.saturating_sub(1)
             )));
         }
-        let Some(solution) = nth_solution(n, index) else {
+        let threads = resolve_threads(args.threads)?;
+        // Past the first boards, whole subtrees are counted, row by row:
+        // seconds to minutes from N = 16, so a line says how far it is.
+        let bar = progress::task_bar(ProgressMode::Auto, format!("N={n}"));
+        let searching = |rows: u32| format!("finding solution {index}: {rows} of {n} rows fixed");
+        bar.set_message(searching(0));
+        let found = nth_solution_with(n, index, threads, &|rows| bar.set_message(searching(rows)));
+        bar.finish_and_clear();
+        let Some(solution) = found else {
             let total = count(n, &CountOptions::default())?.solutions;
             return Err(usage(format!(
                 "--nth {index} is past the last solution: N = {n} has {total} solutions, numbered 0 to {}",
