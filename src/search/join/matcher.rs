@@ -386,9 +386,15 @@ impl Matcher {
         debug_assert!(self.chunks.len() <= OFFSET_LANES);
         // The two vectors' lanes take chunks 0, 1, 4, 5 and 2, 3, 6, 7:
         // the packing below then leaves the offsets in chunk order.
-        let [shifts, masks, firsts] = lane_constants::<2>(&self.chunks, |index| {
-            ((index / 2) % 2, index % 2 + 2 * (index / 4))
-        });
+        let mut shifts = [[0i64; 4]; 2];
+        let mut masks = [[0i64; 4]; 2];
+        let mut firsts = [[0i64; 4]; 2];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = ((index / 2) % 2, index % 2 + 2 * (index / 4));
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+        }
         let load =
             |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
         let (shift_low, shift_high) = (load(shifts[0]), load(shifts[1]));
@@ -419,7 +425,7 @@ impl Matcher {
     }
 
     /// [`Matcher::fill_offsets_avx2`] for up to [`WIDE_OFFSET_LANES`]
-    /// chunks, that many offsets a query.
+    /// chunks (keys of up to 96 bits), that many offsets a query.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn fill_offsets_avx2_wide(&mut self, queries: &[u64], extra: u64) {
@@ -428,9 +434,15 @@ impl Matcher {
         // Vector v's lanes take chunks 2v, 2v+1, 2v+8, 2v+9: the packing
         // below then leaves the offsets in chunk order, chunks 0..8 in the
         // low 128 bits and 8..16 in the high.
-        let [shifts, masks, firsts] = lane_constants::<4>(&self.chunks, |index| {
-            ((index % 8) / 2, index % 2 + 2 * (index / 8))
-        });
+        let mut shifts = [[0i64; 4]; 4];
+        let mut masks = [[0i64; 4]; 4];
+        let mut firsts = [[0i64; 4]; 4];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = ((index % 8) / 2, index % 2 + 2 * (index / 8));
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+        }
         let load =
             |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
         let shifts = shifts.map(load);
@@ -617,23 +629,6 @@ fn fill_block(chunks: &[Chunk], keys: &[u64], tables: &mut [Line]) {
             table[pattern] = line;
         }
     }
-}
-
-/// The constants of the vector offset fills, by vector and 64-bit lane:
-/// each chunk's shift, mask and first line (in bytes), put where `place`
-/// (chunk index -> vector, lane) says; unused lanes 0.
-fn lane_constants<const VECTORS: usize>(
-    chunks: &[Chunk],
-    place: impl Fn(usize) -> (usize, usize),
-) -> [[[i64; 4]; VECTORS]; 3] {
-    let [mut shifts, mut masks, mut firsts] = [[[0i64; 4]; VECTORS]; 3];
-    for (index, chunk) in chunks.iter().enumerate() {
-        let (vector, lane) = place(index);
-        shifts[vector][lane] = i64::from(chunk.shift);
-        masks[vector][lane] = chunk.mask as i64;
-        firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
-    }
-    [shifts, masks, firsts]
 }
 
 /// Bits of chunk `index` when `width` key bits are cut into `count`
