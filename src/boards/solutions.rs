@@ -126,7 +126,8 @@ pub const NTH_STREAM_LIMIT: u128 = 1_000_000;
 
 /// The solution at 0-based position `index` in lexicographic order, or
 /// `None` past the last. Early indexes are walked to; later ones skip whole
-/// subtrees by counting them with the kernel.
+/// subtrees by counting them (see [`nth_solution_with`], here on one
+/// thread).
 pub fn nth_solution(n: u32, index: u128) -> Option<Solution> {
     nth_solution_with(n, index, 1, &|_| {})
 }

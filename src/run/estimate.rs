@@ -147,27 +147,24 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
         board = board.place(bit);
         weight *= f64::from(choices);
     }
-    if is_join {
-        // Run once untimed: a count meets a task with its row sets' cells
-        // and its thread's buffers warm from the tasks before it (the same
-        // row sets come in runs), a lone sampled task cold; timed cold,
-        // N = 20 read 15% above the real count.
+    let search = || {
         std::hint::black_box(count_below(
             n,
             task.kind,
             task.weight,
             board,
             &prefix[..board.row as usize],
-        ));
+        ))
+    };
+    if is_join {
+        // Run once untimed: a count meets a task with its row sets' cells
+        // and its thread's buffers warm from the tasks before it (the same
+        // row sets come in runs), a lone sampled task cold; timed cold,
+        // N = 20 read 15% above the real count.
+        search();
     }
     let timing = Instant::now();
-    std::hint::black_box(count_below(
-        n,
-        task.kind,
-        task.weight,
-        board,
-        &prefix[..board.row as usize],
-    ));
+    search();
     weight * timing.elapsed().as_secs_f64()
 }
 

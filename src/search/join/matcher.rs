@@ -100,7 +100,7 @@ impl Matcher {
         let used = keys.iter().fold(0, |all, key| all | key);
         let width = (64 - used.leading_zeros()).max(1);
         let mut chunk_count = width.div_ceil(CHUNK_BITS);
-        while table_lines(width, chunk_count) * std::mem::size_of::<Line>() > BLOCK_TABLE_BYTES {
+        while table_lines(width, chunk_count) * LINE_BYTES > BLOCK_TABLE_BYTES {
             chunk_count += 1;
         }
         self.chunks.clear();
@@ -425,7 +425,7 @@ impl Matcher {
     }
 
     /// [`Matcher::fill_offsets_avx2`] for up to [`WIDE_OFFSET_LANES`]
-    /// chunks (keys of up to 96 bits), that many offsets a query.
+    /// chunks (keys of 64 bits take at most 13), that many offsets a query.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn fill_offsets_avx2_wide(&mut self, queries: &[u64], extra: u64) {
