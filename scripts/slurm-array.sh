@@ -36,9 +36,15 @@ if [ "${1:-}" = merge ]; then
     # The total, checked against the published table (exit 3 if wrong).
     "$NQUEENS" merge "$RUN"/results/nqueens-"$N"-shard-*.json
     if [ -n "${COMPARE:-}" ]; then
-        # Every task both runs hold must agree (exit 3 names any that do not).
+        # Every shard both runs hold must agree (the task digests in their
+        # result files), then every task (the journals; exit 3 names any
+        # that do not).
+        status=0
+        "$NQUEENS" compare "$RUN"/results/nqueens-"$N"-shard-*.json \
+            --with "$COMPARE"/results/nqueens-"$N"-shard-*.json || status=$?
         "$NQUEENS" compare "$RUN"/checkpoints/nqueens-"$N"-*.ckpt \
-            --with "$COMPARE"/checkpoints/nqueens-"$N"-*.ckpt
+            --with "$COMPARE"/checkpoints/nqueens-"$N"-*.ckpt || status=$?
+        exit "$status"
     fi
     exit 0
 fi

@@ -1,6 +1,7 @@
 //! Fault injection (cargo feature `failpoints`, run by `.ci/run`): a run
 //! with one task counted wrong, as on a faulty machine, is caught by
-//! `nqueens compare` naming that task.
+//! `nqueens compare` naming that task (journals) or its shard (shard
+//! files).
 #![cfg(feature = "failpoints")]
 
 use assert_cmd::Command;
@@ -46,4 +47,40 @@ fn a_fault_in_one_task_is_caught_by_compare() {
             .assert()
             .success();
     }
+}
+
+#[test]
+fn a_fault_in_one_task_is_caught_by_comparing_shard_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = |prefix: &str, fault: Option<&str>| -> Vec<std::path::PathBuf> {
+        (0..4)
+            .map(|index| {
+                let out = dir.path().join(format!("{prefix}{index}.json"));
+                let mut command = nqueens();
+                command
+                    .args(["count", "13", "-m", "join", "--shard"])
+                    .arg(format!("{index}/4"))
+                    .arg("--out")
+                    .arg(&out);
+                if let Some(fault) = fault {
+                    command.env("FAILPOINTS", fault);
+                }
+                command.assert().success();
+                out
+            })
+            .collect()
+    };
+    let good = shards("good", None);
+    // Task 41 is in shard 41 mod 4 = 1; each shard alone cannot tell.
+    let bad = shards("bad", Some("task-count=return(41)"));
+    let out = nqueens()
+        .arg("compare")
+        .args(&good)
+        .arg("--with")
+        .args(&bad)
+        .assert()
+        .code(3);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("DISAGREE: 1 shard(s)"), "{stdout}");
+    assert!(stdout.contains("  shard 1: first "), "{stdout}");
 }

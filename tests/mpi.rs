@@ -222,3 +222,69 @@ fn a_killed_or_stopped_mpi_count_resumes_exactly() {
             .success();
     }
 }
+
+#[test]
+fn a_stopped_mpi_count_ends_within_seconds_with_tasks_in_flight() {
+    // d4 tasks of N = 25 take minutes each: a stop abandons them past the
+    // grace, every rank ends, and the journal stays sound.
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("d4-25.ckpt");
+    let mut command = Command::new("mpirun");
+    command.args(["-np", "2", "--oversubscribe", "--bind-to", "none"]);
+    if running_as_root() {
+        command.arg("--allow-run-as-root");
+    }
+    let child = command
+        .arg(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args([
+            "count",
+            "25",
+            "-m",
+            "d4",
+            "-j",
+            "1",
+            "--mpi",
+            "--checkpoint",
+        ])
+        .arg(&journal)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The journal's header is written once every rank has its handler set
+    // and the plan built.
+    for _ in 0..600 {
+        if std::fs::metadata(&journal).is_ok_and(|meta| meta.len() > 0) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    let signalled = std::time::Instant::now();
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let stopped = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    assert!(!stopped.status.success(), "{stderr}");
+    // 1.5 s of grace, then the job is ended; a loaded machine adds some.
+    assert!(
+        took < std::time::Duration::from_secs(8),
+        "took {took:?}: {stderr}"
+    );
+    assert!(stderr.contains("stopping: tasks in flight"), "{stderr}");
+    assert!(stderr.contains("tasks in flight abandoned"), "{stderr}");
+    assert!(
+        stderr.contains("resume with the same mpirun command"),
+        "{stderr}"
+    );
+    // Whatever it holds reads back sealed.
+    assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .arg("compare")
+        .arg(&journal)
+        .arg(&journal)
+        .assert()
+        .success();
+}

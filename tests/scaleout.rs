@@ -1003,6 +1003,7 @@ fn the_slurm_script_counts_requeues_merges_and_compares() {
         String::from_utf8_lossy(&merged.stderr)
     );
     assert!(stdout.contains(" 14200 "), "{stdout}");
+    assert!(stdout.contains("agree: every shard"), "{stdout}");
     assert!(stdout.contains("agree: every task"), "{stdout}");
     // Without the array variables the script says what it needs.
     let bare = step("a", None, &[], None);
@@ -1059,4 +1060,94 @@ fn the_kubernetes_job_command_counts_its_shard() {
         .assert()
         .success()
         .stdout(predicates::str::contains(" 14200 "));
+}
+
+#[test]
+fn compare_takes_two_sets_of_shard_files() {
+    let scratch_dir = scratch("compare-shards");
+    let dir = scratch_dir.path();
+    let a = shard_files(dir, "12", 3, &["-m", "join", "-j", "1"]);
+    let b = shard_files(dir, "12", 3, &["-m", "join", "-j", "2"]);
+    // Two runs, other thread counts: every shard agrees.
+    let out = nqueens()
+        .arg("compare")
+        .args(&a)
+        .arg("--with")
+        .args(&b)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("in 3 shards"), "{text}");
+    assert!(
+        text.contains("held: 3 shards by the first run, 3 by the second, 3 by both"),
+        "{text}"
+    );
+    assert!(text.contains("agree: every shard"), "{text}");
+    // A side missing a shard: named, still agreeing.
+    let out = nqueens()
+        .args(["compare", "--format", "json"])
+        .args(&a)
+        .arg("--with")
+        .args(&b[..2])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["agree"], true);
+    assert_eq!(json["in_both"], 2);
+    assert_eq!(json["only_first"]["first"][0], 2);
+    // A journal against shard files: refused, in one line.
+    let journal = dir.join("whole.ckpt");
+    nqueens()
+        .args(["count", "12", "-m", "join", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    nqueens()
+        .arg("compare")
+        .arg(&journal)
+        .arg(&a[0])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a mix"));
+    // Another split of the same plan: shard by shard means nothing.
+    let other = shard_files(dir, "12", 2, &["-m", "join"]);
+    nqueens()
+        .arg("compare")
+        .args(&a)
+        .arg("--with")
+        .args(&other)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "only shards of one split compare",
+        ));
+    // A shard file with its digest changed, resealed as if a machine had
+    // counted one of its tasks differently: the shard is named, exit 3.
+    let mut edited: nqueens::run::shard::ShardResult =
+        serde_json::from_str(&std::fs::read_to_string(&b[1]).unwrap()).unwrap();
+    edited.task_digest = Some("0123456789abcdef".to_string());
+    edited.checksum = Some(nqueens::run::shard::checksum_of(&edited));
+    let wrong = dir.join("wrong1.json");
+    std::fs::write(&wrong, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    let out = nqueens()
+        .arg("compare")
+        .arg(&a[1])
+        .arg(&wrong)
+        .assert()
+        .code(3)
+        .stderr(predicates::str::contains("first shard 1"));
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("DISAGREE: 1 shard(s)"), "{text}");
+    assert!(text.contains("  shard 1: first "), "{text}");
+    // A file of an earlier version (no digest) says what to do instead.
+    edited.task_digest = None;
+    edited.checksum = Some(nqueens::run::shard::checksum_of(&edited));
+    std::fs::write(&wrong, serde_json::to_string_pretty(&edited).unwrap()).unwrap();
+    nqueens()
+        .arg("compare")
+        .arg(&a[1])
+        .arg(&wrong)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("carries no task digest"));
 }

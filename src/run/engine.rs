@@ -34,6 +34,28 @@ pub struct TaskCount {
     pub nodes: u64,
 }
 
+impl TaskCount {
+    /// Task `id`'s counts (not its work measure, which builds may count
+    /// differently) as one 64-bit digest. Summed over a set of tasks it
+    /// gives [`RunTotals::digest`]: the same whatever the order or the
+    /// threads, and changed by any one task counted differently.
+    pub fn digest(&self, id: u64) -> u64 {
+        let mut bytes = [0u8; 48];
+        let fields = [
+            id,
+            self.solutions,
+            self.orbits,
+            self.orbit_sizes[0],
+            self.orbit_sizes[1],
+            self.orbit_sizes[2],
+        ];
+        for (slot, field) in bytes.chunks_exact_mut(8).zip(fields) {
+            slot.copy_from_slice(&field.to_le_bytes());
+        }
+        crate::plan::fnv1a(&bytes)
+    }
+}
+
 /// Counts one task of an `n` plan, whatever its kind.
 pub fn count_task(n: u32, task: &Task) -> TaskCount {
     count_below(n, task.kind, task.weight, task.board, task.prefix_columns())
@@ -164,11 +186,16 @@ pub struct RunTotals {
     pub tasks_skipped: u64,
     /// Tasks not started, or abandoned, because the run was cancelled.
     pub tasks_cancelled: u64,
+    /// Wrapping sum of [`TaskCount::digest`] over the tasks run: two runs
+    /// of the same tasks agree on it task by task, not just in total
+    /// (shard files carry it, for `nqueens compare`).
+    pub digest: u64,
 }
 
 impl RunTotals {
-    /// Adds a task counted earlier (a checkpoint's) as if run now.
-    pub fn add_task(&mut self, count: &TaskCount) {
+    /// Adds task `id`, counted earlier (a checkpoint's), as if run now.
+    pub fn add_task(&mut self, id: u64, count: &TaskCount) {
+        self.digest = self.digest.wrapping_add(count.digest(id));
         self.solutions += u128::from(count.solutions);
         self.orbits += u128::from(count.orbits);
         for (sum, part) in self.orbit_sizes.iter_mut().zip(count.orbit_sizes) {
@@ -188,6 +215,7 @@ impl RunTotals {
             tasks_run: self.tasks_run + other.tasks_run,
             tasks_skipped: self.tasks_skipped + other.tasks_skipped,
             tasks_cancelled: self.tasks_cancelled + other.tasks_cancelled,
+            digest: self.digest.wrapping_add(other.digest),
         }
     }
 }
@@ -280,6 +308,7 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
         orbit_sizes: count.orbit_sizes.map(u128::from),
         nodes: u128::from(count.nodes),
         tasks_run: 1,
+        digest: count.digest(task.id),
         ..RunTotals::default()
     }
 }

@@ -262,7 +262,7 @@ impl Journal {
             let tasks = plan.tasks.len() as u64;
             let mut on_task = |id: u64, count: &TaskCount, micros: u64| {
                 if resumed.mark(id) && keep(id) {
-                    resumed.prior.add_task(count);
+                    resumed.prior.add_task(id, count);
                     resumed.task_seconds += micros as f64 * 1e-6;
                 }
             };

@@ -11,12 +11,11 @@
 //! end every rank's totals are gathered on rank 0 as pairs of u64 words and
 //! added there in u128, so no sum can wrap.
 
-use std::cell::RefCell;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -30,8 +29,10 @@ use crate::plan::Task;
 
 const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
+/// A remote worker's finished task, sent as soon as it finishes.
+const RESULT: i32 = 13;
 /// How long the dispatcher sleeps when no request is waiting.
-const DISPATCH_POLL: std::time::Duration = std::time::Duration::from_micros(200);
+const DISPATCH_POLL: Duration = Duration::from_micros(200);
 /// Sent instead of a chunk start when every task is handed out.
 const NO_MORE: u64 = u64::MAX;
 
@@ -73,6 +74,60 @@ pub enum RankOutcome {
     Worker,
 }
 
+/// What rank 0 kept when it ended a stopped count whose tasks in flight
+/// would have outlasted the grace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Abandoned {
+    /// Tasks counted and journaled, this run's and earlier runs'; `None`
+    /// without a journal (nothing was kept).
+    pub counted: Option<u64>,
+    /// Tasks in the plan.
+    pub tasks: u64,
+    /// Whether the journal was synced (always `Ok` without one).
+    pub synced: Result<(), String>,
+}
+
+/// How a count stopped by its flag ends when tasks are still in flight.
+pub struct StopGrace<'a> {
+    /// How long the tasks in flight get to finish.
+    pub grace: Duration,
+    /// Told at once when the flag is seen set, with the grace.
+    pub stopping: &'a (dyn Fn(Duration) + Sync),
+    /// Told, past the grace, what was kept; then rank 0 aborts the job
+    /// with status [`ABANDONED_STATUS`].
+    pub abandon: &'a (dyn Fn(&Abandoned) + Sync),
+}
+
+/// Exit status of a job abandoned past its grace (as for a count stopped
+/// by a signal).
+pub const ABANDONED_STATUS: i32 = 130;
+
+/// Rank 0's watcher: once `stop` is set, waits `grace` for the count to be
+/// `done`, then keeps what finished and aborts every rank.
+fn watch_grace(
+    done: &AtomicBool,
+    stop: &AtomicBool,
+    grace: &StopGrace<'_>,
+    abandon_now: &(dyn Fn() -> Abandoned + Sync),
+) {
+    while !stop.load(Ordering::SeqCst) {
+        if done.load(Ordering::SeqCst) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (grace.stopping)(grace.grace);
+    let deadline = Instant::now() + grace.grace;
+    while Instant::now() < deadline {
+        if done.load(Ordering::SeqCst) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (grace.abandon)(&abandon_now());
+    SimpleCommunicator::world().abort(ABANDONED_STATUS)
+}
+
 /// Counts `n` across every rank of `world`. Rank 0 gets the report; the
 /// other ranks get `None`.
 pub fn count(
@@ -80,7 +135,7 @@ pub fn count(
     n: u32,
     options: &CountOptions,
 ) -> Result<Option<Report>, Error> {
-    match count_journaled(world, n, options, None, None)? {
+    match count_journaled(world, n, options, None, None, None)? {
         RankOutcome::Report(report) => Ok(Some(*report)),
         _ => Ok(None),
     }
@@ -100,6 +155,7 @@ pub fn count_journaled(
     options: &CountOptions,
     checkpoint: Option<&Path>,
     stop: Option<&AtomicBool>,
+    grace: Option<&StopGrace<'_>>,
 ) -> Result<RankOutcome, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
@@ -182,6 +238,7 @@ pub fn count_journaled(
         journal: journal.as_ref(),
         journal_error: &journal_error,
         task_micros: AtomicU64::new(0),
+        journaled: AtomicU64::new(0),
     };
     let on_task = |outcome: &TaskOutcome| chunks.finished(outcome);
     let skip = |task: &Task| is_done(task.id);
@@ -191,92 +248,113 @@ pub fn count_journaled(
         on_task: checkpoint.map(|_| &on_task as &(dyn Fn(&TaskOutcome) + Sync)),
         cancel: Some(stop),
     };
-    let run = std::thread::scope(|scope| {
-        if rank == 0 && remote_workers > 0 {
-            scope.spawn(|| chunks.answer(remote_workers));
-        }
-        // Only rank 0 reports, so only it searches for P and R.
-        run_plan(&plan, threads, &hooks, rank == 0)
-    })?;
-    let totals = run.totals;
-    let words = encode(&totals, threads);
-    if rank != 0 {
-        root.gather_into(&words[..]);
-        return Ok(RankOutcome::Worker);
-    }
-    let mut all = vec![0u64; WORDS * ranks];
-    root.gather_into_root(&words[..], &mut all[..]);
-    let (sum, all_threads) = all.chunks(WORDS).map(decode).fold(
-        (RunTotals::default(), 0),
-        |(sum, threads), (part, part_threads)| (sum.merge(part), threads + part_threads),
-    );
-    let seconds = started.elapsed().as_secs_f64();
-    let worked = sum.tasks_run + sum.tasks_cancelled > 0;
-    if let Some(journal) = &journal {
-        let failed = journal_error
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
-        if let Some(err) = failed {
-            return Err(Error::Mpi(format!(
-                "cannot write the checkpoint {} ({err}); finished tasks up to the failure are kept",
-                journal.path().display()
-            )));
-        }
-        if worked {
-            journal.end_session(seconds, all_threads)
-        } else {
-            journal.sync()
-        }
-        .map_err(|err| Error::Mpi(format!("cannot sync the checkpoint: {err}")))?;
-    }
-    let this_run_nodes = sum.nodes;
-    let sum = prior.merge(RunTotals {
-        tasks_skipped: 0,
-        ..sum
-    });
-    let history =
-        (checkpoint.is_some() && (prior.tasks_run > 0 || history.0 > 0)).then(|| History {
-            sessions: history.0 + if worked { 1 } else { 0 },
-            wall_seconds: history.1 + if worked { seconds } else { 0.0 },
-            task_seconds: history.2 + chunks.task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
-            session_nodes: this_run_nodes,
-        });
-    if sum.tasks_run < task_count {
-        return Ok(RankOutcome::Interrupted {
-            counted: sum.tasks_run,
-            tasks: task_count,
-            history,
-        });
-    }
-    if let Some(journal) = &journal {
-        let finished_before = prior.tasks_run == task_count;
-        if !finished_before {
+    // Rank 0 watches a stopped count: tasks in flight that would keep it
+    // past the grace (depth-first tasks of large N take minutes) are
+    // abandoned with the whole job, as after a kill, once the journal
+    // holds every task finished.
+    let done = AtomicBool::new(false);
+    let abandon_now = || Abandoned {
+        counted: journal
+            .as_ref()
+            .map(|_| prior.tasks_run + chunks.journaled.load(Ordering::Relaxed)),
+        tasks: task_count,
+        synced: journal.as_ref().map_or(Ok(()), |journal| {
             journal
-                .complete(sum.solutions)
-                .map_err(|err| Error::Mpi(format!("cannot write the checkpoint: {err}")))?;
+                .end_before_exit(started.elapsed().as_secs_f64(), all_workers as usize)
+                .map_err(|err| err.to_string())
+        }),
+    };
+    std::thread::scope(|watcher| {
+        if let (0, Some(grace)) = (rank, grace) {
+            watcher.spawn(|| watch_grace(&done, stop, grace, &abandon_now));
         }
-    }
-    let mut report = make_report(
-        &PlanSummary::of(&plan),
-        all_threads,
-        &sum,
-        seconds,
-        true,
-        run.symmetric.expect("rank 0 asked run_plan for P and R"),
-    );
-    report.history = history;
-    Ok(RankOutcome::Report(Box::new(report)))
+        let outcome = (|| {
+            let run = std::thread::scope(|scope| {
+                if rank == 0 && remote_workers > 0 {
+                    scope.spawn(|| chunks.answer(remote_workers));
+                }
+                // Only rank 0 reports, so only it searches for P and R.
+                run_plan(&plan, threads, &hooks, rank == 0)
+            })?;
+            let totals = run.totals;
+            let words = encode(&totals, threads);
+            if rank != 0 {
+                root.gather_into(&words[..]);
+                return Ok(RankOutcome::Worker);
+            }
+            let mut all = vec![0u64; WORDS * ranks];
+            root.gather_into_root(&words[..], &mut all[..]);
+            let (sum, all_threads) = all.chunks(WORDS).map(decode).fold(
+                (RunTotals::default(), 0),
+                |(sum, threads), (part, part_threads)| (sum.merge(part), threads + part_threads),
+            );
+            let seconds = started.elapsed().as_secs_f64();
+            let worked = sum.tasks_run + sum.tasks_cancelled > 0;
+            if let Some(journal) = &journal {
+                let failed = journal_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .take();
+                if let Some(err) = failed {
+                    return Err(Error::Mpi(format!(
+                        "cannot write the checkpoint {} ({err}); finished tasks up to the failure are kept",
+                        journal.path().display()
+                    )));
+                }
+                if worked {
+                    journal.end_session(seconds, all_threads)
+                } else {
+                    journal.sync()
+                }
+                .map_err(|err| Error::Mpi(format!("cannot sync the checkpoint: {err}")))?;
+            }
+            let this_run_nodes = sum.nodes;
+            let sum = prior.merge(RunTotals {
+                tasks_skipped: 0,
+                ..sum
+            });
+            let history =
+                (checkpoint.is_some() && (prior.tasks_run > 0 || history.0 > 0)).then(|| History {
+                    sessions: history.0 + if worked { 1 } else { 0 },
+                    wall_seconds: history.1 + if worked { seconds } else { 0.0 },
+                    task_seconds: history.2
+                        + chunks.task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
+                    session_nodes: this_run_nodes,
+                });
+            if sum.tasks_run < task_count {
+                return Ok(RankOutcome::Interrupted {
+                    counted: sum.tasks_run,
+                    tasks: task_count,
+                    history,
+                });
+            }
+            if let Some(journal) = &journal {
+                let finished_before = prior.tasks_run == task_count;
+                if !finished_before {
+                    journal
+                        .complete(sum.solutions)
+                        .map_err(|err| Error::Mpi(format!("cannot write the checkpoint: {err}")))?;
+                }
+            }
+            let mut report = make_report(
+                &PlanSummary::of(&plan),
+                all_threads,
+                &sum,
+                seconds,
+                true,
+                run.symmetric.expect("rank 0 asked run_plan for P and R"),
+            );
+            report.history = history;
+            Ok(RankOutcome::Report(Box::new(report)))
+        })();
+        done.store(true, Ordering::SeqCst);
+        outcome
+    })
 }
 
 /// Words per finished task sent to rank 0: id, solutions, orbits, the
 /// three orbit sizes, nodes, microseconds.
 const TASK_WORDS: usize = 8;
-
-thread_local! {
-    /// A remote worker's finished tasks not yet sent to rank 0.
-    static UNSENT: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
-}
 
 /// Chunks of a plan's tasks, handed out by rank 0.
 struct Chunks<'a> {
@@ -293,6 +371,8 @@ struct Chunks<'a> {
     journal_error: &'a Mutex<Option<std::io::Error>>,
     /// Rank 0: microseconds of the tasks journaled in this run, all ranks.
     task_micros: AtomicU64,
+    /// Rank 0: tasks journaled in this run, all ranks.
+    journaled: AtomicU64,
 }
 
 impl Chunks<'_> {
@@ -309,8 +389,9 @@ impl Chunks<'_> {
         }
     }
 
-    /// A task finished on this rank: journaled now on rank 0, sent with
-    /// the next request elsewhere.
+    /// A task finished on this rank: journaled now on rank 0, sent to it
+    /// now from elsewhere (so a stop or a kill loses only the tasks in
+    /// flight, not the finished part of a chunk).
     fn finished(&self, outcome: &TaskOutcome) {
         let micros = (outcome.seconds * 1e6).round() as u64;
         if self.rank == 0 {
@@ -318,18 +399,21 @@ impl Chunks<'_> {
             return;
         }
         let count = &outcome.count;
-        UNSENT.with(|unsent| {
-            unsent.borrow_mut().extend([
-                outcome.id,
-                count.solutions,
-                count.orbits,
-                count.orbit_sizes[0],
-                count.orbit_sizes[1],
-                count.orbit_sizes[2],
-                count.nodes,
-                micros,
-            ])
-        });
+        let words: [u64; TASK_WORDS] = [
+            outcome.id,
+            count.solutions,
+            count.orbits,
+            count.orbit_sizes[0],
+            count.orbit_sizes[1],
+            count.orbit_sizes[2],
+            count.nodes,
+            micros,
+        ];
+        // A message from this thread, before its next request: rank 0
+        // receives it first (MPI keeps one thread's messages in order).
+        SimpleCommunicator::world()
+            .process_at_rank(0)
+            .send_with_tag(&words[..], RESULT);
     }
 
     /// Rank 0: appends a finished task to the journal; a failure stops the
@@ -339,6 +423,7 @@ impl Chunks<'_> {
             return;
         };
         self.task_micros.fetch_add(micros, Ordering::Relaxed);
+        self.journaled.fetch_add(1, Ordering::Relaxed);
         if let Err(err) = journal.record(id, count, micros as f64 * 1e-6) {
             self.journal_error
                 .lock()
@@ -358,24 +443,28 @@ impl Chunks<'_> {
             // MPI's blocking receive spins a core; the dispatcher shares
             // rank 0's cores with its workers, so it polls and sleeps
             // instead (requests come every chunk, not every microsecond).
-            let Some(waiting) = world.any_process().immediate_probe_with_tag(REQUEST) else {
+            let Some(waiting) = world.any_process().immediate_probe() else {
                 std::thread::sleep(DISPATCH_POLL);
                 continue;
             };
-            let (request, status) = world
-                .process_at_rank(waiting.source_rank())
-                .receive_vec_with_tag::<u64>(REQUEST);
-            // [stopping, then TASK_WORDS per finished task]
-            let stopping = request.first().copied().unwrap_or(0) != 0;
-            for task in request.get(1..).unwrap_or(&[]).chunks_exact(TASK_WORDS) {
-                let count = TaskCount {
-                    solutions: task[1],
-                    orbits: task[2],
-                    orbit_sizes: [task[3], task[4], task[5]],
-                    nodes: task[6],
-                };
-                self.journal_task(task[0], &count, task[7]);
+            let source = world.process_at_rank(waiting.source_rank());
+            if waiting.tag() == RESULT {
+                // [TASK_WORDS of one finished task]
+                let (task, _) = source.receive_vec_with_tag::<u64>(RESULT);
+                if let [id, solutions, orbits, o2, o4, o8, nodes, micros] = task[..] {
+                    let count = TaskCount {
+                        solutions,
+                        orbits,
+                        orbit_sizes: [o2, o4, o8],
+                        nodes,
+                    };
+                    self.journal_task(id, &count, micros);
+                }
+                continue;
             }
+            let (request, status) = source.receive_vec_with_tag::<u64>(REQUEST);
+            // [stopping]
+            let stopping = request.first().copied().unwrap_or(0) != 0;
             if stopping {
                 self.stop.store(true, Ordering::SeqCst);
             }
@@ -395,11 +484,9 @@ impl Dispatch for Chunks<'_> {
         let start = if self.rank == 0 {
             self.take()
         } else {
-            // The request carries the last chunk's counts. Any reply
-            // answers any of this rank's requests: each is a chunk nobody
-            // else was given.
-            let mut request = vec![u64::from(self.stop.load(Ordering::SeqCst))];
-            UNSENT.with(|unsent| request.append(&mut unsent.borrow_mut()));
+            // Any reply answers any of this rank's requests: each is a
+            // chunk nobody else was given.
+            let request = [u64::from(self.stop.load(Ordering::SeqCst))];
             let world = SimpleCommunicator::world();
             let root = world.process_at_rank(0);
             root.send_with_tag(&request[..], REQUEST);
@@ -414,7 +501,7 @@ impl Dispatch for Chunks<'_> {
 }
 
 /// u64 words per rank in the final gather.
-const WORDS: usize = 2 * 6 + 2;
+const WORDS: usize = 2 * 6 + 3;
 
 /// A rank's totals as u64 words: each u128 as (high, low).
 fn encode(totals: &RunTotals, threads: usize) -> [u64; WORDS] {
@@ -433,6 +520,7 @@ fn encode(totals: &RunTotals, threads: usize) -> [u64; WORDS] {
     }
     words[12] = totals.tasks_run;
     words[13] = threads as u64;
+    words[14] = totals.digest;
     words
 }
 
@@ -444,6 +532,7 @@ fn decode(words: &[u64]) -> (RunTotals, usize) {
         orbit_sizes: [wide(2), wide(3), wide(4)],
         nodes: wide(5),
         tasks_run: words[12],
+        digest: words[14],
         ..RunTotals::default()
     };
     (totals, words[13] as usize)
@@ -461,6 +550,7 @@ mod tests {
             orbit_sizes: [1, 2, u128::from(u64::MAX) + 1],
             nodes: 1 << 100,
             tasks_run: 42,
+            digest: 0xfedc_ba98_7654_3210,
             ..RunTotals::default()
         };
         assert_eq!(decode(&encode(&totals, 8)), (totals, 8));

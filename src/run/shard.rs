@@ -106,6 +106,13 @@ pub struct ShardResult {
     /// shard's core time; 0 in files of earlier versions.
     #[serde(default)]
     pub task_seconds: f64,
+    /// Wrapping sum of every counted task's digest of its counts
+    /// ([`crate::TaskCount::digest`]), 16 hex digits: two runs of this
+    /// shard agree on it exactly when they agree task by task (but for a
+    /// 2^-64 chance); `nqueens compare` checks it. Absent in files of
+    /// earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_digest: Option<String>,
     /// FNV-1a (hex) of the file's JSON without this field ([`checksum_of`]):
     /// a file damaged or edited after it was written is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,9 +196,9 @@ pub fn check_plan(name: &str, result: &ShardResult) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks that `results` are shards 0..K-1 of one plan, each once and
-/// complete, and sums them. `names` name the files in messages.
-pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
+/// Checks that every file of `results` is a shard file whose index is in
+/// range and that all are of the first one's plan and shard count.
+pub fn check_together(results: &[(String, ShardResult)]) -> Result<(), String> {
     let Some((first_name, first)) = results.first() else {
         return Err("no shard files given".to_string());
     };
@@ -229,6 +236,16 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Checks that `results` are shards 0..K-1 of one plan, each once and
+/// complete, and sums them. `names` name the files in messages.
+pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
+    let Some((_, first)) = results.first() else {
+        return Err("no shard files given".to_string());
+    };
+    check_together(results)?;
     let count = first.shards;
     // Each shard once: sorted indexes, without an array of K entries (K is
     // read from the files and may be anything).

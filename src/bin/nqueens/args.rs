@@ -69,9 +69,10 @@ pub enum Command {
     )]
     Plan(PlanArgs),
     /// Compare two runs of one plan task by task, from their checkpoint
-    /// journals: exit 0 when every task both hold agrees, 3 when any differs.
+    /// journals (or shard by shard, from their shard files): exit 0 when
+    /// every task both hold agrees, 3 when any differs.
     #[command(
-        after_help = "Examples:\n  nqueens count 13 --checkpoint a.ckpt\n  nqueens count 13 -j 1 --checkpoint b.ckpt\n  nqueens compare a.ckpt b.ckpt           exit 0: every task agrees\n  nqueens compare a.ckpt --with s0.ckpt s1.ckpt   against two shards' journals"
+        after_help = "Examples:\n  nqueens count 13 --checkpoint a.ckpt\n  nqueens count 13 -j 1 --checkpoint b.ckpt\n  nqueens compare a.ckpt b.ckpt           exit 0: every task agrees\n  nqueens compare a.ckpt --with s0.ckpt s1.ckpt   against two shards' journals\n  nqueens compare a0.json a1.json --with b0.json b1.json   two runs' shard files"
     )]
     Compare(CompareArgs),
     /// Print a shell completion script (e.g. `nqueens completions bash >
@@ -97,13 +98,14 @@ pub struct CompletionsArgs {
 /// Arguments of `nqueens compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Journals of the first run (a count's --checkpoint, or one per shard).
-    /// Two files and no --with compare the one with the other.
-    #[arg(required = true, value_name = "JOURNAL")]
+    /// Journals of the first run (a count's --checkpoint, or one per shard),
+    /// or its shard result files (compared shard by shard). Two files and
+    /// no --with compare the one with the other.
+    #[arg(required = true, value_name = "FILE")]
     pub first: Vec<PathBuf>,
 
-    /// Journals of the second run.
-    #[arg(long = "with", value_name = "JOURNAL", num_args = 1..)]
+    /// Journals (or shard result files) of the second run.
+    #[arg(long = "with", value_name = "FILE", num_args = 1..)]
     pub with: Vec<PathBuf>,
 
     /// Output format: text, or one JSON object (csv is not offered).

@@ -16,6 +16,12 @@ pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// and a person waiting for a prompt should not.
 pub const STOP_GRACE: Duration = Duration::from_millis(1500);
 
+/// [`STOP_GRACE`] under MPI: Open MPI's `mpirun` passes a signal on to the
+/// ranks and kills them 1 s later (`odls_base_sigkill_timeout`), so rank 0
+/// must have synced its journal and said how to resume before then.
+#[cfg(feature = "mpi")]
+pub const MPI_STOP_GRACE: Duration = Duration::from_millis(500);
+
 /// When the first signal came.
 static FIRST_SIGNAL: OnceLock<Instant> = OnceLock::new();
 

@@ -1,12 +1,17 @@
-//! `nqueens compare`: two runs of one plan, task by task.
+//! `nqueens compare`: two runs of one plan, task by task (journals) or
+//! shard by shard (shard result files).
 
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::fs;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use nqueens::run::compare::{compare, CompareError, Comparison, TaskIds};
+use nqueens::run::compare::{
+    compare, compare_shards, CompareError, Comparison, ShardComparison, ShardRecord, TaskIds,
+};
 use nqueens::TaskCount;
 
+use super::merge::read_shard_file;
 use super::usage;
 use crate::args::{CompareArgs, Format};
 use crate::exit_codes::ExitCode;
@@ -28,6 +33,20 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         }
         _ => (&args.first, &args.with),
     };
+    let shard_files = first
+        .iter()
+        .chain(second)
+        .filter(|path| is_shard_file(path))
+        .count();
+    if shard_files > 0 {
+        if shard_files < first.len() + second.len() {
+            return Err(usage(
+                "compare takes journals on both sides, or shard result files on both sides, not a mix"
+                    .to_string(),
+            ));
+        }
+        return run_shards(first, second, args.format);
+    }
     let comparison = compare(first, second).map_err(|err| match err {
         CompareError::Journal(err) => anyhow::Error::new(err),
         other => usage(other.to_string()),
@@ -51,6 +70,118 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Whether `path` holds a shard result file (JSON) rather than a journal
+/// (whose first line is a sealed header): its first byte that is not
+/// white space is `{`.
+fn is_shard_file(path: &Path) -> bool {
+    let mut head = [0u8; 64];
+    let Ok(read) = fs::File::open(path).and_then(|mut file| file.read(&mut head)) else {
+        return false;
+    };
+    head[..read]
+        .iter()
+        .find(|byte| !byte.is_ascii_whitespace())
+        .is_some_and(|&byte| byte == b'{')
+}
+
+/// Compares two sets of shard files, shard by shard.
+fn run_shards(first: &[PathBuf], second: &[PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+    let read = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|path| read_shard_file(path))
+            .collect::<anyhow::Result<Vec<_>>>()
+    };
+    let comparison = compare_shards(&read(first)?, &read(second)?).map_err(usage)?;
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match format {
+        Format::Json => writeln!(out, "{}", shards_json(&comparison)),
+        _ => write_shards_text(&mut out, &comparison),
+    }
+    .context("cannot write the comparison")?;
+    if comparison.agrees() {
+        Ok(ExitCode::Success)
+    } else {
+        out.flush().ok();
+        eprintln!(
+            "error: DISAGREEMENT: {} shard(s) counted differently, first shard {}",
+            comparison.disagreeing, comparison.disagreements[0].shard
+        );
+        Ok(ExitCode::CountMismatch)
+    }
+}
+
+fn write_shards_text(out: &mut impl Write, comparison: &ShardComparison) -> io::Result<()> {
+    let c = comparison;
+    writeln!(
+        out,
+        "plan: N = {}, {}, {} tasks in {} shards, fingerprint {}",
+        c.n, c.method, c.tasks, c.shards, c.fingerprint
+    )?;
+    writeln!(
+        out,
+        "held: {} shards by the first run, {} by the second, {} by both",
+        c.held[0], c.held[1], c.in_both
+    )?;
+    for (side, ids) in ["first", "second"].iter().zip(&c.only) {
+        if ids.count > 0 {
+            writeln!(out, "only in the {side}: {}", listed_as(ids, "shards"))?;
+        }
+    }
+    if c.agrees() {
+        writeln!(
+            out,
+            "agree: every shard both runs hold has the same task digest and solutions"
+        )?;
+    } else {
+        writeln!(out, "DISAGREE: {} shard(s)", c.disagreeing)?;
+        for d in &c.disagreements {
+            writeln!(
+                out,
+                "  shard {}: first {} solutions, digest {} ({}); second {} solutions, digest {} ({})",
+                d.shard,
+                d.first.solutions,
+                d.first.digest,
+                d.first.file,
+                d.second.solutions,
+                d.second.digest,
+                d.second.file
+            )?;
+        }
+        writeln!(
+            out,
+            "a shard file holds one digest of all its tasks: to name the tasks, count the shard again with --checkpoint on both sides and compare the journals"
+        )?;
+    }
+    Ok(())
+}
+
+fn shards_json(comparison: &ShardComparison) -> serde_json::Value {
+    let c = comparison;
+    let ids = |ids: &TaskIds| serde_json::json!({ "count": ids.count, "first": ids.first });
+    let record = |r: &ShardRecord| serde_json::json!({ "file": r.file, "solutions": r.solutions, "digest": r.digest });
+    serde_json::json!({
+        "n": c.n,
+        "method": c.method,
+        "fingerprint": c.fingerprint,
+        "tasks": c.tasks,
+        "shards": c.shards,
+        "held_first": c.held[0],
+        "held_second": c.held[1],
+        "in_both": c.in_both,
+        "only_first": ids(&c.only[0]),
+        "only_second": ids(&c.only[1]),
+        "agree": c.agrees(),
+        "disagreeing": c.disagreeing,
+        "disagreements": c.disagreements.iter().map(|d| serde_json::json!({
+            "shard": d.shard,
+            "first": record(&d.first),
+            "second": record(&d.second),
+        })).collect::<Vec<_>>(),
+    })
+}
+
 fn counts(count: &TaskCount) -> String {
     let [o2, o4, o8] = count.orbit_sizes;
     let plural = if count.solutions == 1 { "" } else { "s" };
@@ -66,13 +197,18 @@ fn counts(count: &TaskCount) -> String {
 }
 
 fn listed(ids: &TaskIds) -> String {
+    listed_as(ids, "tasks")
+}
+
+/// `ids` as "count (what a, b, ...)".
+fn listed_as(ids: &TaskIds, what: &str) -> String {
     let shown: Vec<String> = ids.first.iter().map(u64::to_string).collect();
     let more = if ids.count > ids.first.len() as u64 {
         ", ..."
     } else {
         ""
     };
-    format!("{} (tasks {}{more})", ids.count, shown.join(", "))
+    format!("{} ({what} {}{more})", ids.count, shown.join(", "))
 }
 
 fn write_text(out: &mut impl Write, comparison: &Comparison) -> io::Result<()> {

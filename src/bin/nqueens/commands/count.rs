@@ -103,7 +103,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     use mpi::topology::Communicator;
-    use nqueens::run::mpi::{count_journaled, RankOutcome};
+    use nqueens::run::mpi::{count_journaled, Abandoned, RankOutcome, StopGrace};
     if args.checkpoint.is_some() && sizes.len() != 1 {
         return Err(usage(
             "--checkpoint takes one N: run one count per N".to_string(),
@@ -120,10 +120,43 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();
     let checkpoint = args.checkpoint.as_deref();
+    // Rank 0 says at once what a stop does, and past the grace keeps what
+    // finished and ends every rank (tasks in flight are counted again on
+    // resume, as after kill -9).
+    let stopping = |grace: std::time::Duration| {
+        eprintln!(
+            "stopping: tasks in flight on every rank get {:.1} s to finish, then are abandoned",
+            grace.as_secs_f64()
+        );
+    };
+    let abandon = |abandoned: &Abandoned| {
+        let Some(counted) = abandoned.counted else {
+            eprintln!("interrupted: tasks in flight abandoned; nothing was saved (add --checkpoint FILE to make a run resumable)");
+            return;
+        };
+        let kept = match &abandoned.synced {
+            Ok(()) => format!(
+                " and saved, tasks in flight abandoned (counted again on resume); resume with the same mpirun command:\n  {}",
+                tracked::resume_command()
+            ),
+            Err(err) => format!(
+                ", tasks in flight abandoned; the checkpoint could not be synced ({err}): it may hold fewer"
+            ),
+        };
+        eprintln!(
+            "interrupted: {counted} of {} tasks counted{kept}",
+            abandoned.tasks
+        );
+    };
+    let grace = StopGrace {
+        grace: signals::MPI_STOP_GRACE,
+        stopping: &stopping,
+        abandon: &abandon,
+    };
     for &n in sizes {
         let stop = Some(&signals::INTERRUPTED);
         // Only rank 0 gets a report, and only it prints.
-        match count_journaled(&world, n, &options, checkpoint, stop)? {
+        match count_journaled(&world, n, &options, checkpoint, stop, Some(&grace))? {
             RankOutcome::Report(report) => {
                 writer.write(&report).context("cannot write the result")?;
                 mismatches.extend(mismatch(&report));

@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::io::Read;
+use std::path::Path;
 
 use anyhow::Context;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
@@ -14,28 +15,36 @@ use super::{print_report, usage};
 use crate::args::{Format, MergeArgs};
 use crate::exit_codes::ExitCode;
 
+/// Reads a shard result file, bounded in size: (its name, its contents).
+/// A file that cannot be read is an I/O error; one that is no shard file
+/// a usage error.
+pub fn read_shard_file(path: &Path) -> anyhow::Result<(String, ShardResult)> {
+    let name = path.display().to_string();
+    let mut text = String::new();
+    fs::File::open(path)
+        .and_then(|file| {
+            file.take(MAX_SHARD_FILE_BYTES + 1)
+                .read_to_string(&mut text)
+        })
+        .with_context(|| format!("cannot read {name}"))?;
+    if text.len() as u64 > MAX_SHARD_FILE_BYTES {
+        return Err(usage(format!(
+            "{name} is not an nqueens shard file: it is larger than {} (a shard file is under 1 KiB)",
+            human_bytes(MAX_SHARD_FILE_BYTES)
+        )));
+    }
+    let result: ShardResult = serde_json::from_str(&text)
+        .map_err(|err| usage(format!("{name} is not an nqueens shard file: {err}")))?;
+    Ok((name, result))
+}
+
 /// Runs `nqueens merge`.
 pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
-    let mut results = Vec::new();
-    for path in &args.files {
-        let name = path.display().to_string();
-        let mut text = String::new();
-        fs::File::open(path)
-            .and_then(|file| {
-                file.take(MAX_SHARD_FILE_BYTES + 1)
-                    .read_to_string(&mut text)
-            })
-            .with_context(|| format!("cannot read {name}"))?;
-        if text.len() as u64 > MAX_SHARD_FILE_BYTES {
-            return Err(usage(format!(
-                "{name} is not an nqueens shard file: it is larger than {} (a shard file is under 1 KiB)",
-                human_bytes(MAX_SHARD_FILE_BYTES)
-            )));
-        }
-        let result: ShardResult = serde_json::from_str(&text)
-            .map_err(|err| usage(format!("{name} is not an nqueens shard file: {err}")))?;
-        results.push((name, result));
-    }
+    let results = args
+        .files
+        .iter()
+        .map(|path| read_shard_file(path))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let merged = merge(&results).map_err(usage)?;
     // Every file is checked against the plan it names (they agree with each
     // other by now, so the first stands for all).

@@ -317,6 +317,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
                 |history| history.task_seconds,
             ),
+            task_digest: Some(format!("{:016x}", totals.digest)),
             checksum: None,
         };
         let result = ShardResult {
