@@ -44,8 +44,9 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
         // Tasks started and finished: the difference is in flight.
         let started = AtomicU64::new(0);
         let finished = AtomicU64::new(0);
-        let on_task = |_: &TaskOutcome| {
+        let on_task = |outcome: &TaskOutcome| {
             finished.fetch_add(1, Ordering::Relaxed);
+            progress::task_finished(outcome.id);
             bar.inc(1)
         };
         let skip = |_: &Task| {
@@ -80,6 +81,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
             });
             let report = count_with_hooks(n, &options, &hooks, |plan| {
                 warn_ignored_split(args.split_depth, plan);
+                progress::weigh_tasks(&bar, plan, &|_| true);
                 progress::begin_tasks(&bar, plan.tasks.len() as u64, 0)
             });
             running.store(false, Ordering::SeqCst);

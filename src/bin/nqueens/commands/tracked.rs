@@ -160,6 +160,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             });
         }
     }
+    progress::weigh_tasks(&bar, &plan, &|task| in_shard(task) && !done_before(task));
     progress::begin_tasks(&bar, shard_tasks, prior.tasks_run);
     let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let stop = AtomicBool::new(false);
@@ -170,6 +171,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     // This run's task time, in microseconds, summed over threads.
     let task_micros = AtomicU64::new(0);
     let on_task = |outcome: &TaskOutcome| {
+        progress::task_finished(outcome.id);
         bar.inc(1);
         finished_tasks.fetch_add(1, Ordering::Relaxed);
         task_micros.fetch_add((outcome.seconds * 1e6) as u64, Ordering::Relaxed);
