@@ -27,7 +27,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         (2, true) => (&args.first[..1], &args.first[1..]),
         (_, true) => {
             return Err(usage(format!(
-                "compare takes two journals, or the first run's journals and --with the second's; got {} and no --with",
+                "compare takes two files (journals, or shard files), or the first run's files and --with the second's; got {} and no --with",
                 args.first.len()
             )))
         }
@@ -51,23 +51,40 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         CompareError::Journal(err) => anyhow::Error::new(err),
         other => usage(other.to_string()),
     })?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    match args.format {
-        Format::Json => writeln!(out, "{}", json(&comparison)),
-        _ => write_text(&mut out, &comparison),
+    let disagreement = (!comparison.agrees()).then(|| {
+        format!(
+            "{} task(s) counted differently, first task {}",
+            comparison.disagreeing, comparison.disagreements[0].id
+        )
+    });
+    finish(
+        args.format,
+        || json(&comparison),
+        |out| write_text(out, &comparison),
+        disagreement,
+    )
+}
+
+/// Prints a comparison as `format` asks (`json` or `text`) and gives the
+/// exit status: 0, or 3 with `disagreement` said on stderr.
+fn finish(
+    format: Format,
+    json: impl FnOnce() -> serde_json::Value,
+    text: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
+    disagreement: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    match format {
+        Format::Json => writeln!(out, "{}", json()),
+        _ => text(&mut out),
     }
     .context("cannot write the comparison")?;
-    if comparison.agrees() {
-        Ok(ExitCode::Success)
-    } else {
-        out.flush().ok();
-        eprintln!(
-            "error: DISAGREEMENT: {} task(s) counted differently, first task {}",
-            comparison.disagreeing, comparison.disagreements[0].id
-        );
-        Ok(ExitCode::CountMismatch)
-    }
+    let Some(disagreement) = disagreement else {
+        return Ok(ExitCode::Success);
+    };
+    out.flush().ok();
+    eprintln!("error: DISAGREEMENT: {disagreement}");
+    Ok(ExitCode::CountMismatch)
 }
 
 /// Whether `path` holds a shard result file (JSON) rather than a journal
@@ -93,23 +110,18 @@ fn run_shards(first: &[PathBuf], second: &[PathBuf], format: Format) -> anyhow::
             .collect::<anyhow::Result<Vec<_>>>()
     };
     let comparison = compare_shards(&read(first)?, &read(second)?).map_err(usage)?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    match format {
-        Format::Json => writeln!(out, "{}", shards_json(&comparison)),
-        _ => write_shards_text(&mut out, &comparison),
-    }
-    .context("cannot write the comparison")?;
-    if comparison.agrees() {
-        Ok(ExitCode::Success)
-    } else {
-        out.flush().ok();
-        eprintln!(
-            "error: DISAGREEMENT: {} shard(s) counted differently, first shard {}",
+    let disagreement = (!comparison.agrees()).then(|| {
+        format!(
+            "{} shard(s) counted differently, first shard {}",
             comparison.disagreeing, comparison.disagreements[0].shard
-        );
-        Ok(ExitCode::CountMismatch)
-    }
+        )
+    });
+    finish(
+        format,
+        || shards_json(&comparison),
+        |out| write_shards_text(out, &comparison),
+        disagreement,
+    )
 }
 
 fn write_shards_text(out: &mut impl Write, comparison: &ShardComparison) -> io::Result<()> {
