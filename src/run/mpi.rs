@@ -143,12 +143,13 @@ pub fn count(
 
 /// [`count`] with a checkpoint journal kept by rank 0, and a flag that
 /// stops the count. Rank 0 opens (or resumes) the journal and sends every
-/// rank the finished tasks to skip; each remote worker sends the counts of
-/// its last chunk with its request for the next, and rank 0 journals them
-/// as they come (its own workers' at once), so a killed job loses only
-/// the chunks in flight. When `stop` is set (on any rank) no rank starts a
-/// new chunk, `join` tasks in flight are abandoned, and what finished is
-/// journaled before the ranks return.
+/// rank the finished tasks to skip; each remote worker sends each task's
+/// counts as the task finishes, and rank 0 journals them as they come (its
+/// own workers' at once), so a killed job loses only the tasks in flight.
+/// When `stop` is set (on any rank) no rank starts a new chunk, `join`
+/// tasks in flight are abandoned, and what finished is journaled before
+/// the ranks return; with `grace`, rank 0 ends the whole job once the
+/// grace has passed (tasks in flight abandoned, the journal synced).
 pub fn count_journaled(
     world: &SimpleCommunicator,
     n: u32,
