@@ -4,8 +4,8 @@
 
 use nqueens::plan::{effective_method, join_fits};
 use nqueens::search::join::{
-    choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, SplitMatcher,
-    BLOCK_KEYS,
+    choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath,
+    SplitMatcher, BLOCK_KEYS,
 };
 use nqueens::{count, published};
 use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
@@ -191,7 +191,11 @@ proptest! {
         matcher.load(&keys);
         let expected = sum_naive(&keys, &queries, extra);
         prop_assert_eq!(matcher.sum_disjoint(&queries, extra), expected);
-        prop_assert_eq!(matcher.sum_disjoint_portable(&queries, extra), expected);
+        for path in MatcherPath::ALL {
+            if let Some(sum) = matcher.sum_disjoint_on(path, &queries, extra) {
+                prop_assert_eq!(sum, expected, "{} loop", path.name());
+            }
+        }
         for &query in queries.iter().take(5) {
             prop_assert_eq!(matcher.count_disjoint(query), count_disjoint_naive(&keys, query));
         }

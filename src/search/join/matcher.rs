@@ -207,19 +207,22 @@ impl Matcher {
         self.sum_lines()
     }
 
-    /// [`Matcher::sum_disjoint`] on the portable loop whatever the CPU has,
-    /// so tests can hold it against the SIMD loops.
-    pub fn sum_disjoint_portable(&mut self, queries: &[u64], extra: u64) -> u64 {
-        if self.blocks == 0 {
-            return self.sum_disjoint(queries, extra);
+    /// [`Matcher::sum_disjoint`] on the loop `path` whatever the CPU
+    /// would choose, so tests can hold every loop against the others;
+    /// `None` if this CPU cannot run it.
+    pub fn sum_disjoint_on(
+        &mut self,
+        path: MatcherPath,
+        queries: &[u64],
+        extra: u64,
+    ) -> Option<u64> {
+        if !path.runs_here() {
+            return None;
         }
-        queries
-            .chunks(QUERY_BATCH)
-            .map(|batch| {
-                self.fill_offsets(batch, extra);
-                self.sum_lines()
-            })
-            .sum()
+        let chosen = self.path.replace(path);
+        let sum = self.sum_disjoint(queries, extra);
+        self.path = chosen;
+        Some(sum)
     }
 
     /// Each query's line in every chunk, computed once for all blocks.
@@ -475,25 +478,36 @@ impl Matcher {
         }
     }
 
-    /// The AVX-512 loop, unrolled for `CHUNKS` chunks; `CHUNKS` = 0 takes
-    /// the chunk count from the matcher (any width).
+    /// The AVX-512 loop, unrolled for `CHUNKS` chunks (0: any count). A
+    /// line is one register; each query's AND is popcounted per u64 lane.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512vpopcntdq")]
     fn sum_avx512<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
         use std::arch::x86_64::*;
-        let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
+        let (chunks, stride) = if self.chunks.len() <= WIDE_OFFSET_LANES {
+            self.fill_offsets_avx512(queries, extra)
+        } else {
+            // Not reached (keys of 64 bits take 13 chunks), kept for any
+            // layout: line numbers made byte offsets.
+            let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
+            for offset in &mut self.offsets {
+                *offset <<= LINE_SHIFT;
+            }
+            (chunks, chunks)
+        };
+        let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
         let mut sums = _mm512_setzero_si512();
         for block in self.lines.chunks_exact(self.lines_per_block) {
-            let base = block.as_ptr();
-            for offsets in self.offsets.chunks_exact(chunks) {
-                // SAFETY: every offset is below lines_per_block (a chunk's
-                // first line plus a pattern of its own bits), so each
-                // pointer is a line of this block, and lines are 64-byte
-                // aligned as the aligned load needs.
+            let base = block.as_ptr().cast::<__m512i>();
+            for offsets in self.offsets.chunks_exact(stride) {
+                // SAFETY: every offset is the byte offset of a line below
+                // lines_per_block (a chunk's first line plus a pattern of
+                // its own bits), so each line lies in this block, and lines
+                // are 64-byte aligned as the aligned loads need.
                 unsafe {
-                    let mut acc = _mm512_load_si512(base.add(usize::from(offsets[0])).cast());
+                    let mut acc = _mm512_load_si512(base.byte_add(usize::from(offsets[0])));
                     for &offset in &offsets[1..chunks] {
-                        let line = _mm512_load_si512(base.add(usize::from(offset)).cast());
+                        let line = _mm512_load_si512(base.byte_add(usize::from(offset)));
                         acc = _mm512_and_si512(acc, line);
                     }
                     sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
@@ -501,6 +515,66 @@ impl Matcher {
             }
         }
         _mm512_reduce_add_epi64(sums) as u64
+    }
+
+    /// Each query's byte offset in every chunk (at most
+    /// [`WIDE_OFFSET_LANES`] chunks), 8 lanes of a register at a time and
+    /// narrowed to u16 in one step; returns the chunk count and the
+    /// offsets per query (8 or 16, the unused ones 0).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn fill_offsets_avx512(&mut self, queries: &[u64], extra: u64) -> (usize, usize) {
+        use std::arch::x86_64::*;
+        const LANES: usize = 8;
+        let chunks = self.chunks.len();
+        debug_assert!(chunks <= WIDE_OFFSET_LANES);
+        let mut shifts = [[0i64; LANES]; 2];
+        let mut masks = [[0i64; LANES]; 2];
+        let mut firsts = [[0i64; LANES]; 2];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = (index / LANES, index % LANES);
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+        }
+        // SAFETY (the loads): each array holds the 8 i64 a load reads.
+        let load = |values: [i64; LANES]| unsafe { _mm512_loadu_si512(values.as_ptr().cast()) };
+        let (shifts, masks, firsts) = (shifts.map(load), masks.map(load), firsts.map(load));
+        let offsets = |query: __m512i, vector: usize| {
+            let pattern = _mm512_and_si512(_mm512_srlv_epi64(query, shifts[vector]), masks[vector]);
+            // Every offset is below 2^16 (a block's tables take at most
+            // BLOCK_TABLE_BYTES), so the narrowing to u16 keeps it whole.
+            _mm512_cvtepi64_epi16(_mm512_add_epi64(
+                _mm512_slli_epi64::<{ LINE_SHIFT as u32 }>(pattern),
+                firsts[vector],
+            ))
+        };
+        if chunks <= LANES {
+            self.offsets.resize(queries.len() * LANES, 0);
+            for (lines, &query) in self.offsets.chunks_exact_mut(LANES).zip(queries) {
+                let query = _mm512_set1_epi64((query | extra) as i64);
+                // SAFETY: `lines` holds 8 u16, the 16 bytes the store
+                // writes.
+                unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), offsets(query, 0)) };
+            }
+            (chunks, LANES)
+        } else {
+            self.offsets.resize(queries.len() * WIDE_OFFSET_LANES, 0);
+            for (lines, &query) in self
+                .offsets
+                .chunks_exact_mut(WIDE_OFFSET_LANES)
+                .zip(queries)
+            {
+                let query = _mm512_set1_epi64((query | extra) as i64);
+                // SAFETY: `lines` holds 16 u16, the 32 bytes the two
+                // stores write.
+                unsafe {
+                    _mm_storeu_si128(lines.as_mut_ptr().cast(), offsets(query, 0));
+                    _mm_storeu_si128(lines.as_mut_ptr().add(LANES).cast(), offsets(query, 1));
+                }
+            }
+            (chunks, WIDE_OFFSET_LANES)
+        }
     }
 }
 
