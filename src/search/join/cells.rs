@@ -84,6 +84,9 @@ impl RowCells {
             self.diagonals.shrink_to_fit();
             return;
         }
+        // Exactly: a doubling would hold up to twice the row set, past
+        // what the memory bound counts.
+        self.diagonals.reserve_exact(total as usize);
         self.diagonals.resize(total as usize, 0);
         // Pass 2: each placement at its cell's cursor; the starts serve as
         // cursors and end at the cells' ends, the next cells' starts.
@@ -139,7 +142,7 @@ impl RowCells {
             let index = cols as usize;
             made.diagonals.clear();
             made.diagonals
-                .reserve((self.starts[index + 1] - self.starts[index]) as usize);
+                .reserve_exact((self.starts[index + 1] - self.starts[index]) as usize);
             fill_cell(self.side, self.rows, cols, &mut made.diagonals);
             made.key = Some(key);
         }

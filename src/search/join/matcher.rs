@@ -94,6 +94,7 @@ impl Matcher {
         self.blocks = 0;
         self.path = Some(matcher_path());
         if keys.len() < SMALL_SET {
+            self.small.reserve_exact(keys.len());
             self.small.extend_from_slice(keys);
             return;
         }
@@ -119,6 +120,9 @@ impl Matcher {
         self.lines_per_block = first_line;
         self.blocks = keys.len().div_ceil(BLOCK_KEYS);
         self.lines.clear();
+        // Exactly (also below): the memory bound counts the lines a load
+        // uses, not a doubling past them.
+        self.lines.reserve_exact(self.blocks * self.lines_per_block);
         self.lines
             .resize(self.blocks * self.lines_per_block, Line::ZERO);
         for (block, block_keys) in keys.chunks(BLOCK_KEYS).enumerate() {
@@ -126,6 +130,13 @@ impl Matcher {
             let tables = &mut self.lines[start..start + self.lines_per_block];
             fill_block(&self.chunks, block_keys, tables);
         }
+    }
+
+    /// Swaps the matcher's offsets buffer with `offsets`: a split lends
+    /// its leaves one buffer in turn, so its thousands of leaves do not
+    /// each keep a batch's offsets (8 KB a leaf).
+    pub fn swap_offsets(&mut self, offsets: &mut Vec<u16>) {
+        std::mem::swap(&mut self.offsets, offsets);
     }
 
     /// Bytes the current load uses.

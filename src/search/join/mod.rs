@@ -979,7 +979,8 @@ fn half_boards(
                     ];
                     for (north_class, north) in parts.iter().enumerate() {
                         for (south_class, south) in south.iter().enumerate() {
-                            join_quadrants(north, south, &mut keys[north_class + south_class]);
+                            let keys = &mut keys[north_class + south_class];
+                            join_quadrants(north, south, left, keys);
                         }
                     }
                     cursor.north_done = to;
@@ -1053,15 +1054,20 @@ fn place(
 }
 
 /// Appends the key of every pair of a north and a south placement that do
-/// not attack each other. Branch-free: every pair is written, and the
+/// not attack each other (`left`: keys the part still takes, room to
+/// reserve at once). Branch-free: every pair is written, and the
 /// length only moves past the good ones (about half of them die, in no
 /// pattern a predictor could learn).
 #[inline(always)]
-fn join_quadrants(north: &[(u64, u64)], south: &[(u64, u64)], keys: &mut Vec<u64>) {
+fn join_quadrants(north: &[(u64, u64)], south: &[(u64, u64)], left: usize, keys: &mut Vec<u64>) {
     let start = keys.len();
     let pairs = north.len() * south.len();
     // Written into the spare capacity, not zeroed first (see `place`).
-    keys.reserve(pairs);
+    // Grown to what the part has `left` to take, exactly: a doubling would
+    // hold up to twice the part, past what the memory bound counts.
+    if keys.capacity() - start < pairs {
+        keys.reserve_exact(pairs.max(left));
+    }
     let slots = &mut keys.spare_capacity_mut()[..pairs];
     let mut len = 0;
     for &(north_check, north_key) in north {

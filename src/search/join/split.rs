@@ -45,6 +45,8 @@ pub struct SplitMatcher {
     /// (the buffers only grow, so refilling them writes no zeros).
     routes: Vec<Vec<u64>>,
     lens: Vec<usize>,
+    /// The offsets buffer the leaves take in turn while they sum.
+    offsets: Vec<u16>,
 }
 
 impl SplitMatcher {
@@ -56,6 +58,9 @@ impl SplitMatcher {
         self.leaves_used = 0;
         let mut stored = std::mem::take(&mut self.keys);
         stored.clear();
+        // Exactly (here and below): a doubling would hold up to twice the
+        // part, past what the memory bound counts.
+        stored.reserve_exact(keys.len());
         stored.extend_from_slice(keys);
         self.build(&mut stored, cuts, leaf_min.max(1));
         self.keys = stored;
@@ -112,6 +117,7 @@ impl SplitMatcher {
         }
         let first = &mut self.routes[0];
         first.clear();
+        first.reserve_exact(queries.len());
         first.extend(queries.iter().map(|&query| query | extra));
         self.lens[0] = first.len();
         let Self {
@@ -119,9 +125,15 @@ impl SplitMatcher {
             leaves,
             routes,
             lens,
+            offsets,
             ..
         } = self;
-        sum_node(nodes, leaves, routes, lens, 0, 0)
+        let mut split = Routes {
+            routes,
+            lens,
+            offsets,
+        };
+        sum_node(nodes, leaves, &mut split, 0, 0)
     }
 
     /// Bytes the buffers hold (their capacity).
@@ -129,8 +141,10 @@ impl SplitMatcher {
         let words = self.keys.capacity()
             + self.taken.capacity()
             + self.routes.iter().map(Vec::capacity).sum::<usize>();
-        (words * 8 + self.nodes.capacity() * std::mem::size_of::<Node>() + self.lens.capacity() * 8)
-            as u64
+        (words * 8
+            + self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.lens.capacity() * 8
+            + self.offsets.capacity() * 2) as u64
             + self.leaves.iter().map(Matcher::bytes).sum::<u64>()
     }
 
@@ -140,20 +154,34 @@ impl SplitMatcher {
     }
 }
 
+/// A split's buffers for a sum: per depth, the queries routed there
+/// (`routes[depth][..lens[depth]]`), and the leaves' offsets buffer.
+struct Routes<'a> {
+    routes: &'a mut Vec<Vec<u64>>,
+    lens: &'a mut Vec<usize>,
+    offsets: &'a mut Vec<u16>,
+}
+
 /// The sum for the queries at `routes[depth]` against node `node`.
 fn sum_node(
     nodes: &[Node],
     leaves: &mut [Matcher],
-    routes: &mut Vec<Vec<u64>>,
-    lens: &mut Vec<usize>,
+    split: &mut Routes,
     node: usize,
     depth: usize,
 ) -> u64 {
     match nodes[node] {
-        Node::Leaf(leaf) => leaves[leaf].sum_disjoint(&routes[depth][..lens[depth]], 0),
+        Node::Leaf(leaf) => {
+            let leaf = &mut leaves[leaf];
+            leaf.swap_offsets(split.offsets);
+            let sum = leaf.sum_disjoint(&split.routes[depth][..split.lens[depth]], 0);
+            leaf.swap_offsets(split.offsets);
+            sum
+        }
         Node::Cut { bit, free, taken } => {
             // Keys that leave the bit free pair with every query here.
-            let mut total = sum_node(nodes, leaves, routes, lens, free, depth);
+            let mut total = sum_node(nodes, leaves, split, free, depth);
+            let Routes { routes, lens, .. } = split;
             if routes.len() == depth + 1 {
                 routes.push(Vec::new());
                 lens.push(0);
@@ -162,6 +190,7 @@ fn sum_node(
             let here = &here[depth][..lens[depth]];
             let next = &mut below[0];
             if next.len() < here.len() {
+                next.reserve_exact(here.len() - next.len());
                 next.resize(here.len(), 0);
             }
             // Branch-free: every query is written, and the length moves
@@ -174,7 +203,7 @@ fn sum_node(
             }
             lens[depth + 1] = len;
             if len > 0 {
-                total += sum_node(nodes, leaves, routes, lens, taken, depth + 1);
+                total += sum_node(nodes, leaves, split, taken, depth + 1);
             }
             total
         }
@@ -190,6 +219,7 @@ fn partition<'k>(
     taken: &mut Vec<u64>,
 ) -> (&'k mut [u64], &'k mut [u64]) {
     if taken.len() < keys.len() {
+        taken.reserve_exact(keys.len() - taken.len());
         taken.resize(keys.len(), 0);
     }
     let (mut free_len, mut taken_len) = (0, 0);
