@@ -1064,9 +1064,11 @@ fn join_quadrants(north: &[(u64, u64)], south: &[(u64, u64)], left: usize, keys:
     let pairs = north.len() * south.len();
     // Written into the spare capacity, not zeroed first (see `place`).
     // Grown to what the part has `left` to take, exactly: a doubling would
-    // hold up to twice the part, past what the memory bound counts.
+    // hold up to twice the part, past what the memory bound counts. At
+    // most doubled on the way (`left` is unbounded where every key is
+    // wanted at once).
     if keys.capacity() - start < pairs {
-        keys.reserve_exact(pairs.max(left));
+        keys.reserve_exact(pairs.max(left.min(keys.capacity())));
     }
     let slots = &mut keys.spare_capacity_mut()[..pairs];
     let mut len = 0;
