@@ -262,6 +262,22 @@ impl Matcher {
         }
     }
 
+    /// Byte offsets filled a chunk at a time, for layouts past the vector
+    /// fills' 16 chunks (not reached: keys of 64 bits take 13), so any
+    /// layout stays correct; returns the chunk count and the stride.
+    #[inline(always)]
+    fn fill_byte_offsets_scalar<const CHUNKS: usize>(
+        &mut self,
+        queries: &[u64],
+        extra: u64,
+    ) -> (usize, usize) {
+        let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
+        for offset in &mut self.offsets {
+            *offset <<= LINE_SHIFT;
+        }
+        (chunks, chunks)
+    }
+
     /// [`Matcher::fill_offsets`] for exactly `CHUNKS` chunks, unrolled.
     #[inline(always)]
     fn fill_offsets_fixed<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) {
@@ -324,13 +340,7 @@ impl Matcher {
             self.fill_offsets_avx2_wide(queries, extra);
             (self.chunks.len(), WIDE_OFFSET_LANES)
         } else {
-            // Not reached (keys of 64 bits take 13 chunks), kept for any
-            // layout: line numbers made byte offsets.
-            let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
-            for offset in &mut self.offsets {
-                *offset <<= LINE_SHIFT;
-            }
-            (chunks, chunks)
+            self.fill_byte_offsets_scalar::<CHUNKS>(queries, extra)
         };
         let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
         let lookup = _mm256_setr_epi8(
@@ -498,13 +508,7 @@ impl Matcher {
         let (chunks, stride) = if self.chunks.len() <= WIDE_OFFSET_LANES {
             self.fill_offsets_avx512(queries, extra)
         } else {
-            // Not reached (keys of 64 bits take 13 chunks), kept for any
-            // layout: line numbers made byte offsets.
-            let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
-            for offset in &mut self.offsets {
-                *offset <<= LINE_SHIFT;
-            }
-            (chunks, chunks)
+            self.fill_byte_offsets_scalar::<CHUNKS>(queries, extra)
         };
         let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
         let mut sums = _mm512_setzero_si512();

@@ -102,12 +102,12 @@ pub fn thread_bytes(n: u32) -> u64 {
         + placements
         + keys(STORED_KEYS) * BYTES_PER_STORED_KEY
         + keys(QUERY_KEYS) * BYTES_PER_QUERY_KEY;
-    // From side 12 (N = 24) a thread's leaves and cached row sets are
+    // Past the shared cells (from N = 24) a thread's leaves and cached row sets are
     // rebuilt at every size, task after task, and the allocator keeps
     // freed blocks in each thread's arena: measured at N = 25 on 2
     // threads, resident memory 516 MiB against 425 MiB of live bytes,
     // about a fifth of the threads' buffers more.
-    let allocator = if side >= 12 {
+    let allocator = if side > SHARED_MAX_SIDE {
         live / ALLOCATOR_SHARE
     } else {
         0
@@ -115,8 +115,8 @@ pub fn thread_bytes(n: u32) -> u64 {
     live + allocator
 }
 
-/// The allocator's retained memory from side 12, as a share (1/5) of a
-/// thread's live buffers.
+/// The allocator's retained memory past the shared cells' sides, as a
+/// share (1/5) of a thread's live buffers.
 const ALLOCATOR_SHARE: u64 = 5;
 
 /// Bytes a `join` count of an `n` board takes on `threads` threads beyond
