@@ -227,6 +227,11 @@ proptest! {
         split.load(&keys, &cuts, leaf_min);
         let expected = sum_naive(&keys, &queries, extra);
         prop_assert_eq!(split.sum_disjoint(&queries, extra), expected);
+        for path in MatcherPath::ALL {
+            if let Some(sum) = split.sum_disjoint_on(path, &queries, extra) {
+                prop_assert_eq!(sum, expected, "{} loop", path.name());
+            }
+        }
         // Queried again, and reloaded with other keys, it still agrees.
         prop_assert_eq!(split.sum_disjoint(&queries, 0), sum_naive(&keys, &queries, 0));
         let others = sparse_keys(!seed, width, len / 2);

@@ -43,10 +43,11 @@ const LINE_SHIFT: i32 = LINE_BYTES.trailing_zeros() as i32;
 // Byte offsets within a block's tables fit the u16 offsets.
 const _: () = assert!(BLOCK_TABLE_BYTES <= 1 << 16);
 
-/// Offsets the vector fills compute per query: up to 8 chunks, or up to
-/// 16.
-const OFFSET_LANES: usize = 8;
-const WIDE_OFFSET_LANES: usize = 16;
+/// Offsets a query takes: 8, or 16 for layouts of 9 to 16 chunks (keys of
+/// 64 bits take at most 13), so the vector fills store whole registers
+/// and the loops read fixed-size arrays.
+const NARROW: usize = 8;
+const WIDE: usize = 16;
 
 /// Queries whose byte counts the AVX2 loop adds up before widening them:
 /// each adds at most 16 to a byte, and 15 x 16 = 240 still fits.
@@ -70,40 +71,31 @@ struct Chunk {
     first_line: usize,
 }
 
-/// Stored keys, ready to be queried; reused across loads so a worker keeps
-/// one allocation.
-#[derive(Default)]
-pub struct Matcher {
-    /// The keys when there are fewer than [`SMALL_SET`].
-    small: Vec<u64>,
+/// How key bits are cut into chunks, and the loop that reads them. The
+/// leaves of a split share one layout, so each query's offsets (its line
+/// in every chunk) are computed once for all the leaves it meets rather
+/// than once per leaf: a leaf holds one or two blocks, and the offsets had
+/// cost nearly as much as the sums.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
     chunks: Vec<Chunk>,
-    lines: Vec<Line>,
     lines_per_block: usize,
-    blocks: usize,
-    /// Per query of the current sum, its line in each chunk.
-    offsets: Vec<u16>,
-    /// The loop the sums take, decided at each load (not per batch of
-    /// queries: deciding it there cost 2.5% at N = 18).
+    /// The loop the sums take, decided at each [`Layout::set`] (not per
+    /// batch of queries: deciding it there cost 2.5% at N = 18).
     path: Option<MatcherPath>,
 }
 
-impl Matcher {
-    /// Replaces the stored keys with `keys`.
-    pub fn load(&mut self, keys: &[u64]) {
-        self.small.clear();
-        self.blocks = 0;
+impl Layout {
+    /// Cuts the key bits up to the highest set in `used` into chunks.
+    pub fn set(&mut self, used: u64) {
         self.path = Some(matcher_path());
-        if keys.len() < SMALL_SET {
-            self.small.reserve_exact(keys.len());
-            self.small.extend_from_slice(keys);
-            return;
-        }
-        let used = keys.iter().fold(0, |all, key| all | key);
         let width = (64 - used.leading_zeros()).max(1);
         let mut chunk_count = width.div_ceil(CHUNK_BITS);
         while table_lines(width, chunk_count) * LINE_BYTES > BLOCK_TABLE_BYTES {
             chunk_count += 1;
         }
+        // 64 bits take at most 13 chunks within the bytes above.
+        debug_assert!(chunk_count as usize <= WIDE);
         self.chunks.clear();
         let mut shift = 0;
         let mut first_line = 0;
@@ -118,197 +110,336 @@ impl Matcher {
             first_line += 1 << bits;
         }
         self.lines_per_block = first_line;
-        self.blocks = keys.len().div_ceil(BLOCK_KEYS);
-        self.lines.clear();
-        // Exactly (also below): the memory bound counts the lines a load
-        // uses, not a doubling past them.
-        self.lines.reserve_exact(self.blocks * self.lines_per_block);
-        self.lines
-            .resize(self.blocks * self.lines_per_block, Line::ZERO);
-        for (block, block_keys) in keys.chunks(BLOCK_KEYS).enumerate() {
-            let start = block * self.lines_per_block;
-            let tables = &mut self.lines[start..start + self.lines_per_block];
-            fill_block(&self.chunks, block_keys, tables);
+    }
+
+    /// Offsets per query: [`NARROW`] or [`WIDE`].
+    fn stride(&self) -> usize {
+        if self.chunks.len() <= NARROW {
+            NARROW
+        } else {
+            WIDE
         }
     }
 
-    /// Swaps the matcher's offsets buffer with `offsets`: a split lends
-    /// its leaves one buffer in turn, so its thousands of leaves do not
-    /// each keep a batch's offsets (8 KB a leaf).
-    pub fn swap_offsets(&mut self, offsets: &mut Vec<u16>) {
-        std::mem::swap(&mut self.offsets, offsets);
+    fn path(&self) -> MatcherPath {
+        self.path.unwrap_or(MatcherPath::Portable)
+    }
+
+    /// Sets the loop the sums take, returning the one it replaces: for
+    /// tests that hold every loop against the others.
+    pub fn replace_path(&mut self, path: Option<MatcherPath>) -> Option<MatcherPath> {
+        std::mem::replace(&mut self.path, path)
+    }
+
+    /// Each query's byte offset in every chunk, [`Layout::stride`] a query
+    /// (the unused ones 0), into `offsets`.
+    pub fn fill(&self, queries: &[u64], offsets: &mut Vec<u16>) {
+        let stride = self.stride();
+        offsets.clear();
+        offsets.resize(queries.len() * stride, 0);
+        #[cfg(target_arch = "x86_64")]
+        match self.path() {
+            // SAFETY: a path is chosen only if the CPU runs it (checked
+            // once, in `matcher_path`).
+            MatcherPath::Avx512 => return unsafe { self.fill_avx512(queries, offsets) },
+            // SAFETY: as above, AVX2 is present.
+            MatcherPath::Avx2 if stride == NARROW => {
+                return unsafe { self.fill_avx2(queries, offsets) }
+            }
+            // SAFETY: as above.
+            MatcherPath::Avx2 => return unsafe { self.fill_avx2_wide(queries, offsets) },
+            MatcherPath::Portable => {}
+        }
+        for (lines, &query) in offsets.chunks_exact_mut(stride).zip(queries) {
+            for (line, chunk) in lines.iter_mut().zip(&self.chunks) {
+                let pattern = (query >> chunk.shift) & chunk.mask;
+                *line = ((chunk.first_line + pattern as usize) * LINE_BYTES) as u16;
+            }
+        }
+    }
+
+    /// [`Layout::fill`] for up to [`NARROW`] chunks with AVX2: all chunks
+    /// of a query in a few vector steps.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_avx2(&self, queries: &[u64], offsets: &mut [u16]) {
+        use std::arch::x86_64::*;
+        debug_assert!(self.chunks.len() <= NARROW);
+        // The two vectors' lanes take chunks 0, 1, 4, 5 and 2, 3, 6, 7:
+        // the packing below then leaves the offsets in chunk order.
+        let mut shifts = [[0i64; 4]; 2];
+        let mut masks = [[0i64; 4]; 2];
+        let mut firsts = [[0i64; 4]; 2];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = ((index / 2) % 2, index % 2 + 2 * (index / 4));
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+        }
+        let load =
+            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
+        let (shift_low, shift_high) = (load(shifts[0]), load(shifts[1]));
+        let (mask_low, mask_high) = (load(masks[0]), load(masks[1]));
+        let (first_low, first_high) = (load(firsts[0]), load(firsts[1]));
+        for (lines, &query) in offsets.chunks_exact_mut(NARROW).zip(queries) {
+            let query = _mm256_set1_epi64x(query as i64);
+            let pattern = |shift, mask| {
+                _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
+                    _mm256_srlv_epi64(query, shift),
+                    mask,
+                ))
+            };
+            let low = _mm256_add_epi64(pattern(shift_low, mask_low), first_low);
+            let high = _mm256_add_epi64(pattern(shift_high, mask_high), first_high);
+            // Every offset is below 2^16 (a block's tables take at most
+            // BLOCK_TABLE_BYTES): the packs narrow without saturating, u64
+            // lanes to u32 and then to u16; the u64 lanes 0 and 2 then hold
+            // the 8 offsets.
+            let words = _mm256_packus_epi32(low, high);
+            let halves = _mm256_packus_epi32(words, words);
+            let ordered = _mm256_permute4x64_epi64::<0b1000>(halves);
+            // SAFETY: `lines` holds NARROW u16, the 16 bytes the unaligned
+            // store writes.
+            unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), _mm256_castsi256_si128(ordered)) };
+        }
+    }
+
+    /// [`Layout::fill_avx2`] for up to [`WIDE`] chunks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_avx2_wide(&self, queries: &[u64], offsets: &mut [u16]) {
+        use std::arch::x86_64::*;
+        debug_assert!(self.chunks.len() <= WIDE);
+        // Vector v's lanes take chunks 2v, 2v+1, 2v+8, 2v+9: the packing
+        // below then leaves the offsets in chunk order, chunks 0..8 in the
+        // low 128 bits and 8..16 in the high.
+        let mut shifts = [[0i64; 4]; 4];
+        let mut masks = [[0i64; 4]; 4];
+        let mut firsts = [[0i64; 4]; 4];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = ((index % 8) / 2, index % 2 + 2 * (index / 8));
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+        }
+        let load =
+            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
+        let shifts = shifts.map(load);
+        let masks = masks.map(load);
+        let firsts = firsts.map(load);
+        for (lines, &query) in offsets.chunks_exact_mut(WIDE).zip(queries) {
+            let query = _mm256_set1_epi64x(query as i64);
+            let offset = |vector: usize| {
+                _mm256_add_epi64(
+                    _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
+                        _mm256_srlv_epi64(query, shifts[vector]),
+                        masks[vector],
+                    )),
+                    firsts[vector],
+                )
+            };
+            // As in the narrow fill: offsets below 2^16 narrow without
+            // saturating, u64 to u32 to u16.
+            let low = _mm256_packus_epi32(offset(0), offset(1));
+            let high = _mm256_packus_epi32(offset(2), offset(3));
+            let ordered = _mm256_packus_epi32(low, high);
+            // SAFETY: `lines` holds WIDE u16, the 32 bytes the unaligned
+            // store writes.
+            unsafe { _mm256_storeu_si256(lines.as_mut_ptr().cast(), ordered) };
+        }
+    }
+
+    /// [`Layout::fill`] with AVX-512: a query's 8 chunk offsets in one
+    /// register, narrowed to u16 in one step (two registers past 8
+    /// chunks).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn fill_avx512(&self, queries: &[u64], offsets: &mut [u16]) {
+        use std::arch::x86_64::*;
+        const LANES: usize = 8;
+        debug_assert!(self.chunks.len() <= WIDE);
+        let mut shifts = [[0i64; LANES]; 2];
+        let mut masks = [[0i64; LANES]; 2];
+        let mut firsts = [[0i64; LANES]; 2];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let (vector, lane) = (index / LANES, index % LANES);
+            shifts[vector][lane] = i64::from(chunk.shift);
+            masks[vector][lane] = chunk.mask as i64;
+            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+        }
+        // SAFETY (the loads): each array holds the 8 i64 a load reads.
+        let load = |values: [i64; LANES]| unsafe { _mm512_loadu_si512(values.as_ptr().cast()) };
+        let (shifts, masks, firsts) = (shifts.map(load), masks.map(load), firsts.map(load));
+        let offsets_of = |query: __m512i, vector: usize| {
+            let pattern = _mm512_and_si512(_mm512_srlv_epi64(query, shifts[vector]), masks[vector]);
+            // Every offset is below 2^16 (a block's tables take at most
+            // BLOCK_TABLE_BYTES), so the narrowing to u16 keeps it whole.
+            _mm512_cvtepi64_epi16(_mm512_add_epi64(
+                _mm512_slli_epi64::<{ LINE_SHIFT as u32 }>(pattern),
+                firsts[vector],
+            ))
+        };
+        if self.stride() == NARROW {
+            for (lines, &query) in offsets.chunks_exact_mut(NARROW).zip(queries) {
+                let query = _mm512_set1_epi64(query as i64);
+                // SAFETY: `lines` holds 8 u16, the 16 bytes the store
+                // writes.
+                unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), offsets_of(query, 0)) };
+            }
+        } else {
+            for (lines, &query) in offsets.chunks_exact_mut(WIDE).zip(queries) {
+                let query = _mm512_set1_epi64(query as i64);
+                // SAFETY: `lines` holds 16 u16, the 32 bytes the two
+                // stores write.
+                unsafe {
+                    _mm_storeu_si128(lines.as_mut_ptr().cast(), offsets_of(query, 0));
+                    _mm_storeu_si128(lines.as_mut_ptr().add(LANES).cast(), offsets_of(query, 1));
+                }
+            }
+        }
+    }
+}
+
+/// Stored keys in bit-sliced blocks laid out by a [`Layout`]; reused
+/// across loads so a leaf keeps its allocations.
+#[derive(Default)]
+pub struct Leaf {
+    /// The keys when there are fewer than [`SMALL_SET`].
+    small: Vec<u64>,
+    lines: Vec<Line>,
+    blocks: usize,
+}
+
+/// The queries a leaf sums over: `entries` name them by position (the
+/// low 32 bits of each), in `queries` and in `offsets` (a layout's
+/// stride apart).
+#[derive(Clone, Copy)]
+pub struct Routed<'a> {
+    pub queries: &'a [u64],
+    pub offsets: &'a [u16],
+    pub entries: &'a [u64],
+}
+
+impl Routed<'_> {
+    /// The offsets of each query, as arrays of `S`.
+    fn offset_rows<const S: usize>(&self) -> &[[u16; S]] {
+        self.offsets.as_chunks::<S>().0
+    }
+}
+
+/// The position an entry names.
+#[inline(always)]
+fn position(entry: u64) -> usize {
+    entry as u32 as usize
+}
+
+impl Leaf {
+    /// Replaces the stored keys with `keys`, in `layout`'s chunks (which
+    /// must cover every bit the keys use).
+    pub fn load(&mut self, keys: &[u64], layout: &Layout) {
+        self.small.clear();
+        self.lines.clear();
+        self.blocks = 0;
+        if keys.len() < SMALL_SET {
+            self.small.reserve_exact(keys.len());
+            self.small.extend_from_slice(keys);
+            return;
+        }
+        debug_assert!(layout.chunks.last().is_some_and(|chunk| {
+            let used = keys.iter().fold(0, |all, key| all | key);
+            used >> chunk.shift <= chunk.mask
+        }));
+        self.blocks = keys.len().div_ceil(BLOCK_KEYS);
+        let lines = self.blocks * layout.lines_per_block;
+        // Exactly: the memory bound counts the lines a load uses, not a
+        // doubling past them.
+        self.lines.reserve_exact(lines);
+        self.lines.resize(lines, Line::ZERO);
+        for (block_keys, tables) in keys
+            .chunks(BLOCK_KEYS)
+            .zip(self.lines.chunks_exact_mut(layout.lines_per_block))
+        {
+            fill_block(&layout.chunks, block_keys, tables);
+        }
     }
 
     /// Bytes the current load uses.
     pub fn used_bytes(&self) -> u64 {
-        (self.small.len() * 8
-            + self.chunks.len() * std::mem::size_of::<Chunk>()
-            + self.lines.len() * std::mem::size_of::<Line>()
-            + self.offsets.len() * 2) as u64
+        (self.small.len() * 8 + self.lines.len() * LINE_BYTES) as u64
     }
 
     /// Gives back the buffers' room past the current load.
     pub fn shrink_to_fit(&mut self) {
         self.small.shrink_to_fit();
-        self.chunks.shrink_to_fit();
         self.lines.shrink_to_fit();
-        self.offsets.shrink_to_fit();
     }
 
     /// Bytes the buffers hold (their capacity).
     pub fn bytes(&self) -> u64 {
-        (self.small.capacity() * 8
-            + self.chunks.capacity() * std::mem::size_of::<Chunk>()
-            + self.lines.capacity() * std::mem::size_of::<Line>()
-            + self.offsets.capacity() * 2) as u64
+        (self.small.capacity() * 8 + self.lines.capacity() * LINE_BYTES) as u64
     }
 
-    /// Stored keys `k` with `k & query == 0`.
-    pub fn count_disjoint(&mut self, query: u64) -> u64 {
-        self.sum_disjoint(&[query], 0)
-    }
-
-    /// The sum over `queries` of the stored keys disjoint from
-    /// `query | extra` (`extra`: diagonals every query shares).
-    ///
-    /// Taken [`QUERY_BATCH`] queries at a time, so a matcher's offsets stay
-    /// a few KB: the leaves of a split each have their own, thousands of
-    /// them at large N.
-    pub fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> u64 {
-        queries
-            .chunks(QUERY_BATCH)
-            .map(|batch| self.sum_batch(batch, extra))
-            .sum()
-    }
-
-    /// [`Matcher::sum_disjoint`] for one batch of queries.
-    fn sum_batch(&mut self, queries: &[u64], extra: u64) -> u64 {
+    /// The sum over the routed queries of the stored keys disjoint from
+    /// each; `routed.offsets` filled by `layout`, the layout of the load.
+    pub fn sum(&self, layout: &Layout, routed: Routed) -> u64 {
         if self.blocks == 0 {
-            return queries
+            return routed
+                .entries
                 .iter()
-                .map(|&query| count_disjoint_naive(&self.small, query | extra))
+                .map(|&entry| count_disjoint_naive(&self.small, routed.queries[position(entry)]))
                 .sum();
         }
-        // The SIMD loops are unrolled for the usual chunk counts (keys of
-        // 25 to 60 bits); any other count takes the general loop (0).
-        #[cfg(target_arch = "x86_64")]
+        // Unrolled for the usual chunk counts (keys of 25 to 60 bits); any
+        // other count takes the general loops (0).
         macro_rules! by_chunks {
             ($loop:ident) => {
-                match self.chunks.len() {
-                    5 => self.$loop::<5>(queries, extra),
-                    6 => self.$loop::<6>(queries, extra),
-                    7 => self.$loop::<7>(queries, extra),
-                    8 => self.$loop::<8>(queries, extra),
-                    9 => self.$loop::<9>(queries, extra),
-                    10 => self.$loop::<10>(queries, extra),
-                    _ => self.$loop::<0>(queries, extra),
+                match layout.chunks.len() {
+                    5 => self.$loop::<NARROW, 5>(layout, routed),
+                    6 => self.$loop::<NARROW, 6>(layout, routed),
+                    7 => self.$loop::<NARROW, 7>(layout, routed),
+                    8 => self.$loop::<NARROW, 8>(layout, routed),
+                    9 => self.$loop::<WIDE, 9>(layout, routed),
+                    10 => self.$loop::<WIDE, 10>(layout, routed),
+                    chunks if chunks <= NARROW => self.$loop::<NARROW, 0>(layout, routed),
+                    _ => self.$loop::<WIDE, 0>(layout, routed),
                 }
             };
         }
-        #[cfg(target_arch = "x86_64")]
-        match self.path.unwrap_or(MatcherPath::Portable) {
+        match layout.path() {
             // SAFETY: a path is chosen only if the CPU runs it (checked
             // once, in `matcher_path`).
-            MatcherPath::Avx512 => return unsafe { by_chunks!(sum_avx512) },
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx512 => unsafe { by_chunks!(sum_avx512) },
             // SAFETY: as above, popcnt and AVX2 are present.
-            MatcherPath::Avx2 => return unsafe { by_chunks!(sum_avx2) },
-            MatcherPath::Portable => {}
-        }
-        self.fill_offsets(queries, extra);
-        self.sum_lines()
-    }
-
-    /// [`Matcher::sum_disjoint`] on the loop `path` whatever the CPU
-    /// would choose, so tests can hold every loop against the others;
-    /// `None` if this CPU cannot run it.
-    pub fn sum_disjoint_on(
-        &mut self,
-        path: MatcherPath,
-        queries: &[u64],
-        extra: u64,
-    ) -> Option<u64> {
-        if !path.runs_here() {
-            return None;
-        }
-        let chosen = self.path.replace(path);
-        let sum = self.sum_disjoint(queries, extra);
-        self.path = chosen;
-        Some(sum)
-    }
-
-    /// Each query's line in every chunk, computed once for all blocks.
-    #[inline(always)]
-    fn fill_offsets(&mut self, queries: &[u64], extra: u64) {
-        let chunks = self.chunks.len();
-        self.offsets.resize(queries.len() * chunks, 0);
-        for (lines, &query) in self.offsets.chunks_exact_mut(chunks).zip(queries) {
-            let query = query | extra;
-            for (line, chunk) in lines.iter_mut().zip(&self.chunks) {
-                *line = (chunk.first_line + ((query >> chunk.shift) & chunk.mask) as usize) as u16;
-            }
-        }
-    }
-
-    /// Fills the offsets with the loop for `CHUNKS` chunks (0: the
-    /// matcher's count, not unrolled); returns the chunk count.
-    #[inline(always)]
-    fn fill_offsets_for<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> usize {
-        if CHUNKS > 0 {
-            self.fill_offsets_fixed::<CHUNKS>(queries, extra);
-            CHUNKS
-        } else {
-            self.fill_offsets(queries, extra);
-            self.chunks.len()
-        }
-    }
-
-    /// Byte offsets filled a chunk at a time, for layouts past the vector
-    /// fills' 16 chunks (not reached: keys of 64 bits take 13), so any
-    /// layout stays correct; returns the chunk count and the stride.
-    #[inline(always)]
-    fn fill_byte_offsets_scalar<const CHUNKS: usize>(
-        &mut self,
-        queries: &[u64],
-        extra: u64,
-    ) -> (usize, usize) {
-        let chunks = self.fill_offsets_for::<CHUNKS>(queries, extra);
-        for offset in &mut self.offsets {
-            *offset <<= LINE_SHIFT;
-        }
-        (chunks, chunks)
-    }
-
-    /// [`Matcher::fill_offsets`] for exactly `CHUNKS` chunks, unrolled.
-    #[inline(always)]
-    fn fill_offsets_fixed<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) {
-        let mut shifts = [0u32; CHUNKS];
-        let mut masks = [0u64; CHUNKS];
-        let mut firsts = [0u64; CHUNKS];
-        for (index, chunk) in self.chunks.iter().enumerate().take(CHUNKS) {
-            shifts[index] = chunk.shift;
-            masks[index] = chunk.mask;
-            firsts[index] = chunk.first_line as u64;
-        }
-        self.offsets.resize(queries.len() * CHUNKS, 0);
-        for (lines, &query) in self.offsets.chunks_exact_mut(CHUNKS).zip(queries) {
-            let query = query | extra;
-            for index in 0..CHUNKS {
-                lines[index] = (firsts[index] + ((query >> shifts[index]) & masks[index])) as u16;
-            }
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx2 => unsafe { by_chunks!(sum_avx2) },
+            _ => by_chunks!(sum_portable),
         }
     }
 
     /// Blocks outside, queries inside: a block's tables (a few KB) stay in
-    /// the first-level cache while every query passes over them.
+    /// the first-level cache while every query passes over them. `S`
+    /// offsets a query, `CHUNKS` of them used (0: the layout's count).
     #[inline(always)]
-    fn sum_lines(&self) -> u64 {
-        let chunks = self.chunks.len();
+    fn sum_portable<const S: usize, const CHUNKS: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+    ) -> u64 {
+        let chunks = if CHUNKS > 0 {
+            CHUNKS
+        } else {
+            layout.chunks.len()
+        };
+        let rows = routed.offset_rows::<S>();
         let mut total = 0u64;
-        for block in self.lines.chunks_exact(self.lines_per_block) {
-            for offsets in self.offsets.chunks_exact(chunks) {
-                let mut acc = block[usize::from(offsets[0])];
+        for block in self.lines.chunks_exact(layout.lines_per_block) {
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
+                let line = |offset: u16| &block[usize::from(offset) / LINE_BYTES];
+                let mut acc = *line(offsets[0]);
                 for &offset in &offsets[1..] {
-                    for (word, other) in acc.0.iter_mut().zip(block[usize::from(offset)].0) {
+                    for (word, other) in acc.0.iter_mut().zip(line(offset).0) {
                         *word &= other;
                     }
                 }
@@ -322,27 +453,24 @@ impl Matcher {
         total
     }
 
-    /// The AVX2 loop, unrolled for `CHUNKS` chunks (0: any count). A line
-    /// is two 256-bit halves; each query's AND is counted per byte (a
-    /// nibble table lookup), and the byte counts of up to
-    /// [`AVX2_BYTE_ROUNDS`] queries are summed before one `vpsadbw` widens
-    /// them, so no query pays for a horizontal sum.
+    /// The AVX2 loop. A line is two 256-bit halves; each query's AND is
+    /// counted per byte (a nibble table lookup), and the byte counts of up
+    /// to [`AVX2_BYTE_ROUNDS`] queries are summed before one `vpsadbw`
+    /// widens them, so no query pays for a horizontal sum.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,avx2")]
-    fn sum_avx2<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
+    fn sum_avx2<const S: usize, const CHUNKS: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+    ) -> u64 {
         use std::arch::x86_64::*;
-        // Up to 16 chunks take a vector fill, 8 or 16 offsets a query;
-        // more take the scalar one.
-        let (chunks, stride) = if self.chunks.len() <= OFFSET_LANES {
-            self.fill_offsets_avx2(queries, extra);
-            (self.chunks.len(), OFFSET_LANES)
-        } else if self.chunks.len() <= WIDE_OFFSET_LANES {
-            self.fill_offsets_avx2_wide(queries, extra);
-            (self.chunks.len(), WIDE_OFFSET_LANES)
+        let chunks = if CHUNKS > 0 {
+            CHUNKS
         } else {
-            self.fill_byte_offsets_scalar::<CHUNKS>(queries, extra)
+            layout.chunks.len()
         };
-        let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
+        let rows = routed.offset_rows::<S>();
         let lookup = _mm256_setr_epi8(
             0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
             3, 3, 4,
@@ -360,9 +488,57 @@ impl Matcher {
         let mut sums = zero;
         let mut bytes = zero;
         let mut rounds = 0;
-        for block in self.lines.chunks_exact(self.lines_per_block) {
+        // Blocks in pairs, as in the AVX-512 loop: a query's offsets, read
+        // once, serve both.
+        let per_block = layout.lines_per_block;
+        let paired = self.blocks / 2 * 2 * per_block;
+        for pair in self.lines[..paired].chunks_exact(2 * per_block) {
+            let first = pair.as_ptr().cast::<__m256i>();
+            let second = pair[per_block..].as_ptr().cast::<__m256i>();
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
+                // SAFETY: as below, in each block of the pair.
+                let [mut low, mut high, mut second_low, mut second_high] = unsafe {
+                    let at = usize::from(offsets[0]);
+                    let (line, second_line) = (first.byte_add(at), second.byte_add(at));
+                    [
+                        _mm256_load_si256(line),
+                        _mm256_load_si256(line.add(1)),
+                        _mm256_load_si256(second_line),
+                        _mm256_load_si256(second_line.add(1)),
+                    ]
+                };
+                for &offset in &offsets[1..] {
+                    // SAFETY: as above.
+                    unsafe {
+                        let at = usize::from(offset);
+                        let (line, second_line) = (first.byte_add(at), second.byte_add(at));
+                        low = _mm256_and_si256(low, _mm256_load_si256(line));
+                        high = _mm256_and_si256(high, _mm256_load_si256(line.add(1)));
+                        second_low = _mm256_and_si256(second_low, _mm256_load_si256(second_line));
+                        second_high =
+                            _mm256_and_si256(second_high, _mm256_load_si256(second_line.add(1)));
+                    }
+                }
+                // At most 32 per byte and query.
+                let counts = _mm256_add_epi8(
+                    _mm256_add_epi8(count_bytes(low), count_bytes(high)),
+                    _mm256_add_epi8(count_bytes(second_low), count_bytes(second_high)),
+                );
+                bytes = _mm256_add_epi8(bytes, counts);
+                rounds += 2;
+                // Even here: flushed before another pair could pass 15.
+                if rounds >= AVX2_BYTE_ROUNDS - 1 {
+                    sums = _mm256_add_epi64(sums, _mm256_sad_epu8(bytes, zero));
+                    bytes = zero;
+                    rounds = 0;
+                }
+            }
+        }
+        for block in self.lines[paired..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
-            for offsets in self.offsets.chunks_exact(stride) {
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
                 // SAFETY: every offset is the byte offset of a line below
                 // lines_per_block (a chunk's first line plus a pattern of
                 // its own bits), so each line and its two halves lie in
@@ -372,7 +548,7 @@ impl Matcher {
                     let line = base.byte_add(usize::from(offsets[0]));
                     (_mm256_load_si256(line), _mm256_load_si256(line.add(1)))
                 };
-                for &offset in &offsets[1..chunks] {
+                for &offset in &offsets[1..] {
                     // SAFETY: as above.
                     unsafe {
                         let line = base.byte_add(usize::from(offset));
@@ -398,130 +574,62 @@ impl Matcher {
         lanes.iter().sum()
     }
 
-    /// Each query's line in every chunk (at most [`OFFSET_LANES`] chunks),
-    /// [`OFFSET_LANES`] offsets a query (the unused ones 0): all chunks of
-    /// a query in a few vector steps. Leaves of a split hold one or two
-    /// blocks, so the offsets cost nearly as much as the sums when
-    /// computed a chunk at a time.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn fill_offsets_avx2(&mut self, queries: &[u64], extra: u64) {
-        use std::arch::x86_64::*;
-        debug_assert!(self.chunks.len() <= OFFSET_LANES);
-        // The two vectors' lanes take chunks 0, 1, 4, 5 and 2, 3, 6, 7:
-        // the packing below then leaves the offsets in chunk order.
-        let mut shifts = [[0i64; 4]; 2];
-        let mut masks = [[0i64; 4]; 2];
-        let mut firsts = [[0i64; 4]; 2];
-        for (index, chunk) in self.chunks.iter().enumerate() {
-            let (vector, lane) = ((index / 2) % 2, index % 2 + 2 * (index / 4));
-            shifts[vector][lane] = i64::from(chunk.shift);
-            masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
-        }
-        let load =
-            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
-        let (shift_low, shift_high) = (load(shifts[0]), load(shifts[1]));
-        let (mask_low, mask_high) = (load(masks[0]), load(masks[1]));
-        let (first_low, first_high) = (load(firsts[0]), load(firsts[1]));
-        self.offsets.resize(queries.len() * OFFSET_LANES, 0);
-        for (lines, &query) in self.offsets.chunks_exact_mut(OFFSET_LANES).zip(queries) {
-            let query = _mm256_set1_epi64x((query | extra) as i64);
-            let pattern = |shift, mask| {
-                _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
-                    _mm256_srlv_epi64(query, shift),
-                    mask,
-                ))
-            };
-            let low = _mm256_add_epi64(pattern(shift_low, mask_low), first_low);
-            let high = _mm256_add_epi64(pattern(shift_high, mask_high), first_high);
-            // Every offset is below 2^16 (a block's tables take at most
-            // BLOCK_TABLE_BYTES): the packs narrow without saturating, u64
-            // lanes to u32 and then to u16; the u64 lanes 0 and 2 then hold
-            // the 8 offsets.
-            let words = _mm256_packus_epi32(low, high);
-            let halves = _mm256_packus_epi32(words, words);
-            let ordered = _mm256_permute4x64_epi64::<0b1000>(halves);
-            // SAFETY: `lines` holds OFFSET_LANES u16, the 16 bytes the
-            // unaligned store writes.
-            unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), _mm256_castsi256_si128(ordered)) };
-        }
-    }
-
-    /// [`Matcher::fill_offsets_avx2`] for up to [`WIDE_OFFSET_LANES`]
-    /// chunks (keys of 64 bits take at most 13), that many offsets a query.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn fill_offsets_avx2_wide(&mut self, queries: &[u64], extra: u64) {
-        use std::arch::x86_64::*;
-        debug_assert!(self.chunks.len() <= WIDE_OFFSET_LANES);
-        // Vector v's lanes take chunks 2v, 2v+1, 2v+8, 2v+9: the packing
-        // below then leaves the offsets in chunk order, chunks 0..8 in the
-        // low 128 bits and 8..16 in the high.
-        let mut shifts = [[0i64; 4]; 4];
-        let mut masks = [[0i64; 4]; 4];
-        let mut firsts = [[0i64; 4]; 4];
-        for (index, chunk) in self.chunks.iter().enumerate() {
-            let (vector, lane) = ((index % 8) / 2, index % 2 + 2 * (index / 8));
-            shifts[vector][lane] = i64::from(chunk.shift);
-            masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
-        }
-        let load =
-            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
-        let shifts = shifts.map(load);
-        let masks = masks.map(load);
-        let firsts = firsts.map(load);
-        self.offsets.resize(queries.len() * WIDE_OFFSET_LANES, 0);
-        for (lines, &query) in self
-            .offsets
-            .chunks_exact_mut(WIDE_OFFSET_LANES)
-            .zip(queries)
-        {
-            let query = _mm256_set1_epi64x((query | extra) as i64);
-            let offset = |vector: usize| {
-                _mm256_add_epi64(
-                    _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
-                        _mm256_srlv_epi64(query, shifts[vector]),
-                        masks[vector],
-                    )),
-                    firsts[vector],
-                )
-            };
-            // As in the narrow fill: offsets below 2^16 narrow without
-            // saturating, u64 to u32 to u16.
-            let low = _mm256_packus_epi32(offset(0), offset(1));
-            let high = _mm256_packus_epi32(offset(2), offset(3));
-            let ordered = _mm256_packus_epi32(low, high);
-            // SAFETY: `lines` holds WIDE_OFFSET_LANES u16, the 32 bytes the
-            // unaligned store writes.
-            unsafe { _mm256_storeu_si256(lines.as_mut_ptr().cast(), ordered) };
-        }
-    }
-
-    /// The AVX-512 loop, unrolled for `CHUNKS` chunks (0: any count). A
-    /// line is one register; each query's AND is popcounted per u64 lane.
+    /// The AVX-512 loop. A line is one register; each query's AND is
+    /// popcounted per u64 lane.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512vpopcntdq")]
-    fn sum_avx512<const CHUNKS: usize>(&mut self, queries: &[u64], extra: u64) -> u64 {
+    fn sum_avx512<const S: usize, const CHUNKS: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+    ) -> u64 {
         use std::arch::x86_64::*;
-        let (chunks, stride) = if self.chunks.len() <= WIDE_OFFSET_LANES {
-            self.fill_offsets_avx512(queries, extra)
+        let chunks = if CHUNKS > 0 {
+            CHUNKS
         } else {
-            self.fill_byte_offsets_scalar::<CHUNKS>(queries, extra)
+            layout.chunks.len()
         };
-        let chunks = if CHUNKS > 0 { CHUNKS } else { chunks };
+        let rows = routed.offset_rows::<S>();
         let mut sums = _mm512_setzero_si512();
-        for block in self.lines.chunks_exact(self.lines_per_block) {
+        // Blocks in pairs: a query's offsets, read once, serve both (the
+        // offsets are half the loads), and the pair's tables still fit the
+        // first-level cache.
+        let per_block = layout.lines_per_block;
+        let paired = self.blocks / 2 * 2 * per_block;
+        for pair in self.lines[..paired].chunks_exact(2 * per_block) {
+            let first = pair.as_ptr().cast::<__m512i>();
+            let second = pair[per_block..].as_ptr().cast::<__m512i>();
+            let mut second_sums = _mm512_setzero_si512();
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
+                // SAFETY: as below, in each block of the pair.
+                unsafe {
+                    let at = usize::from(offsets[0]);
+                    let mut acc = _mm512_load_si512(first.byte_add(at));
+                    let mut second_acc = _mm512_load_si512(second.byte_add(at));
+                    for &offset in &offsets[1..] {
+                        let at = usize::from(offset);
+                        acc = _mm512_and_si512(acc, _mm512_load_si512(first.byte_add(at)));
+                        second_acc =
+                            _mm512_and_si512(second_acc, _mm512_load_si512(second.byte_add(at)));
+                    }
+                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
+                    second_sums = _mm512_add_epi64(second_sums, _mm512_popcnt_epi64(second_acc));
+                }
+            }
+            sums = _mm512_add_epi64(sums, second_sums);
+        }
+        for block in self.lines[paired..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m512i>();
-            for offsets in self.offsets.chunks_exact(stride) {
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
                 // SAFETY: every offset is the byte offset of a line below
                 // lines_per_block (a chunk's first line plus a pattern of
                 // its own bits), so each line lies in this block, and lines
                 // are 64-byte aligned as the aligned loads need.
                 unsafe {
                     let mut acc = _mm512_load_si512(base.byte_add(usize::from(offsets[0])));
-                    for &offset in &offsets[1..chunks] {
+                    for &offset in &offsets[1..] {
                         let line = _mm512_load_si512(base.byte_add(usize::from(offset)));
                         acc = _mm512_and_si512(acc, line);
                     }
@@ -531,65 +639,75 @@ impl Matcher {
         }
         _mm512_reduce_add_epi64(sums) as u64
     }
+}
 
-    /// Each query's byte offset in every chunk (at most
-    /// [`WIDE_OFFSET_LANES`] chunks), 8 lanes of a register at a time and
-    /// narrowed to u16 in one step; returns the chunk count and the
-    /// offsets per query (8 or 16, the unused ones 0).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn fill_offsets_avx512(&mut self, queries: &[u64], extra: u64) -> (usize, usize) {
-        use std::arch::x86_64::*;
-        const LANES: usize = 8;
-        let chunks = self.chunks.len();
-        debug_assert!(chunks <= WIDE_OFFSET_LANES);
-        let mut shifts = [[0i64; LANES]; 2];
-        let mut masks = [[0i64; LANES]; 2];
-        let mut firsts = [[0i64; LANES]; 2];
-        for (index, chunk) in self.chunks.iter().enumerate() {
-            let (vector, lane) = (index / LANES, index % LANES);
-            shifts[vector][lane] = i64::from(chunk.shift);
-            masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
-        }
-        // SAFETY (the loads): each array holds the 8 i64 a load reads.
-        let load = |values: [i64; LANES]| unsafe { _mm512_loadu_si512(values.as_ptr().cast()) };
-        let (shifts, masks, firsts) = (shifts.map(load), masks.map(load), firsts.map(load));
-        let offsets = |query: __m512i, vector: usize| {
-            let pattern = _mm512_and_si512(_mm512_srlv_epi64(query, shifts[vector]), masks[vector]);
-            // Every offset is below 2^16 (a block's tables take at most
-            // BLOCK_TABLE_BYTES), so the narrowing to u16 keeps it whole.
-            _mm512_cvtepi64_epi16(_mm512_add_epi64(
-                _mm512_slli_epi64::<{ LINE_SHIFT as u32 }>(pattern),
-                firsts[vector],
-            ))
-        };
-        if chunks <= LANES {
-            self.offsets.resize(queries.len() * LANES, 0);
-            for (lines, &query) in self.offsets.chunks_exact_mut(LANES).zip(queries) {
-                let query = _mm512_set1_epi64((query | extra) as i64);
-                // SAFETY: `lines` holds 8 u16, the 16 bytes the store
-                // writes.
-                unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), offsets(query, 0)) };
+/// Stored keys, ready to be queried: one leaf with its own layout.
+/// Reused across loads so a worker keeps its allocations.
+#[derive(Default)]
+pub struct Matcher {
+    layout: Layout,
+    leaf: Leaf,
+    /// A batch of queries with their shared diagonals, their offsets and
+    /// their entries (each its own position).
+    queries: Vec<u64>,
+    offsets: Vec<u16>,
+    entries: Vec<u64>,
+}
+
+impl Matcher {
+    /// Replaces the stored keys with `keys`.
+    pub fn load(&mut self, keys: &[u64]) {
+        self.layout.set(keys.iter().fold(0, |all, key| all | key));
+        self.leaf.load(keys, &self.layout);
+    }
+
+    /// Stored keys `k` with `k & query == 0`.
+    pub fn count_disjoint(&mut self, query: u64) -> u64 {
+        self.sum_disjoint(&[query], 0)
+    }
+
+    /// The sum over `queries` of the stored keys disjoint from
+    /// `query | extra` (`extra`: diagonals every query shares), taken
+    /// [`QUERY_BATCH`] queries at a time.
+    pub fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> u64 {
+        let mut total = 0;
+        for batch in queries.chunks(QUERY_BATCH) {
+            self.queries.clear();
+            self.queries
+                .extend(batch.iter().map(|&query| query | extra));
+            if self.leaf.blocks > 0 {
+                self.layout.fill(&self.queries, &mut self.offsets);
             }
-            (chunks, LANES)
-        } else {
-            self.offsets.resize(queries.len() * WIDE_OFFSET_LANES, 0);
-            for (lines, &query) in self
-                .offsets
-                .chunks_exact_mut(WIDE_OFFSET_LANES)
-                .zip(queries)
-            {
-                let query = _mm512_set1_epi64((query | extra) as i64);
-                // SAFETY: `lines` holds 16 u16, the 32 bytes the two
-                // stores write.
-                unsafe {
-                    _mm_storeu_si128(lines.as_mut_ptr().cast(), offsets(query, 0));
-                    _mm_storeu_si128(lines.as_mut_ptr().add(LANES).cast(), offsets(query, 1));
-                }
-            }
-            (chunks, WIDE_OFFSET_LANES)
+            self.entries.clear();
+            self.entries.extend(0..batch.len() as u64);
+            total += self.leaf.sum(
+                &self.layout,
+                Routed {
+                    queries: &self.queries,
+                    offsets: &self.offsets,
+                    entries: &self.entries,
+                },
+            );
         }
+        total
+    }
+
+    /// [`Matcher::sum_disjoint`] on the loop `path` whatever the CPU
+    /// would choose, so tests can hold every loop against the others;
+    /// `None` if this CPU cannot run it.
+    pub fn sum_disjoint_on(
+        &mut self,
+        path: MatcherPath,
+        queries: &[u64],
+        extra: u64,
+    ) -> Option<u64> {
+        if !path.runs_here() {
+            return None;
+        }
+        let chosen = self.layout.replace_path(Some(path));
+        let sum = self.sum_disjoint(queries, extra);
+        self.layout.replace_path(chosen);
+        Some(sum)
     }
 }
 

@@ -10,7 +10,7 @@
 //! [`Parts`]: super::Parts
 
 use super::cells::{CellCache, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
-use super::{MAX_CUTS, QUERY_KEYS, STORED_KEYS};
+use super::{MAX_CUTS, QUERY_KEYS, ROUTE_BATCH, STORED_KEYS};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
 /// the whole quadrant table, which the shared cells fill up to.
@@ -67,9 +67,12 @@ pub fn shared_bytes(n: u32) -> u64 {
 /// (leaves give back room past it): 108, taken with room.
 const BYTES_PER_STORED_KEY: u64 = 112;
 
-/// Bytes per query key: three classes of keys, and the queries routed
-/// through each depth of the split.
-const BYTES_PER_QUERY_KEY: u64 = 8 * (3 + MAX_CUTS as u64 + 1);
+/// Bytes per query key: three classes of keys.
+const BYTES_PER_QUERY_KEY: u64 = 8 * 3;
+
+/// Bytes of the split's routing: a batch of queries, their offsets (at
+/// most 16 u16 each) and their entries at each depth.
+const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 8 * (MAX_CUTS as u64 + 1));
 
 /// Bytes one worker thread's buffers reach at most for an `n` board
 /// (4 <= n <= 28): its cell cache (from N = 24; the row sets past
@@ -101,7 +104,8 @@ pub fn thread_bytes(n: u32) -> u64 {
     let live = cells
         + placements
         + keys(STORED_KEYS) * BYTES_PER_STORED_KEY
-        + keys(QUERY_KEYS) * BYTES_PER_QUERY_KEY;
+        + keys(QUERY_KEYS) * BYTES_PER_QUERY_KEY
+        + ROUTE_BYTES;
     // Past the shared cells (from N = 24) a thread's leaves and cached row sets are
     // rebuilt at every size, task after task, and the allocator keeps
     // freed blocks in each thread's arena: measured at N = 25 on 2

@@ -56,7 +56,7 @@ pub use memory::{
     memory_needed, shared_bytes, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
 };
 pub use quadrant::{count_placements, placements};
-pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS};
+pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS, ROUTE_BATCH};
 
 /// Smallest N counted by joining; below it the halves are too small for the
 /// symmetry rules (and every method is instant).

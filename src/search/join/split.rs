@@ -8,8 +8,13 @@
 //! bit-sliced [`Matcher`] of its own. With a cut bit taken by a fraction p
 //! of the stored keys and q of the queries, the split saves a fraction p * q
 //! of the pairs; at N = 20 the best bits have p and q near one half.
+//!
+//! The leaves share one chunk layout, so each query's line offsets are
+//! computed once per batch rather than once per leaf it meets (three to
+//! four at N = 20), and a query travels down the split as an *entry*: its
+//! cut bits above its position in the batch.
 
-use super::matcher::Matcher;
+use super::matcher::{Layout, Leaf, MatcherPath, Routed};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;
@@ -19,14 +24,28 @@ pub const MAX_CUTS: usize = 12;
 /// it saves.
 pub const LEAF_MIN: usize = 512;
 
+/// Queries routed through the split at a time: their offsets and routes
+/// stay in the second-level cache, and each leaf still meets hundreds of
+/// them per pass over its tables.
+pub const ROUTE_BATCH: usize = 1 << 13;
+
 /// Room the leaves may hold past what a load uses before it is given back.
 const LEAF_SLACK_BYTES: u64 = 8 << 20;
 
-/// A node of the split: a leaf matcher, or a cut bit and its two sides.
+/// Where a route entry keeps a query's cut bits: bit `PATTERN_SHIFT + i`
+/// is the query's bit of cut i; the bits below are its position.
+const PATTERN_SHIFT: u32 = 32;
+
+/// A node of the split: a leaf, or a cut (by the route entries' bit
+/// `test`) and its two sides.
 #[derive(Clone, Copy, Debug)]
 enum Node {
     Leaf(usize),
-    Cut { bit: u64, free: usize, taken: usize },
+    Cut {
+        test: u64,
+        free: usize,
+        taken: usize,
+    },
 }
 
 /// Stored keys split on cut bits, ready to be queried; reused across loads
@@ -34,19 +53,26 @@ enum Node {
 #[derive(Default)]
 pub struct SplitMatcher {
     nodes: Vec<Node>,
-    /// Leaf matchers; the first `leaves_used` belong to the current load.
-    leaves: Vec<Matcher>,
+    /// The chunks every leaf is laid out in.
+    layout: Layout,
+    /// Leaves; the first `leaves_used` belong to the current load.
+    leaves: Vec<Leaf>,
     leaves_used: usize,
+    /// The bits of the cuts, each query's copied into its route entry.
+    cut_mask: u64,
     /// The stored keys, partitioned in place.
     keys: Vec<u64>,
     /// Where a partition puts the keys that take its bit.
     taken: Vec<u64>,
-    /// Per depth, the queries routed there: `routes[depth][..lens[depth]]`
-    /// (the buffers only grow, so refilling them writes no zeros).
+    /// A batch of queries (their shared diagonals added) and their
+    /// offsets, computed once for every leaf.
+    queries: Vec<u64>,
+    offsets: Vec<u16>,
+    /// Per depth, the entries of the queries routed there:
+    /// `routes[depth][..lens[depth]]` (the buffers only grow, so refilling
+    /// them writes no zeros).
     routes: Vec<Vec<u64>>,
     lens: Vec<usize>,
-    /// The offsets buffer the leaves take in turn while they sum.
-    offsets: Vec<u16>,
 }
 
 impl SplitMatcher {
@@ -55,14 +81,19 @@ impl SplitMatcher {
     /// `leaf_min` keys.
     pub fn load(&mut self, keys: &[u64], cuts: &[u64], leaf_min: usize) {
         self.nodes.clear();
+        // At most MAX_CUTS, so the entries' cut bits fit above their
+        // positions.
+        let cuts = &cuts[..cuts.len().min(MAX_CUTS)];
+        self.cut_mask = cuts.iter().fold(0, |all, bit| all | bit);
         self.leaves_used = 0;
+        self.layout.set(keys.iter().fold(0, |all, key| all | key));
         let mut stored = std::mem::take(&mut self.keys);
         stored.clear();
         // Exactly (here and below): a doubling would hold up to twice the
         // part, past what the memory bound counts.
         stored.reserve_exact(keys.len());
         stored.extend_from_slice(keys);
-        self.build(&mut stored, cuts, leaf_min.max(1));
+        self.build(&mut stored, cuts, 0, leaf_min.max(1));
         self.keys = stored;
         // Each leaf keeps the buffers of its largest load, so after loads
         // of varied sizes the leaves together hold far more than any one
@@ -70,9 +101,9 @@ impl SplitMatcher {
         // load's (and a few MB, so small loads never churn).
         let used: u64 = self.leaves[..self.leaves_used]
             .iter()
-            .map(Matcher::used_bytes)
+            .map(Leaf::used_bytes)
             .sum();
-        let held: u64 = self.leaves.iter().map(Matcher::bytes).sum();
+        let held: u64 = self.leaves.iter().map(Leaf::bytes).sum();
         if held > used + used / 2 + LEAF_SLACK_BYTES {
             self.leaves.truncate(self.leaves_used);
             for leaf in &mut self.leaves {
@@ -81,23 +112,28 @@ impl SplitMatcher {
         }
     }
 
-    /// Adds the node of `keys` (and its children); returns its index.
-    fn build(&mut self, keys: &mut [u64], cuts: &[u64], leaf_min: usize) -> usize {
+    /// Adds the node of `keys` at `depth` (and its children); returns its
+    /// index.
+    fn build(&mut self, keys: &mut [u64], cuts: &[u64], depth: usize, leaf_min: usize) -> usize {
         let index = self.nodes.len();
-        match cuts.split_first() {
-            Some((&bit, rest)) if keys.len() >= 2 * leaf_min => {
+        match cuts.get(depth) {
+            Some(&bit) if keys.len() >= 2 * leaf_min => {
                 debug_assert!(bit.is_power_of_two());
                 self.nodes.push(Node::Leaf(usize::MAX));
                 let (free_keys, taken_keys) = partition(keys, bit, &mut self.taken);
-                let free = self.build(free_keys, rest, leaf_min);
-                let taken = self.build(taken_keys, rest, leaf_min);
-                self.nodes[index] = Node::Cut { bit, free, taken };
+                let free = self.build(free_keys, cuts, depth + 1, leaf_min);
+                let taken = self.build(taken_keys, cuts, depth + 1, leaf_min);
+                // The entries hold the cut bits in the order of their
+                // positions (see `fill_entries`).
+                let rank = (self.cut_mask & (bit - 1)).count_ones();
+                let test = 1 << (PATTERN_SHIFT + rank);
+                self.nodes[index] = Node::Cut { test, free, taken };
             }
             _ => {
                 if self.leaves_used == self.leaves.len() {
-                    self.leaves.push(Matcher::default());
+                    self.leaves.push(Leaf::default());
                 }
-                self.leaves[self.leaves_used].load(keys);
+                self.leaves[self.leaves_used].load(keys, &self.layout);
                 self.nodes.push(Node::Leaf(self.leaves_used));
                 self.leaves_used += 1;
             }
@@ -108,44 +144,75 @@ impl SplitMatcher {
     /// The sum over `queries` of the stored keys disjoint from
     /// `query | extra` (`extra`: diagonals every query shares).
     pub fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> u64 {
-        if self.nodes.is_empty() || queries.is_empty() {
+        if self.nodes.is_empty() {
             return 0;
         }
         if self.routes.is_empty() {
             self.routes.push(Vec::new());
             self.lens.push(0);
         }
-        let first = &mut self.routes[0];
-        first.clear();
-        first.reserve_exact(queries.len());
-        first.extend(queries.iter().map(|&query| query | extra));
-        self.lens[0] = first.len();
-        let Self {
-            nodes,
-            leaves,
-            routes,
-            lens,
-            offsets,
-            ..
-        } = self;
-        let mut split = Routes {
-            routes,
-            lens,
-            offsets,
-        };
-        sum_node(nodes, leaves, &mut split, 0, 0)
+        let mut total = 0;
+        for batch in queries.chunks(ROUTE_BATCH) {
+            self.queries.clear();
+            self.queries
+                .extend(batch.iter().map(|&query| query | extra));
+            self.layout.fill(&self.queries, &mut self.offsets);
+            let first = &mut self.routes[0];
+            first.clear();
+            // Exactly: the memory bound counts one batch per depth.
+            first.reserve_exact(batch.len());
+            fill_entries(&self.queries, self.cut_mask, first);
+            self.lens[0] = batch.len();
+            let Self {
+                nodes,
+                layout,
+                leaves,
+                queries,
+                offsets,
+                routes,
+                lens,
+                ..
+            } = self;
+            let mut split = Routes {
+                layout,
+                queries,
+                offsets,
+                routes,
+                lens,
+            };
+            total += sum_node(nodes, leaves, &mut split, 0, 0);
+        }
+        total
+    }
+
+    /// [`SplitMatcher::sum_disjoint`] on the matcher loop `path` whatever
+    /// the CPU would choose; `None` if this CPU cannot run it.
+    pub fn sum_disjoint_on(
+        &mut self,
+        path: MatcherPath,
+        queries: &[u64],
+        extra: u64,
+    ) -> Option<u64> {
+        if !path.runs_here() {
+            return None;
+        }
+        let chosen = self.layout.replace_path(Some(path));
+        let sum = self.sum_disjoint(queries, extra);
+        self.layout.replace_path(chosen);
+        Some(sum)
     }
 
     /// Bytes the buffers hold (their capacity).
     pub fn bytes(&self) -> u64 {
         let words = self.keys.capacity()
             + self.taken.capacity()
+            + self.queries.capacity()
             + self.routes.iter().map(Vec::capacity).sum::<usize>();
         (words * 8
             + self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.lens.capacity() * 8
             + self.offsets.capacity() * 2) as u64
-            + self.leaves.iter().map(Matcher::bytes).sum::<u64>()
+            + self.leaves.iter().map(Leaf::bytes).sum::<u64>()
     }
 
     /// Leaves of the current load, for tests and tuning.
@@ -154,31 +221,28 @@ impl SplitMatcher {
     }
 }
 
-/// A split's buffers for a sum: per depth, the queries routed there
-/// (`routes[depth][..lens[depth]]`), and the leaves' offsets buffer.
+/// A split's buffers for a sum: the batch of queries and their offsets,
+/// and per depth the entries routed there (`routes[depth][..lens[depth]]`).
 struct Routes<'a> {
+    layout: &'a Layout,
+    queries: &'a [u64],
+    offsets: &'a [u16],
     routes: &'a mut Vec<Vec<u64>>,
     lens: &'a mut Vec<usize>,
-    offsets: &'a mut Vec<u16>,
 }
 
 /// The sum for the queries at `routes[depth]` against node `node`.
-fn sum_node(
-    nodes: &[Node],
-    leaves: &mut [Matcher],
-    split: &mut Routes,
-    node: usize,
-    depth: usize,
-) -> u64 {
+fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, depth: usize) -> u64 {
     match nodes[node] {
-        Node::Leaf(leaf) => {
-            let leaf = &mut leaves[leaf];
-            leaf.swap_offsets(split.offsets);
-            let sum = leaf.sum_disjoint(&split.routes[depth][..split.lens[depth]], 0);
-            leaf.swap_offsets(split.offsets);
-            sum
-        }
-        Node::Cut { bit, free, taken } => {
+        Node::Leaf(leaf) => leaves[leaf].sum(
+            split.layout,
+            Routed {
+                queries: split.queries,
+                offsets: split.offsets,
+                entries: &split.routes[depth][..split.lens[depth]],
+            },
+        ),
+        Node::Cut { test, free, taken } => {
             // Keys that leave the bit free pair with every query here.
             let mut total = sum_node(nodes, leaves, split, free, depth);
             let Routes { routes, lens, .. } = split;
@@ -193,13 +257,13 @@ fn sum_node(
                 next.reserve_exact(here.len() - next.len());
                 next.resize(here.len(), 0);
             }
-            // Branch-free: every query is written, and the length moves
-            // past those that leave the bit free (about half, in no order
-            // a predictor could learn).
+            // Branch-free: every entry is written, and the length moves
+            // past those whose query leaves the bit free (about half, in
+            // no order a predictor could learn).
             let mut len = 0;
-            for &query in here {
-                next[len] = query;
-                len += usize::from(query & bit == 0);
+            for &entry in here {
+                next[len] = entry;
+                len += usize::from(entry & test == 0);
             }
             lens[depth + 1] = len;
             if len > 0 {
@@ -208,6 +272,41 @@ fn sum_node(
             total
         }
     }
+}
+
+/// Writes each query's route entry: its bits of `cut_mask`, packed in the
+/// order of their positions, above its position in `queries`.
+fn fill_entries(queries: &[u64], cut_mask: u64, entries: &mut Vec<u64>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU has BMI2.
+        return unsafe { fill_entries_bmi2(queries, cut_mask, entries) };
+    }
+    entries.extend(queries.iter().enumerate().map(|(position, &query)| {
+        let mut pattern = 0;
+        let mut rest = cut_mask;
+        let mut rank = 0;
+        while rest != 0 {
+            if query & rest & rest.wrapping_neg() != 0 {
+                pattern |= 1 << rank;
+            }
+            rest &= rest - 1;
+            rank += 1;
+        }
+        (pattern << PATTERN_SHIFT) | position as u64
+    }));
+}
+
+/// [`fill_entries`] with one `pext` a query.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn fill_entries_bmi2(queries: &[u64], cut_mask: u64, entries: &mut Vec<u64>) {
+    use std::arch::x86_64::_pext_u64;
+    entries.extend(
+        queries.iter().enumerate().map(|(position, &query)| {
+            (_pext_u64(query, cut_mask) << PATTERN_SHIFT) | position as u64
+        }),
+    );
 }
 
 /// Reorders `keys` so that those leaving `bit` free come first, each part
