@@ -90,10 +90,7 @@ impl Layout {
     pub fn set(&mut self, used: u64) {
         self.path = Some(matcher_path());
         let width = (64 - used.leading_zeros()).max(1);
-        let mut chunk_count = width.div_ceil(CHUNK_BITS);
-        while table_lines(width, chunk_count) * LINE_BYTES > BLOCK_TABLE_BYTES {
-            chunk_count += 1;
-        }
+        let chunk_count = chunk_count(width);
         // 64 bits take at most 13 chunks within the bytes above.
         debug_assert!(chunk_count as usize <= WIDE);
         self.chunks.clear();
@@ -836,6 +833,16 @@ fn fill_block(chunks: &[Chunk], keys: &[u64], tables: &mut [Line]) {
             table[pattern] = line;
         }
     }
+}
+
+/// Chunks of keys of `width` bits: as few as fit a block's tables in
+/// [`BLOCK_TABLE_BYTES`].
+pub fn chunk_count(width: u32) -> u32 {
+    let mut count = width.div_ceil(CHUNK_BITS);
+    while table_lines(width, count) * LINE_BYTES > BLOCK_TABLE_BYTES {
+        count += 1;
+    }
+    count
 }
 
 /// Bits of chunk `index` when `width` key bits are cut into `count`

@@ -14,7 +14,7 @@
 //! four at N = 20), and a query travels down the split as an *entry*: its
 //! cut bits above its position in the batch.
 
-use super::matcher::{Layout, Leaf, MatcherPath, Routed};
+use super::matcher::{chunk_count, Layout, Leaf, MatcherPath, Routed};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;
@@ -60,6 +60,12 @@ pub struct SplitMatcher {
     leaves_used: usize,
     /// The bits of the cuts, each query's copied into its route entry.
     cut_mask: u64,
+    /// The key bits the leaves keep (see [`Squeeze`]).
+    squeeze: Squeeze,
+    /// Per leaf, where its keys lie in `keys`; and the smallest depth of
+    /// a leaf.
+    spans: Vec<(usize, usize)>,
+    min_depth: usize,
     /// The stored keys, partitioned in place.
     keys: Vec<u64>,
     /// Where a partition puts the keys that take its bit.
@@ -85,15 +91,33 @@ impl SplitMatcher {
         // positions.
         let cuts = &cuts[..cuts.len().min(MAX_CUTS)];
         self.cut_mask = cuts.iter().fold(0, |all, bit| all | bit);
-        self.leaves_used = 0;
-        self.layout.set(keys.iter().fold(0, |all, key| all | key));
+        self.spans.clear();
+        self.min_depth = usize::MAX;
         let mut stored = std::mem::take(&mut self.keys);
         stored.clear();
         // Exactly (here and below): a doubling would hold up to twice the
         // part, past what the memory bound counts.
         stored.reserve_exact(keys.len());
         stored.extend_from_slice(keys);
-        self.build(&mut stored, cuts, 0, leaf_min.max(1));
+        self.build(&mut stored, 0, cuts, 0, leaf_min.max(1));
+        // Every leaf lies below the first `min_depth` cuts, where a key's
+        // bit and a routed query's never meet: the keys there leave it
+        // free, or the queries do. Those bits, and the bits no key takes,
+        // leave the leaves.
+        let used = keys.iter().fold(0, |all, key| all | key);
+        let passed = cuts[..self.min_depth.min(cuts.len())]
+            .iter()
+            .fold(0, |all, bit| all | bit);
+        self.squeeze.set(used, used & !passed);
+        self.layout.set(self.squeeze.width_mask());
+        self.squeeze.apply_in_place(&mut stored);
+        if self.leaves.len() < self.spans.len() {
+            self.leaves.resize_with(self.spans.len(), Leaf::default);
+        }
+        for (leaf, &(start, len)) in self.leaves.iter_mut().zip(&self.spans) {
+            leaf.load(&stored[start..start + len], &self.layout);
+        }
+        self.leaves_used = self.spans.len();
         self.keys = stored;
         // Each leaf keeps the buffers of its largest load, so after loads
         // of varied sizes the leaves together hold far more than any one
@@ -112,17 +136,26 @@ impl SplitMatcher {
         }
     }
 
-    /// Adds the node of `keys` at `depth` (and its children); returns its
-    /// index.
-    fn build(&mut self, keys: &mut [u64], cuts: &[u64], depth: usize, leaf_min: usize) -> usize {
+    /// Adds the node of `keys` (from `start` in the stored keys) at
+    /// `depth`, and its children; returns its index. Leaves are loaded
+    /// later, once every depth is known.
+    fn build(
+        &mut self,
+        keys: &mut [u64],
+        start: usize,
+        cuts: &[u64],
+        depth: usize,
+        leaf_min: usize,
+    ) -> usize {
         let index = self.nodes.len();
         match cuts.get(depth) {
             Some(&bit) if keys.len() >= 2 * leaf_min => {
                 debug_assert!(bit.is_power_of_two());
                 self.nodes.push(Node::Leaf(usize::MAX));
                 let (free_keys, taken_keys) = partition(keys, bit, &mut self.taken);
-                let free = self.build(free_keys, cuts, depth + 1, leaf_min);
-                let taken = self.build(taken_keys, cuts, depth + 1, leaf_min);
+                let taken_start = start + free_keys.len();
+                let free = self.build(free_keys, start, cuts, depth + 1, leaf_min);
+                let taken = self.build(taken_keys, taken_start, cuts, depth + 1, leaf_min);
                 // The entries hold the cut bits in the order of their
                 // positions (see `fill_entries`).
                 let rank = (self.cut_mask & (bit - 1)).count_ones();
@@ -130,12 +163,9 @@ impl SplitMatcher {
                 self.nodes[index] = Node::Cut { test, free, taken };
             }
             _ => {
-                if self.leaves_used == self.leaves.len() {
-                    self.leaves.push(Leaf::default());
-                }
-                self.leaves[self.leaves_used].load(keys, &self.layout);
-                self.nodes.push(Node::Leaf(self.leaves_used));
-                self.leaves_used += 1;
+                self.nodes.push(Node::Leaf(self.spans.len()));
+                self.spans.push((start, keys.len()));
+                self.min_depth = self.min_depth.min(depth);
             }
         }
         index
@@ -153,15 +183,13 @@ impl SplitMatcher {
         }
         let mut total = 0;
         for batch in queries.chunks(ROUTE_BATCH) {
-            self.queries.clear();
-            self.queries
-                .extend(batch.iter().map(|&query| query | extra));
-            self.layout.fill(&self.queries, &mut self.offsets);
             let first = &mut self.routes[0];
             first.clear();
             // Exactly: the memory bound counts one batch per depth.
             first.reserve_exact(batch.len());
-            fill_entries(&self.queries, self.cut_mask, first);
+            fill_entries(batch, extra, self.cut_mask, first);
+            self.squeeze.apply(batch, extra, &mut self.queries);
+            self.layout.fill(&self.queries, &mut self.offsets);
             self.lens[0] = batch.len();
             let Self {
                 nodes,
@@ -211,6 +239,7 @@ impl SplitMatcher {
         (words * 8
             + self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.lens.capacity() * 8
+            + self.spans.capacity() * 16
             + self.offsets.capacity() * 2) as u64
             + self.leaves.iter().map(Leaf::bytes).sum::<u64>()
     }
@@ -274,39 +303,131 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
     }
 }
 
-/// Writes each query's route entry: its bits of `cut_mask`, packed in the
-/// order of their positions, above its position in `queries`.
-fn fill_entries(queries: &[u64], cut_mask: u64, entries: &mut Vec<u64>) {
+/// Writes the route entry of each query (`extra` added): its bits of
+/// `cut_mask`, packed in the order of their positions, above its position
+/// in `queries`.
+fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u64>) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("bmi2") {
         // SAFETY: the CPU has BMI2.
-        return unsafe { fill_entries_bmi2(queries, cut_mask, entries) };
+        return unsafe { fill_entries_bmi2(queries, extra, cut_mask, entries) };
     }
     entries.extend(queries.iter().enumerate().map(|(position, &query)| {
-        let mut pattern = 0;
-        let mut rest = cut_mask;
-        let mut rank = 0;
-        while rest != 0 {
-            if query & rest & rest.wrapping_neg() != 0 {
-                pattern |= 1 << rank;
-            }
-            rest &= rest - 1;
-            rank += 1;
-        }
-        (pattern << PATTERN_SHIFT) | position as u64
+        (gather_bits(query | extra, cut_mask) << PATTERN_SHIFT) | position as u64
     }));
 }
 
 /// [`fill_entries`] with one `pext` a query.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn fill_entries_bmi2(queries: &[u64], cut_mask: u64, entries: &mut Vec<u64>) {
+fn fill_entries_bmi2(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u64>) {
     use std::arch::x86_64::_pext_u64;
-    entries.extend(
-        queries.iter().enumerate().map(|(position, &query)| {
-            (_pext_u64(query, cut_mask) << PATTERN_SHIFT) | position as u64
-        }),
-    );
+    entries.extend(queries.iter().enumerate().map(|(position, &query)| {
+        (_pext_u64(query | extra, cut_mask) << PATTERN_SHIFT) | position as u64
+    }));
+}
+
+/// The bits of `value` under `mask`, packed to the low bits in order (what
+/// `pext` does), a bit at a time: the naive twin of the packings here.
+pub fn gather_bits(value: u64, mask: u64) -> u64 {
+    let mut packed = 0;
+    let mut rest = mask;
+    let mut rank = 0;
+    while rest != 0 {
+        if value & rest & rest.wrapping_neg() != 0 {
+            packed |= 1 << rank;
+        }
+        rest &= rest - 1;
+        rank += 1;
+    }
+    packed
+}
+
+/// The key bits the leaves keep, packed to the low bits in order: bits no
+/// leaf needs are squeezed out of keys and queries alike, so the leaves'
+/// chunks cover fewer bits. Used only where that saves a chunk; else keys
+/// pass unchanged.
+#[derive(Clone, Debug, Default)]
+pub struct Squeeze {
+    /// The bits kept; 0 when keys pass unchanged.
+    mask: u64,
+    /// The bits keys use when they pass unchanged.
+    used: u64,
+    /// The mask's runs of set bits, (first bit, the run's bits, where it
+    /// lands): the packing on CPUs without `pext`.
+    runs: Vec<(u32, u64, u32)>,
+}
+
+impl Squeeze {
+    /// For keys that take the bits `used` and need only those of `keep`.
+    pub fn set(&mut self, used: u64, keep: u64) {
+        let width = (64 - used.leading_zeros()).max(1);
+        self.used = used;
+        self.mask = 0;
+        self.runs.clear();
+        if chunk_count(keep.count_ones().max(1)) >= chunk_count(width) {
+            return;
+        }
+        self.mask = keep;
+        let mut rest = keep;
+        let mut landed = 0;
+        while rest != 0 {
+            let first = rest.trailing_zeros();
+            let len = (rest >> first).trailing_ones();
+            let bits = u64::MAX >> (64 - len);
+            self.runs.push((first, bits, landed));
+            landed += len;
+            rest &= !(bits << first);
+        }
+    }
+
+    /// The bits a squeezed key may take.
+    pub fn width_mask(&self) -> u64 {
+        if self.mask == 0 {
+            self.used
+        } else {
+            u64::MAX >> (64 - self.mask.count_ones())
+        }
+    }
+
+    /// Squeezes `values` where they are.
+    pub fn apply_in_place(&self, values: &mut [u64]) {
+        if self.mask == 0 {
+            return;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the CPU has BMI2.
+            return unsafe { squeeze_bmi2(values, self.mask) };
+        }
+        self.apply_by_runs(values);
+    }
+
+    /// [`Squeeze::apply_in_place`] a run of bits at a time.
+    fn apply_by_runs(&self, values: &mut [u64]) {
+        for value in values {
+            *value = self.runs.iter().fold(0, |packed, &(first, bits, landed)| {
+                packed | ((*value >> first) & bits) << landed
+            });
+        }
+    }
+
+    /// `queries`, `extra` added to each, squeezed into `out`.
+    pub fn apply(&self, queries: &[u64], extra: u64, out: &mut Vec<u64>) {
+        out.clear();
+        out.extend(queries.iter().map(|&query| query | extra));
+        self.apply_in_place(out);
+    }
+}
+
+/// [`Squeeze::apply_in_place`] with one `pext` a value.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn squeeze_bmi2(values: &mut [u64], mask: u64) {
+    use std::arch::x86_64::_pext_u64;
+    for value in values {
+        *value = _pext_u64(*value, mask);
+    }
 }
 
 /// Reorders `keys` so that those leaving `bit` free come first, each part
@@ -402,6 +523,49 @@ mod tests {
             }
         }
         (counts, sampled)
+    }
+
+    #[test]
+    fn squeezes_equal_the_naive_gather() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut squeeze = Squeeze::default();
+        let mut squeezed = 0;
+        for round in 0..2000 {
+            // Wide and narrow masks, with runs of every length.
+            let used = next() >> (round % 64);
+            let keep = used & (next() | next() >> (round % 7));
+            squeeze.set(used, keep);
+            let values: Vec<u64> = (0..20).map(|_| next() & used).collect();
+            let mut by_runs = values.clone();
+            let mut chosen = values.clone();
+            squeeze.apply_by_runs(&mut by_runs);
+            squeeze.apply_in_place(&mut chosen);
+            if squeeze.mask == 0 {
+                // No chunk saved: keys pass unchanged.
+                assert_eq!(chosen, values);
+                continue;
+            }
+            squeezed += 1;
+            let naive: Vec<u64> = values
+                .iter()
+                .map(|&value| gather_bits(value, keep))
+                .collect();
+            assert_eq!(by_runs, naive, "used {used:#x} keep {keep:#x}");
+            assert_eq!(chosen, naive, "used {used:#x} keep {keep:#x}");
+            assert!(naive
+                .iter()
+                .all(|&value| value & !squeeze.width_mask() == 0));
+        }
+        assert!(squeezed > 500, "{squeezed} of 2000 masks saved a chunk");
+        // A gather takes the bits in order.
+        assert_eq!(gather_bits(0b1011_0100, 0b1111_0000), 0b1011);
+        assert_eq!(gather_bits(u64::MAX, 1 << 63 | 1), 0b11);
     }
 
     #[test]
