@@ -10,6 +10,10 @@
 //! precomputed. A query then ANDs one line per chunk and popcounts: a few
 //! cache-line loads per 512 pairs. On CPUs with AVX-512 (and its popcount)
 //! a line is one register; elsewhere it is eight u64s.
+//!
+//! The chunks are a [`Layout`] of their own, which the leaves of a split
+//! share: a query's line offsets are computed once for every leaf it
+//! meets, and a leaf reads them through the query's route entry.
 
 /// Stored keys per block: one 512-bit line per key bit.
 pub const BLOCK_KEYS: usize = 512;
