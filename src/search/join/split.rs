@@ -4,8 +4,8 @@
 //! few *cut* bits (the diagonals both sides occupy most often) split the
 //! stored keys recursively: the keys that leave a cut bit free can pair with
 //! every query, those that take it only with the queries that leave it free.
-//! So a query is routed only to the leaves it can match, and each leaf is a
-//! bit-sliced [`Matcher`] of its own. With a cut bit taken by a fraction p
+//! So a query is routed only to the leaves it can match, and each leaf holds
+//! its keys in bit-sliced blocks, as the [`Matcher`] does. With a cut bit taken by a fraction p
 //! of the stored keys and q of the queries, the split saves a fraction p * q
 //! of the pairs; at N = 20 the best bits have p and q near one half.
 //!
