@@ -35,6 +35,7 @@
 //! symmetric searches, as for every method.
 
 mod cells;
+mod glue;
 mod matcher;
 mod memory;
 mod quadrant;
@@ -43,6 +44,10 @@ mod split;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+#[cfg(target_arch = "x86_64")]
+use glue::{Avx2Glue, Avx512Glue};
+use glue::{Glue, Move, Placed, PortableGlue};
 
 pub use cells::{
     count_placements_on, fill_cell, shared_cells, CellCache, MadeCell, RowCells, SharedCells,
@@ -445,11 +450,11 @@ fn even_weights(rows: u32, n: u32) -> [u64; 3] {
 impl Scratch {
     /// Bytes this thread's buffers hold, the shared cells not included.
     fn bytes(&self) -> u64 {
-        let placements: usize = self
+        let placed: u64 = self
             .north
             .iter()
             .chain(&self.south)
-            .map(Vec::capacity)
+            .map(Placed::bytes)
             .sum();
         let keys: usize = self
             .stored
@@ -458,7 +463,7 @@ impl Scratch {
             .map(Vec::capacity)
             .sum();
         let made: u64 = self.made.iter().flatten().map(MadeCell::bytes).sum();
-        self.cells.bytes() + made + (placements * 16 + keys * 8) as u64 + self.matcher.bytes()
+        self.cells.bytes() + made + placed + keys as u64 * 8 + self.matcher.bytes()
     }
 }
 
@@ -481,8 +486,8 @@ struct Scratch {
     made: [[MadeCell; 2]; 2],
     /// Placements of the quadrant being joined, by class (see
     /// [`HalfSpec::class_keys`]): north and south.
-    north: [Vec<(u64, u64)>; 2],
-    south: [Vec<(u64, u64)>; 2],
+    north: [Placed; 2],
+    south: [Placed; 2],
     /// Keys of the stored half boards, and of a batch of queries, by
     /// class.
     stored: [Vec<u64>; 3],
@@ -564,14 +569,34 @@ fn count_task_with(
         {
             scratch.shared = Some(shared_cells(side));
         }
+        let scratch = &mut *scratch;
+        // The glue follows the matcher's path, so forcing one forces both.
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("bmi1")
         {
-            // SAFETY: the CPU has the features the function is built for.
-            return unsafe { count_in_bmi(n, task, parts, stop, &mut scratch) };
+            let bmi = std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1");
+            match matcher_path() {
+                MatcherPath::Avx512 => {
+                    if let (Some(glue), true) = (Avx512Glue::here(), bmi) {
+                        // SAFETY: the CPU has the features the function is
+                        // built for (the glue proves AVX-512F).
+                        return unsafe { count_in_avx512(glue, n, task, parts, stop, scratch) };
+                    }
+                }
+                MatcherPath::Avx2 => {
+                    if let (Some(glue), true) = (Avx2Glue::here(), bmi) {
+                        // SAFETY: as above (the glue proves AVX2).
+                        return unsafe { count_in_avx2(glue, n, task, parts, stop, scratch) };
+                    }
+                }
+                MatcherPath::Portable => {}
+            }
+            if bmi {
+                // SAFETY: as above.
+                return unsafe { count_in_bmi(PortableGlue, n, task, parts, stop, scratch) };
+            }
         }
-        count_in(n, task, parts, stop, &mut scratch)
+        count_in(PortableGlue, n, task, parts, stop, scratch)
     })
 }
 
@@ -594,6 +619,7 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let mut cursor = Cursor::start(&east_spec);
     let mut made = Default::default();
     half_boards(
+        PortableGlue,
         east_cells,
         &mut made,
         &geo,
@@ -606,6 +632,7 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     );
     let mut cursor = Cursor::start(&west_spec);
     half_boards(
+        PortableGlue,
         west_cells,
         &mut made,
         &geo,
@@ -625,13 +652,42 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt,bmi1")]
 fn count_in_bmi(
+    glue: PortableGlue,
     n: u32,
     task: &JoinTask,
     parts: Parts,
     stop: Option<&AtomicBool>,
     scratch: &mut Scratch,
 ) -> Option<JoinTally> {
-    count_in(n, task, parts, stop, scratch)
+    count_in(glue, n, task, parts, stop, scratch)
+}
+
+/// [`count_in`] built with the AVX2 glue inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,bmi1")]
+fn count_in_avx2(
+    glue: Avx2Glue,
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+    scratch: &mut Scratch,
+) -> Option<JoinTally> {
+    count_in(glue, n, task, parts, stop, scratch)
+}
+
+/// [`count_in`] built with the AVX-512 glue inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,popcnt,bmi1")]
+fn count_in_avx512(
+    glue: Avx512Glue,
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+    scratch: &mut Scratch,
+) -> Option<JoinTally> {
+    count_in(glue, n, task, parts, stop, scratch)
 }
 
 /// The halves of an even-N task on the east rows `east_rows`: east boards
@@ -674,7 +730,8 @@ impl HalfSpec {
 }
 
 #[inline(always)]
-fn count_in(
+fn count_in<G: Glue>(
+    glue: G,
     n: u32,
     task: &JoinTask,
     parts: Parts,
@@ -717,6 +774,7 @@ fn count_in(
     };
     let (east_cells, west_cells) = (east_rows.map(lookup), west_rows.map(lookup));
     let join = Join {
+        glue,
         geo: &geo,
         cells: [east_cells, west_cells],
         parts,
@@ -784,8 +842,9 @@ pub const STORED_KEYS: usize = 3 << 19;
 /// Query keys made in one batch: the queries are never all held at once.
 pub const QUERY_KEYS: usize = 1 << 17;
 
-/// The quadrant cells of one task's halves.
-struct Join<'a> {
+/// The quadrant cells of one task's halves, and the glue that pairs them.
+struct Join<'a, G> {
+    glue: G,
     geo: &'a Geometry,
     /// North and south cells of the east half, then of the west half.
     cells: [[&'a RowCells; 2]; 2],
@@ -797,14 +856,14 @@ struct Join<'a> {
 /// A worker's buffers, as a join uses them.
 struct Buffers<'a> {
     made: &'a mut [[MadeCell; 2]; 2],
-    north: &'a mut [Vec<(u64, u64)>; 2],
-    south: &'a mut [Vec<(u64, u64)>; 2],
+    north: &'a mut [Placed; 2],
+    south: &'a mut [Placed; 2],
     stored: &'a mut [Vec<u64>; 3],
     queries: &'a mut [Vec<u64>; 3],
     matcher: &'a mut SplitMatcher,
 }
 
-impl Join<'_> {
+impl<G: Glue> Join<'_, G> {
     /// Sums, over the half boards of `stored` and of each query spec, the
     /// pairs with disjoint keys (the query's extra key added), weighted by
     /// the query board's class. The stored boards (all of class 0) are
@@ -885,8 +944,8 @@ impl Join<'_> {
         &self,
         spec: &HalfSpec,
         made: &mut [[MadeCell; 2]; 2],
-        north: &mut [Vec<(u64, u64)>; 2],
-        south: &mut [Vec<(u64, u64)>; 2],
+        north: &mut [Placed; 2],
+        south: &mut [Placed; 2],
         keys: &mut [Vec<u64>; 3],
         cursor: &mut Cursor,
         limit: usize,
@@ -897,7 +956,7 @@ impl Join<'_> {
         let half = usize::from(spec.west);
         let (cells, made) = (self.cells[half], &mut made[half]);
         half_boards(
-            cells, made, self.geo, spec, north, south, keys, cursor, limit,
+            self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
         );
     }
 }
@@ -930,24 +989,31 @@ impl Cursor {
 /// that every board is made.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn half_boards(
+fn half_boards<G: Glue>(
+    glue: G,
     [north_cells, south_cells]: [&RowCells; 2],
     [north_made, south_made]: &mut [MadeCell; 2],
     geo: &Geometry,
     spec: &HalfSpec,
-    north: &mut [Vec<(u64, u64)>; 2],
-    south: &mut [Vec<(u64, u64)>; 2],
+    north: &mut [Placed; 2],
+    south: &mut [Placed; 2],
     keys: &mut [Vec<u64>; 3],
     cursor: &mut Cursor,
     limit: usize,
 ) {
     let north_queens = north_cells.rows().count_ones();
-    let north_shift = geo.shifts(false, spec.west);
-    let south_shift = geo.shifts(true, spec.west);
     // Two placements of a half can only meet on the diagonals both
     // quadrants reach; those fit one u64 (each direction in 32 bits),
     // so a pair is checked with one AND.
-    let overlap = south_shift;
+    let overlap = geo.shifts(true, spec.west);
+    let moves = [false, true].map(|south| Move {
+        shifts: geo.shifts(south, spec.west),
+        overlap,
+        forbid: spec.forbid,
+        lo: geo.lo,
+        width: geo.width,
+        class_keys: spec.class_keys,
+    });
     let made = |keys: &[Vec<u64>; 3]| keys.iter().map(Vec::len).sum::<usize>();
     let start = made(keys);
     // Every way to split the open columns between the two quadrants, from
@@ -957,12 +1023,12 @@ fn half_boards(
         let mut group_done = true;
         if north_cols.count_ones() == north_queens {
             let cell = north_cells.cell_in(north_cols, north_made);
-            place(geo, spec, cell, north_shift, overlap, north);
+            glue.place(&moves[0], cell, north);
             let north_total = north[0].len() + north[1].len();
             if north_total > cursor.north_done {
                 let south_cols = spec.cols & !north_cols;
                 let cell = south_cells.cell_in(south_cols, south_made);
-                place(geo, spec, cell, south_shift, overlap, south);
+                glue.place(&moves[1], cell, south);
                 let south_total = south[0].len() + south[1].len();
                 // The north placements that fit what is left of the limit,
                 // at least one; of the two classes in a row. (No south
@@ -974,13 +1040,15 @@ fn half_boards(
                     let to = from.saturating_add(room).min(north_total);
                     let first = north[0].len();
                     let parts = [
-                        &north[0][from.min(first)..to.min(first)],
-                        &north[1][from.max(first) - first..to.max(first) - first],
+                        (&north[0], from.min(first)..to.min(first)),
+                        (&north[1], from.max(first) - first..to.max(first) - first),
                     ];
-                    for (north_class, north) in parts.iter().enumerate() {
+                    for (north_class, (north, range)) in parts.into_iter().enumerate() {
+                        let (checks, north_keys) =
+                            (&north.checks[range.clone()], &north.keys[range]);
                         for (south_class, south) in south.iter().enumerate() {
                             let keys = &mut keys[north_class + south_class];
-                            join_quadrants(north, south, left, keys);
+                            glue.join(checks, north_keys, south, left, keys);
                         }
                     }
                     cursor.north_done = to;
@@ -1006,79 +1074,4 @@ fn half_boards(
 fn quadrant_rows(geo: &Geometry, spec: &HalfSpec) -> [u32; 2] {
     let quadrant = (1u32 << geo.h) - 1;
     [spec.rows & quadrant, (spec.rows >> geo.lo) & quadrant]
-}
-
-/// Moves a quadrant cell's placements to their place on the board, as
-/// (overlap check, key) pairs, dropping those on forbidden diagonals and
-/// sorting the rest by whether they hold a class diagonal. Branch-free:
-/// each placement is written to both lists and kept by one.
-#[inline(always)]
-fn place(
-    geo: &Geometry,
-    spec: &HalfSpec,
-    cell: &[u64],
-    (shift1, shift2): (u32, u32),
-    (overlap1, overlap2): (u32, u32),
-    out: &mut [Vec<(u64, u64)>; 2],
-) {
-    let (forbid1, forbid2) = spec.forbid;
-    let [plain, classed] = out;
-    plain.clear();
-    classed.clear();
-    // Written into the spare capacity: zeroing it first cost more than
-    // the writes (the buffers are refilled for every cell).
-    plain.reserve(cell.len());
-    classed.reserve(cell.len());
-    let plain_slots = &mut plain.spare_capacity_mut()[..cell.len()];
-    let classed_slots = &mut classed.spare_capacity_mut()[..cell.len()];
-    let (mut plain_len, mut classed_len) = (0, 0);
-    for (index, &diag) in cell.iter().enumerate() {
-        let d1 = (diag & 0xffff_ffff) << shift1;
-        let d2 = (diag >> 32) << shift2;
-        let allowed = d1 & forbid1 | d2 & forbid2 == 0;
-        let check = (d1 >> overlap1) | (d2 >> overlap2) << 32;
-        let key = geo.key(d1, d2);
-        let in_class = key & spec.class_keys != 0;
-        // Both lengths stay at or below `index`.
-        plain_slots[plain_len.min(index)].write((check, key));
-        classed_slots[classed_len.min(index)].write((check, key));
-        plain_len += usize::from(allowed & !in_class);
-        classed_len += usize::from(allowed & in_class);
-    }
-    // SAFETY: the first `plain_len` (and `classed_len`) slots were written:
-    // a length only grows past a slot just written.
-    unsafe {
-        plain.set_len(plain_len);
-        classed.set_len(classed_len);
-    }
-}
-
-/// Appends the key of every pair of a north and a south placement that do
-/// not attack each other (`left`: keys the part still takes, room to
-/// reserve at once). Branch-free: every pair is written, and the
-/// length only moves past the good ones (about half of them die, in no
-/// pattern a predictor could learn).
-#[inline(always)]
-fn join_quadrants(north: &[(u64, u64)], south: &[(u64, u64)], left: usize, keys: &mut Vec<u64>) {
-    let start = keys.len();
-    let pairs = north.len() * south.len();
-    // Written into the spare capacity, not zeroed first (see `place`).
-    // Grown to what the part has `left` to take, exactly: a doubling would
-    // hold up to twice the part, past what the memory bound counts. At
-    // most doubled on the way (`left` is unbounded where every key is
-    // wanted at once).
-    if keys.capacity() - start < pairs {
-        keys.reserve_exact(pairs.max(left.min(keys.capacity())));
-    }
-    let slots = &mut keys.spare_capacity_mut()[..pairs];
-    let mut len = 0;
-    for &(north_check, north_key) in north {
-        for &(south_check, south_key) in south {
-            slots[len].write(north_key | south_key);
-            len += usize::from(north_check & south_check == 0);
-        }
-    }
-    // SAFETY: the first `len` slots were written: the length only grows
-    // past a slot just written.
-    unsafe { keys.set_len(start + len) };
 }

@@ -1,0 +1,668 @@
+//! Glues quadrant placements into half boards: moves a cell's placements
+//! onto the board ([`Glue::place`]) and pairs every north placement with
+//! every south one that it does not attack ([`Glue::join`]).
+//!
+//! Both are the glue of every half board a task makes: up to half the time
+//! of a count at N = 18, a quarter at N = 20. Each pair and placement is a
+//! few operations, so they run 8 (AVX-512) or 4 (AVX2) at a time, the
+//! survivors packed to the front of the vector (a compress, or a shuffle
+//! from a table on AVX2) and stored whole. The portable loops are the naive
+//! twins the vector ones are tested against.
+
+/// Slots written past the end of [`Placed`] lists and of the keys a join
+/// appends to: a vector loop reads and stores whole registers of 8.
+pub const PAD: usize = 8;
+
+/// Placements of one quadrant moved onto the board, as parallel lists:
+/// each placement's overlap check (the diagonals the other quadrant of the
+/// half can share, ANDed with the other's check) and its key. After a
+/// place, the [`PAD`] slots past the end of each list are written (zeros),
+/// so the vector joins read whole registers.
+#[derive(Default)]
+pub struct Placed {
+    pub checks: Vec<u64>,
+    pub keys: Vec<u64>,
+}
+
+impl Placed {
+    /// Placements held.
+    pub fn len(&self) -> usize {
+        self.checks.len()
+    }
+
+    /// Bytes the lists hold (their capacity).
+    pub fn bytes(&self) -> u64 {
+        ((self.checks.capacity() + self.keys.capacity()) * 8) as u64
+    }
+
+    /// Empties both lists and makes room for `len` placements and the
+    /// padding, exactly (the memory bound counts no doubling).
+    fn clear_for(&mut self, len: usize) {
+        for list in [&mut self.checks, &mut self.keys] {
+            list.clear();
+            list.reserve_exact(len + PAD);
+        }
+    }
+
+    /// Sets the lengths to `len` and writes the padding past it.
+    ///
+    /// # Safety
+    /// The first `len` slots of both lists are written, and both have
+    /// room for `len + PAD`.
+    unsafe fn finish(&mut self, len: usize) {
+        for list in [&mut self.checks, &mut self.keys] {
+            debug_assert!(list.capacity() >= len + PAD);
+            // SAFETY: within the capacity (the caller's promise).
+            unsafe {
+                list.as_mut_ptr().add(len).write_bytes(0, PAD);
+                list.set_len(len);
+            }
+        }
+    }
+}
+
+/// How a quadrant's placements move onto the board for one half: the
+/// shifts from local to board diagonals, the diagonals the half must leave
+/// free, where the overlap check and the key are cut from, and the class
+/// diagonals that sort placements into two lists.
+#[derive(Clone, Copy, Debug)]
+pub struct Move {
+    /// Shifts of the local diagonals (`i - j + side - 1` in the low 32
+    /// bits of a placement, `i + j` in the high) to the board's.
+    pub shifts: (u32, u32),
+    /// Shifts taking the diagonals both quadrants reach to the low bits.
+    pub overlap: (u32, u32),
+    /// Board diagonals no placement may take.
+    pub forbid: (u64, u64),
+    /// The first crossing diagonal, and how many cross in each direction.
+    pub lo: u32,
+    pub width: u32,
+    /// Key bits of the class diagonals: a placement taking one goes to the
+    /// second list.
+    pub class_keys: u64,
+}
+
+impl Move {
+    /// The overlap check and key of a placement, whether the half allows
+    /// it, and whether it is in the class.
+    #[inline(always)]
+    fn apply(&self, diag: u64) -> (u64, u64, bool, bool) {
+        let d1 = (diag & 0xffff_ffff) << self.shifts.0;
+        let d2 = (diag >> 32) << self.shifts.1;
+        let allowed = d1 & self.forbid.0 | d2 & self.forbid.1 == 0;
+        let check = (d1 >> self.overlap.0) | (d2 >> self.overlap.1) << 32;
+        let mask = (1u64 << self.width) - 1;
+        let key = ((d1 >> self.lo) & mask) | (((d2 >> self.lo) & mask) << self.width);
+        (check, key, allowed, key & self.class_keys != 0)
+    }
+}
+
+/// The loops that glue half boards, for one kind of CPU. A value is proof
+/// that this CPU runs them: [`Glue::here`] makes one only after checking.
+pub trait Glue: Copy {
+    /// This glue, if this CPU runs it.
+    fn here() -> Option<Self>;
+
+    /// Moves `cell`'s placements onto the board by `how` into `out`: those
+    /// the half allows, outside the class into `out[0]` and inside into
+    /// `out[1]` (each in cell order).
+    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]);
+
+    /// Appends to `keys` the key (OR) of every pair of a north placement
+    /// (`north_checks`, `north_keys`) and a south one whose checks are
+    /// disjoint, north by north, each in south order. `left`: keys the
+    /// part still takes, to reserve at once.
+    fn join(
+        self,
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    );
+}
+
+/// Makes room in `keys` for `pairs` more keys and the padding: grown to
+/// what the part has `left` to take, exactly (a doubling would hold up
+/// to twice the part, past what the memory bound counts), at most doubled
+/// on the way (`left` is unbounded where every key is wanted at once).
+#[inline(always)]
+fn reserve_keys(keys: &mut Vec<u64>, pairs: usize, left: usize) {
+    if keys.capacity() - keys.len() < pairs + PAD {
+        keys.reserve_exact((pairs + PAD).max(left.min(keys.capacity())));
+    }
+}
+
+/// The loops in plain Rust: any CPU, and the naive twins of the others.
+#[derive(Clone, Copy, Debug)]
+pub struct PortableGlue;
+
+impl Glue for PortableGlue {
+    fn here() -> Option<Self> {
+        Some(PortableGlue)
+    }
+
+    /// Branch-free: each placement is written to both lists and kept by
+    /// one (or none).
+    #[inline(always)]
+    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+        let [plain, classed] = out;
+        plain.clear_for(cell.len());
+        classed.clear_for(cell.len());
+        let lists = [
+            plain.checks.as_mut_ptr(),
+            plain.keys.as_mut_ptr(),
+            classed.checks.as_mut_ptr(),
+            classed.keys.as_mut_ptr(),
+        ];
+        let (mut plain_len, mut classed_len) = (0, 0);
+        for &diag in cell {
+            let (check, key, allowed, in_class) = how.apply(diag);
+            // SAFETY: each list has room for the cell, and a length stays
+            // at or below the placements seen.
+            unsafe {
+                lists[0].add(plain_len).write(check);
+                lists[1].add(plain_len).write(key);
+                lists[2].add(classed_len).write(check);
+                lists[3].add(classed_len).write(key);
+            }
+            plain_len += usize::from(allowed & !in_class);
+            classed_len += usize::from(allowed & in_class);
+        }
+        // SAFETY: a length only grows past a slot just written; room for
+        // the padding was made.
+        unsafe {
+            plain.finish(plain_len);
+            classed.finish(classed_len);
+        }
+    }
+
+    /// Branch-free: every pair is written, and the length only moves past
+    /// the good ones (about half of them die, in no pattern a predictor
+    /// could learn).
+    #[inline(always)]
+    fn join(
+        self,
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    ) {
+        let pairs = north_checks.len() * south.len();
+        reserve_keys(keys, pairs, left);
+        let start = keys.len();
+        let slots = &mut keys.spare_capacity_mut()[..pairs];
+        let mut len = 0;
+        for (&north_check, &north_key) in north_checks.iter().zip(north_keys) {
+            for (&south_check, &south_key) in south.checks.iter().zip(&south.keys) {
+                slots[len].write(north_key | south_key);
+                len += usize::from(north_check & south_check == 0);
+            }
+        }
+        // SAFETY: the first `len` slots were written: the length only
+        // grows past a slot just written.
+        unsafe { keys.set_len(start + len) };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use x86::{Avx2Glue, Avx512Glue};
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{reserve_keys, Glue, Move, Placed, PAD};
+    use std::arch::x86_64::*;
+
+    /// The loops with AVX-512F: 8 placements or pairs a step, the kept
+    /// ones packed by a compress.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx512Glue(());
+
+    impl Glue for Avx512Glue {
+        fn here() -> Option<Self> {
+            std::arch::is_x86_feature_detected!("avx512f").then_some(Avx512Glue(()))
+        }
+
+        #[inline(always)]
+        fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+            // SAFETY: the value proves the CPU has AVX-512F.
+            unsafe { place_avx512(how, cell, out) }
+        }
+
+        #[inline(always)]
+        fn join(
+            self,
+            north_checks: &[u64],
+            north_keys: &[u64],
+            south: &Placed,
+            left: usize,
+            keys: &mut Vec<u64>,
+        ) {
+            // SAFETY: as above.
+            unsafe { join_avx512(north_checks, north_keys, south, left, keys) }
+        }
+    }
+
+    /// The loops with AVX2: 4 placements or pairs a step, the kept ones
+    /// packed by a shuffle looked up by their mask.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Avx2Glue(());
+
+    impl Glue for Avx2Glue {
+        fn here() -> Option<Self> {
+            (std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("popcnt"))
+            .then_some(Avx2Glue(()))
+        }
+
+        #[inline(always)]
+        fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+            // SAFETY: the value proves the CPU has AVX2 and popcnt.
+            unsafe { place_avx2(how, cell, out) }
+        }
+
+        #[inline(always)]
+        fn join(
+            self,
+            north_checks: &[u64],
+            north_keys: &[u64],
+            south: &Placed,
+            left: usize,
+            keys: &mut Vec<u64>,
+        ) {
+            // SAFETY: as above.
+            unsafe { join_avx2(north_checks, north_keys, south, left, keys) }
+        }
+    }
+
+    /// The lanes of a step that hold values: all 8, or the `left` first.
+    #[inline(always)]
+    fn lanes8(left: usize) -> __mmask8 {
+        if left >= 8 {
+            0xff
+        } else {
+            (1u8 << left) - 1
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn place_avx512(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+        let [plain, classed] = out;
+        plain.clear_for(cell.len());
+        classed.clear_for(cell.len());
+        let shift = |count: u32| _mm_cvtsi64_si128(i64::from(count));
+        let (shift1, shift2) = (shift(how.shifts.0), shift(how.shifts.1));
+        let (overlap1, overlap2) = (shift(how.overlap.0), shift(how.overlap.1));
+        let (lo, width) = (shift(how.lo), shift(how.width));
+        let low_half = _mm512_set1_epi64(0xffff_ffff);
+        let forbid1 = _mm512_set1_epi64(how.forbid.0 as i64);
+        let forbid2 = _mm512_set1_epi64(how.forbid.1 as i64);
+        let mask = _mm512_set1_epi64(((1u64 << how.width) - 1) as i64);
+        let class_keys = _mm512_set1_epi64(how.class_keys as i64);
+        let (mut plain_len, mut classed_len) = (0, 0);
+        let lists = [
+            plain.checks.as_mut_ptr(),
+            plain.keys.as_mut_ptr(),
+            classed.checks.as_mut_ptr(),
+            classed.keys.as_mut_ptr(),
+        ];
+        for start in (0..cell.len()).step_by(8) {
+            let valid = lanes8(cell.len() - start);
+            // SAFETY: the masked load reads only the cell's own slots.
+            let diag = unsafe { _mm512_maskz_loadu_epi64(valid, cell.as_ptr().add(start).cast()) };
+            let d1 = _mm512_sll_epi64(_mm512_and_si512(diag, low_half), shift1);
+            let d2 = _mm512_sll_epi64(_mm512_srli_epi64::<32>(diag), shift2);
+            let hits =
+                _mm512_or_si512(_mm512_and_si512(d1, forbid1), _mm512_and_si512(d2, forbid2));
+            let allowed = _mm512_mask_testn_epi64_mask(valid, hits, hits);
+            let check = _mm512_or_si512(
+                _mm512_srl_epi64(d1, overlap1),
+                _mm512_slli_epi64::<32>(_mm512_srl_epi64(d2, overlap2)),
+            );
+            let key = _mm512_or_si512(
+                _mm512_and_si512(_mm512_srl_epi64(d1, lo), mask),
+                _mm512_sll_epi64(_mm512_and_si512(_mm512_srl_epi64(d2, lo), mask), width),
+            );
+            let in_class = _mm512_mask_test_epi64_mask(allowed, key, class_keys);
+            let outside = allowed & !in_class;
+            // SAFETY: a length stays at or below the placements seen, and
+            // each list has room for the cell and PAD more: 8 slots from
+            // any length fit.
+            unsafe {
+                let store = |list: *mut u64, at: usize, kept: __mmask8, values: __m512i| {
+                    _mm512_storeu_epi64(
+                        list.add(at).cast(),
+                        _mm512_maskz_compress_epi64(kept, values),
+                    )
+                };
+                store(lists[0], plain_len, outside, check);
+                store(lists[1], plain_len, outside, key);
+                store(lists[2], classed_len, in_class, check);
+                store(lists[3], classed_len, in_class, key);
+            }
+            plain_len += outside.count_ones() as usize;
+            classed_len += in_class.count_ones() as usize;
+        }
+        // SAFETY: the first lengths' slots were written (compressed to the
+        // front of each store); room for the padding was made.
+        unsafe {
+            plain.finish(plain_len);
+            classed.finish(classed_len);
+        }
+    }
+
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn join_avx512(
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    ) {
+        let pairs = north_checks.len() * south.len();
+        reserve_keys(keys, pairs, left);
+        let start = keys.len();
+        let out = keys.as_mut_ptr();
+        let mut len = start;
+        let steps = south.len().div_ceil(8);
+        let last = lanes8(south.len() - (steps.max(1) - 1) * 8);
+        for (&north_check, &north_key) in north_checks.iter().zip(north_keys) {
+            let north_check = _mm512_set1_epi64(north_check as i64);
+            let north_key = _mm512_set1_epi64(north_key as i64);
+            for step in 0..steps {
+                let valid = if step + 1 == steps { last } else { 0xff };
+                // SAFETY: the south lists are padded past their end (a
+                // step reads at most 7 slots past it), and `keys` has room
+                // for every pair and PAD more, so 8 slots from any length.
+                unsafe {
+                    let checks = _mm512_loadu_epi64(south.checks.as_ptr().add(8 * step).cast());
+                    let south_keys = _mm512_loadu_epi64(south.keys.as_ptr().add(8 * step).cast());
+                    let kept = _mm512_mask_testn_epi64_mask(valid, checks, north_check);
+                    let joined = _mm512_or_si512(south_keys, north_key);
+                    _mm512_storeu_epi64(
+                        out.add(len).cast(),
+                        _mm512_maskz_compress_epi64(kept, joined),
+                    );
+                    len += kept.count_ones() as usize;
+                }
+            }
+        }
+        debug_assert!(len <= start + pairs && len + PAD <= keys.capacity());
+        // SAFETY: the first `len` slots were written.
+        unsafe { keys.set_len(len) };
+    }
+
+    /// Per mask of 4 lanes kept, the 32-bit lane indexes that move the
+    /// kept u64 lanes to the front, in order.
+    const PACK4: [[i32; 8]; 16] = {
+        let mut table = [[0i32; 8]; 16];
+        let mut mask = 0;
+        while mask < 16 {
+            let mut slot = 0;
+            let mut lane: i32 = 0;
+            while lane < 4 {
+                if mask & (1 << lane) != 0 {
+                    table[mask][2 * slot] = 2 * lane;
+                    table[mask][2 * slot + 1] = 2 * lane + 1;
+                    slot += 1;
+                }
+                lane += 1;
+            }
+            mask += 1;
+        }
+        table
+    };
+
+    /// The lanes of a 4-lane step that hold values, as mask bits.
+    #[inline(always)]
+    fn lanes4(left: usize) -> usize {
+        if left >= 4 {
+            0xf
+        } else {
+            (1 << left) - 1
+        }
+    }
+
+    /// The kept lanes of `values` (mask bits `kept`) packed to the front.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn pack4(values: __m256i, kept: usize) -> __m256i {
+        // SAFETY: the table row holds the 8 i32 the load reads.
+        let order = unsafe { _mm256_loadu_si256(PACK4[kept].as_ptr().cast()) };
+        _mm256_permutevar8x32_epi32(values, order)
+    }
+
+    /// Mask bits of the lanes of `values` that are zero.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn zero_lanes(values: __m256i) -> usize {
+        let zero = _mm256_cmpeq_epi64(values, _mm256_setzero_si256());
+        _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as usize
+    }
+
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn place_avx2(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+        let [plain, classed] = out;
+        plain.clear_for(cell.len());
+        classed.clear_for(cell.len());
+        let shift = |count: u32| _mm_cvtsi64_si128(i64::from(count));
+        let (shift1, shift2) = (shift(how.shifts.0), shift(how.shifts.1));
+        let (overlap1, overlap2) = (shift(how.overlap.0), shift(how.overlap.1));
+        let (lo, width) = (shift(how.lo), shift(how.width));
+        let low_half = _mm256_set1_epi64x(0xffff_ffff);
+        let forbid1 = _mm256_set1_epi64x(how.forbid.0 as i64);
+        let forbid2 = _mm256_set1_epi64x(how.forbid.1 as i64);
+        let mask = _mm256_set1_epi64x(((1u64 << how.width) - 1) as i64);
+        let class_keys = _mm256_set1_epi64x(how.class_keys as i64);
+        let (mut plain_len, mut classed_len) = (0, 0);
+        let lists = [
+            plain.checks.as_mut_ptr(),
+            plain.keys.as_mut_ptr(),
+            classed.checks.as_mut_ptr(),
+            classed.keys.as_mut_ptr(),
+        ];
+        for start in (0..cell.len()).step_by(4) {
+            let valid = lanes4(cell.len() - start);
+            let from = cell[start..].as_ptr();
+            // SAFETY: a whole step reads 4 of the cell's slots; the last
+            // reads only its own, masked.
+            let diag = unsafe {
+                if valid == 0xf {
+                    _mm256_loadu_si256(from.cast())
+                } else {
+                    let lanes = _mm256_setr_epi64x(
+                        -i64::from(valid & 1 != 0),
+                        -i64::from(valid & 2 != 0),
+                        -i64::from(valid & 4 != 0),
+                        0,
+                    );
+                    _mm256_maskload_epi64(from.cast(), lanes)
+                }
+            };
+            let d1 = _mm256_sll_epi64(_mm256_and_si256(diag, low_half), shift1);
+            let d2 = _mm256_sll_epi64(_mm256_srli_epi64::<32>(diag), shift2);
+            let hits =
+                _mm256_or_si256(_mm256_and_si256(d1, forbid1), _mm256_and_si256(d2, forbid2));
+            let allowed = zero_lanes(hits) & valid;
+            let check = _mm256_or_si256(
+                _mm256_srl_epi64(d1, overlap1),
+                _mm256_slli_epi64::<32>(_mm256_srl_epi64(d2, overlap2)),
+            );
+            let key = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srl_epi64(d1, lo), mask),
+                _mm256_sll_epi64(_mm256_and_si256(_mm256_srl_epi64(d2, lo), mask), width),
+            );
+            let outside = zero_lanes(_mm256_and_si256(key, class_keys)) & allowed;
+            let in_class = allowed & !outside;
+            // SAFETY: a length stays at or below the placements seen, and
+            // each list has room for the cell and PAD more: 4 slots from
+            // any length fit.
+            unsafe {
+                let store = |list: *mut u64, at: usize, kept: usize, values: __m256i| {
+                    _mm256_storeu_si256(list.add(at).cast(), pack4(values, kept))
+                };
+                store(lists[0], plain_len, outside, check);
+                store(lists[1], plain_len, outside, key);
+                store(lists[2], classed_len, in_class, check);
+                store(lists[3], classed_len, in_class, key);
+            }
+            plain_len += outside.count_ones() as usize;
+            classed_len += in_class.count_ones() as usize;
+        }
+        // SAFETY: the first lengths' slots were written (packed to the
+        // front of each store); room for the padding was made.
+        unsafe {
+            plain.finish(plain_len);
+            classed.finish(classed_len);
+        }
+    }
+
+    #[target_feature(enable = "avx2,popcnt")]
+    #[inline]
+    fn join_avx2(
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    ) {
+        let pairs = north_checks.len() * south.len();
+        reserve_keys(keys, pairs, left);
+        let start = keys.len();
+        let out = keys.as_mut_ptr();
+        let mut len = start;
+        let steps = south.len().div_ceil(4);
+        let last = lanes4(south.len() - (steps.max(1) - 1) * 4);
+        for (&north_check, &north_key) in north_checks.iter().zip(north_keys) {
+            let north_check = _mm256_set1_epi64x(north_check as i64);
+            let north_key = _mm256_set1_epi64x(north_key as i64);
+            for step in 0..steps {
+                let valid = if step + 1 == steps { last } else { 0xf };
+                // SAFETY: the south lists are padded past their end (a
+                // step reads at most 3 slots past it), and `keys` has room
+                // for every pair and PAD more, so 4 slots from any length.
+                unsafe {
+                    let checks = _mm256_loadu_si256(south.checks.as_ptr().add(4 * step).cast());
+                    let south_keys = _mm256_loadu_si256(south.keys.as_ptr().add(4 * step).cast());
+                    let kept = zero_lanes(_mm256_and_si256(checks, north_check)) & valid;
+                    let joined = _mm256_or_si256(south_keys, north_key);
+                    _mm256_storeu_si256(out.add(len).cast(), pack4(joined, kept));
+                    len += kept.count_ones() as usize;
+                }
+            }
+        }
+        debug_assert!(len <= start + pairs && len + PAD <= keys.capacity());
+        // SAFETY: the first `len` slots were written.
+        unsafe { keys.set_len(len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// Every glue this CPU runs places and joins as the portable one does,
+    /// on random cells of every length up to 40 and random moves.
+    fn agrees_with_portable<G: Glue>(glue: G) {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let (mut placed, mut expected) = (<[Placed; 2]>::default(), <[Placed; 2]>::default());
+        let (mut keys, mut expected_keys) = (Vec::new(), Vec::new());
+        let mut kept = [0usize; 2];
+        for round in 0..3000 {
+            let n = 5 + (round % 28) as u32;
+            let side = n / 2;
+            let lo = n - side;
+            let how = Move {
+                shifts: (
+                    random(&mut state) as u32 % lo + 1,
+                    random(&mut state) as u32 % lo,
+                ),
+                overlap: (
+                    random(&mut state) as u32 % lo,
+                    random(&mut state) as u32 % lo,
+                ),
+                forbid: (
+                    random(&mut state) & random(&mut state) & random(&mut state),
+                    random(&mut state) & random(&mut state) & random(&mut state),
+                ),
+                lo,
+                width: 2 * n - 1 - 2 * lo,
+                class_keys: random(&mut state) & random(&mut state) & random(&mut state),
+            };
+            let local = (1u64 << (2 * side - 1)) - 1;
+            let cell: Vec<u64> = (0..round % 41)
+                .map(|_| random(&mut state) & (local | local << 32))
+                .collect();
+            glue.place(&how, &cell, &mut placed);
+            PortableGlue.place(&how, &cell, &mut expected);
+            for class in 0..2 {
+                assert_eq!(
+                    placed[class].checks, expected[class].checks,
+                    "round {round}"
+                );
+                assert_eq!(placed[class].keys, expected[class].keys, "round {round}");
+                kept[class] += placed[class].len();
+            }
+            // North from the first list, south from a second cell.
+            let south_cell: Vec<u64> = (0..(round * 7) % 37)
+                .map(|_| random(&mut state) & (local | local << 32))
+                .collect();
+            let mut south = <[Placed; 2]>::default();
+            PortableGlue.place(&how, &south_cell, &mut south);
+            let north = &expected[0];
+            let left = random(&mut state) as usize % 64;
+            let prefix = random(&mut state) % 5;
+            keys.clear();
+            expected_keys.clear();
+            keys.extend(0..prefix);
+            expected_keys.extend(0..prefix);
+            glue.join(&north.checks, &north.keys, &south[0], left, &mut keys);
+            PortableGlue.join(
+                &north.checks,
+                &north.keys,
+                &south[0],
+                left,
+                &mut expected_keys,
+            );
+            assert_eq!(keys, expected_keys, "round {round}");
+        }
+        // Both lists were exercised.
+        assert!(kept.iter().all(|&count| count > 1000), "{kept:?}");
+    }
+
+    #[test]
+    fn vector_glues_agree_with_portable() {
+        agrees_with_portable(PortableGlue);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(glue) = Avx2Glue::here() {
+                agrees_with_portable(glue);
+            }
+            if let Some(glue) = Avx512Glue::here() {
+                agrees_with_portable(glue);
+            }
+        }
+    }
+
+    #[test]
+    fn portable_join_keeps_the_disjoint_pairs() {
+        let mut south = Placed::default();
+        south.clear_for(3);
+        south.checks.extend([0b001, 0b010, 0b100]);
+        south.keys.extend([10 << 8, 20 << 8, 30 << 8]);
+        let mut keys = Vec::new();
+        PortableGlue.join(&[0b011, 0b000], &[1, 2], &south, 0, &mut keys);
+        assert_eq!(keys, [1 | 30 << 8, 2 | 10 << 8, 2 | 20 << 8, 2 | 30 << 8]);
+    }
+}
