@@ -7,7 +7,10 @@
 //! few operations, so they run 8 (AVX-512) or 4 (AVX2) at a time, the
 //! survivors packed to the front of the vector (a compress, or a shuffle
 //! from a table on AVX2) and stored whole. The portable loops are the naive
-//! twins the vector ones are tested against.
+//! twins the vector ones are tested against. [`keep_disjoint`] packs the
+//! same way for the split's routes.
+
+use super::matcher::MatcherPath;
 
 /// Slots written past the end of [`Placed`] lists and of the keys a join
 /// appends to: a vector loop reads and stores whole registers of 8.
@@ -209,6 +212,34 @@ impl Glue for PortableGlue {
 #[cfg(target_arch = "x86_64")]
 pub use x86::{Avx2Glue, Avx512Glue};
 
+/// Copies to the front of `out` the values that share no bit with `test`,
+/// in order, on the loop `path` (which this CPU must run); returns how
+/// many. `out` holds at least as many slots as `values`.
+pub fn keep_disjoint(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    assert!(out.len() >= values.len(), "room for every value");
+    match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { x86::keep_disjoint_avx512(values, test, out) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { x86::keep_disjoint_avx2(values, test, out) },
+        _ => keep_disjoint_portable(values, test, out),
+    }
+}
+
+/// [`keep_disjoint`] one value a step, branch-free: every value is
+/// written, and the length moves past those kept (about half, in no order
+/// a predictor could learn).
+fn keep_disjoint_portable(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    let mut len = 0;
+    for &value in values {
+        out[len] = value;
+        len += usize::from(value & test == 0);
+    }
+    len
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{reserve_keys, Glue, Move, Placed, PAD};
@@ -274,6 +305,45 @@ mod x86 {
             // SAFETY: as above.
             unsafe { join_avx2(north_checks, north_keys, south, left, keys) }
         }
+    }
+
+    /// [`super::keep_disjoint`] 8 values a step, packed by a compress.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn keep_disjoint_avx512(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+        let lanes_test = _mm512_set1_epi64(test as i64);
+        let mut len = 0;
+        let (steps, rest) = values.as_chunks::<8>();
+        for step in steps {
+            // SAFETY: the step holds the 8 values the load reads; the
+            // store writes 8 slots from `len`, which is at most the values
+            // before this step, so within `out` (as long as `values`).
+            unsafe {
+                let lanes = _mm512_loadu_epi64(step.as_ptr().cast());
+                let kept = _mm512_testn_epi64_mask(lanes, lanes_test);
+                let packed = _mm512_maskz_compress_epi64(kept, lanes);
+                _mm512_storeu_epi64(out.as_mut_ptr().add(len).cast(), packed);
+                len += kept.count_ones() as usize;
+            }
+        }
+        len + super::keep_disjoint_portable(rest, test, &mut out[len..])
+    }
+
+    /// [`super::keep_disjoint`] 4 values a step, packed by a shuffle.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) fn keep_disjoint_avx2(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+        let lanes_test = _mm256_set1_epi64x(test as i64);
+        let mut len = 0;
+        let (steps, rest) = values.as_chunks::<4>();
+        for step in steps {
+            // SAFETY: as in the AVX-512 loop, 4 values a step.
+            unsafe {
+                let lanes = _mm256_loadu_si256(step.as_ptr().cast());
+                let kept = zero_lanes(_mm256_and_si256(lanes, lanes_test));
+                _mm256_storeu_si256(out.as_mut_ptr().add(len).cast(), pack4(lanes, kept));
+                len += kept.count_ones() as usize;
+            }
+        }
+        len + super::keep_disjoint_portable(rest, test, &mut out[len..])
     }
 
     /// The lanes of a step that hold values: all 8, or the `left` first.
@@ -651,6 +721,21 @@ mod tests {
             }
             if let Some(glue) = Avx512Glue::here() {
                 agrees_with_portable(glue);
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_keeps_the_disjoint_values() {
+        let mut state = 0x0bad_cafe_f00d_d00du64;
+        for len in 0..70 {
+            let values: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
+            let test = random(&mut state) & random(&mut state);
+            let expected: Vec<u64> = values.iter().copied().filter(|v| v & test == 0).collect();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut out = vec![0; len];
+                let kept = keep_disjoint(path, &values, test, &mut out);
+                assert_eq!(out[..kept], expected, "{path:?}, {len} values");
             }
         }
     }

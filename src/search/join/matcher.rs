@@ -122,7 +122,8 @@ impl Layout {
         }
     }
 
-    fn path(&self) -> MatcherPath {
+    /// The loop the sums take.
+    pub fn path(&self) -> MatcherPath {
         self.path.unwrap_or(MatcherPath::Portable)
     }
 

@@ -14,6 +14,7 @@
 //! four at N = 20), and a query travels down the split as an *entry*: its
 //! cut bits above its position in the batch.
 
+use super::glue::keep_disjoint;
 use super::matcher::{chunk_count, Layout, Leaf, MatcherPath, Routed};
 
 /// Most cut bits a split uses.
@@ -274,7 +275,12 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
         Node::Cut { test, free, taken } => {
             // Keys that leave the bit free pair with every query here.
             let mut total = sum_node(nodes, leaves, split, free, depth);
-            let Routes { routes, lens, .. } = split;
+            let Routes {
+                layout,
+                routes,
+                lens,
+                ..
+            } = split;
             if routes.len() == depth + 1 {
                 routes.push(Vec::new());
                 lens.push(0);
@@ -286,14 +292,8 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
                 next.reserve_exact(here.len() - next.len());
                 next.resize(here.len(), 0);
             }
-            // Branch-free: every entry is written, and the length moves
-            // past those whose query leaves the bit free (about half, in
-            // no order a predictor could learn).
-            let mut len = 0;
-            for &entry in here {
-                next[len] = entry;
-                len += usize::from(entry & test == 0);
-            }
+            // The entries whose query leaves the bit free.
+            let len = keep_disjoint(layout.path(), here, test, next);
             lens[depth + 1] = len;
             if len > 0 {
                 total += sum_node(nodes, leaves, split, taken, depth + 1);
