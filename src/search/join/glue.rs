@@ -228,6 +228,47 @@ pub fn keep_disjoint(path: MatcherPath, values: &[u64], test: u64, out: &mut [u6
     }
 }
 
+/// Reorders `keys` so that those leaving `bit` free come first, each part
+/// in its old order, on the loop `path` (which this CPU must run); returns
+/// how many leave it free. `taken` is scratch, as long as `keys`.
+pub fn split_by_bit(path: MatcherPath, keys: &mut [u64], bit: u64, taken: &mut [u64]) -> usize {
+    assert!(taken.len() >= keys.len(), "room for every key");
+    let (free_len, taken_len) = match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { x86::split_by_bit_avx512(keys, bit, taken) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { x86::split_by_bit_avx2(keys, bit, taken) },
+        _ => split_by_bit_from(keys, 0, (0, 0), bit, taken),
+    };
+    keys[free_len..].copy_from_slice(&taken[..taken_len]);
+    free_len
+}
+
+/// Goes on splitting `keys` from `start`, with `lens` free and taken keys
+/// placed so far: the free ones moved to the front of `keys`, the taken to
+/// `taken`; returns the final lengths. Branch-free: each key is written to
+/// both places and counted in one.
+fn split_by_bit_from(
+    keys: &mut [u64],
+    start: usize,
+    (mut free_len, mut taken_len): (usize, usize),
+    bit: u64,
+    taken: &mut [u64],
+) -> (usize, usize) {
+    for index in start..keys.len() {
+        let key = keys[index];
+        // free_len <= index: the slot was already read.
+        keys[free_len] = key;
+        taken[taken_len] = key;
+        let takes = usize::from(key & bit != 0);
+        free_len += 1 - takes;
+        taken_len += takes;
+    }
+    (free_len, taken_len)
+}
+
 /// [`keep_disjoint`] one value a step, branch-free: every value is
 /// written, and the length moves past those kept (about half, in no order
 /// a predictor could learn).
@@ -308,7 +349,7 @@ mod x86 {
     }
 
     /// [`super::keep_disjoint`] 8 values a step, packed by a compress.
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,popcnt")]
     pub(super) fn keep_disjoint_avx512(values: &[u64], test: u64, out: &mut [u64]) -> usize {
         let lanes_test = _mm512_set1_epi64(test as i64);
         let mut len = 0;
@@ -326,6 +367,72 @@ mod x86 {
             }
         }
         len + super::keep_disjoint_portable(rest, test, &mut out[len..])
+    }
+
+    /// The vector steps of [`super::split_by_bit`], 8 keys a step; the
+    /// last few keys are left to the portable loop.
+    #[target_feature(enable = "avx512f,popcnt")]
+    pub(super) fn split_by_bit_avx512(
+        keys: &mut [u64],
+        bit: u64,
+        taken: &mut [u64],
+    ) -> (usize, usize) {
+        let lanes_bit = _mm512_set1_epi64(bit as i64);
+        let (mut free_len, mut taken_len) = (0, 0);
+        let steps = keys.len() / 8;
+        let (keys_at, taken_at) = (keys.as_mut_ptr(), taken.as_mut_ptr());
+        for step in 0..steps {
+            // SAFETY: the load reads the step's 8 keys; each store writes 8
+            // slots from a length that is at most the keys before this
+            // step: within both lists, and in `keys` only over keys
+            // already read.
+            let takes = unsafe {
+                let lanes = _mm512_loadu_epi64(keys_at.add(8 * step).cast());
+                let takes = _mm512_test_epi64_mask(lanes, lanes_bit);
+                let frees = !takes;
+                _mm512_storeu_epi64(
+                    keys_at.add(free_len).cast(),
+                    _mm512_maskz_compress_epi64(frees, lanes),
+                );
+                _mm512_storeu_epi64(
+                    taken_at.add(taken_len).cast(),
+                    _mm512_maskz_compress_epi64(takes, lanes),
+                );
+                takes
+            };
+            let took = takes.count_ones() as usize;
+            free_len += 8 - took;
+            taken_len += took;
+        }
+        super::split_by_bit_from(keys, 8 * steps, (free_len, taken_len), bit, taken)
+    }
+
+    /// The vector steps of [`super::split_by_bit`], 4 keys a step.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(super) fn split_by_bit_avx2(
+        keys: &mut [u64],
+        bit: u64,
+        taken: &mut [u64],
+    ) -> (usize, usize) {
+        let lanes_bit = _mm256_set1_epi64x(bit as i64);
+        let (mut free_len, mut taken_len) = (0, 0);
+        let steps = keys.len() / 4;
+        let (keys_at, taken_at) = (keys.as_mut_ptr(), taken.as_mut_ptr());
+        for step in 0..steps {
+            // SAFETY: as in the AVX-512 loop, 4 keys a step.
+            let frees = unsafe {
+                let lanes = _mm256_loadu_si256(keys_at.add(4 * step).cast());
+                let frees = zero_lanes(_mm256_and_si256(lanes, lanes_bit));
+                let takes = frees ^ 0xf;
+                _mm256_storeu_si256(keys_at.add(free_len).cast(), pack4(lanes, frees));
+                _mm256_storeu_si256(taken_at.add(taken_len).cast(), pack4(lanes, takes));
+                frees
+            };
+            let freed = frees.count_ones() as usize;
+            free_len += freed;
+            taken_len += 4 - freed;
+        }
+        super::split_by_bit_from(keys, 4 * steps, (free_len, taken_len), bit, taken)
     }
 
     /// [`super::keep_disjoint`] 4 values a step, packed by a shuffle.
@@ -356,7 +463,7 @@ mod x86 {
         }
     }
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,popcnt")]
     #[inline]
     fn place_avx512(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
         let [plain, classed] = out;
@@ -381,7 +488,13 @@ mod x86 {
         for start in (0..cell.len()).step_by(8) {
             let valid = lanes8(cell.len() - start);
             // SAFETY: the masked load reads only the cell's own slots.
-            let diag = unsafe { _mm512_maskz_loadu_epi64(valid, cell.as_ptr().add(start).cast()) };
+            let diag = unsafe {
+                if valid == 0xff {
+                    _mm512_loadu_epi64(cell.as_ptr().add(start).cast())
+                } else {
+                    _mm512_maskz_loadu_epi64(valid, cell.as_ptr().add(start).cast())
+                }
+            };
             let d1 = _mm512_sll_epi64(_mm512_and_si512(diag, low_half), shift1);
             let d2 = _mm512_sll_epi64(_mm512_srli_epi64::<32>(diag), shift2);
             let hits =
@@ -423,7 +536,7 @@ mod x86 {
         }
     }
 
-    #[target_feature(enable = "avx512f")]
+    #[target_feature(enable = "avx512f,popcnt")]
     #[inline]
     fn join_avx512(
         north_checks: &[u64],
@@ -736,6 +849,24 @@ mod tests {
                 let mut out = vec![0; len];
                 let kept = keep_disjoint(path, &values, test, &mut out);
                 assert_eq!(out[..kept], expected, "{path:?}, {len} values");
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_splits_by_bit_in_order() {
+        let mut state = 0x5eed_1234_abcd_0001u64;
+        for len in 0..70 {
+            let keys: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
+            let bit = 1 << (random(&mut state) % 64);
+            let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
+            let taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut split = keys.clone();
+                let mut scratch = vec![0; len];
+                let free_len = split_by_bit(path, &mut split, bit, &mut scratch);
+                assert_eq!(split[..free_len], free, "{path:?}, {len} keys");
+                assert_eq!(split[free_len..], taken, "{path:?}, {len} keys");
             }
         }
     }

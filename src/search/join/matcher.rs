@@ -340,9 +340,9 @@ impl Leaf {
     /// must cover every bit the keys use).
     pub fn load(&mut self, keys: &[u64], layout: &Layout) {
         self.small.clear();
-        self.lines.clear();
         self.blocks = 0;
         if keys.len() < SMALL_SET {
+            self.lines.clear();
             self.small.reserve_exact(keys.len());
             self.small.extend_from_slice(keys);
             return;
@@ -355,13 +355,22 @@ impl Leaf {
         let lines = self.blocks * layout.lines_per_block;
         // Exactly: the memory bound counts the lines a load uses, not a
         // doubling past them.
-        self.lines.reserve_exact(lines);
-        self.lines.resize(lines, Line::ZERO);
-        for (block_keys, tables) in keys
-            .chunks(BLOCK_KEYS)
-            .zip(self.lines.chunks_exact_mut(layout.lines_per_block))
-        {
-            fill_block(&layout.chunks, block_keys, tables);
+        // Every line is written by the fill, so only a growth is zeroed
+        // (zeroing them all had cost a tenth of a load).
+        if self.lines.len() < lines {
+            self.lines.reserve_exact(lines - self.lines.len());
+            self.lines.resize(lines, Line::ZERO);
+        } else {
+            self.lines.truncate(lines);
+        }
+        match layout.path() {
+            // SAFETY: a path is chosen only if the CPU runs it.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx512 => unsafe { fill_blocks_avx512(layout, keys, &mut self.lines) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx2 => unsafe { fill_blocks_avx2(layout, keys, &mut self.lines) },
+            _ => fill_blocks(layout, keys, &mut self.lines),
         }
     }
 
@@ -810,7 +819,33 @@ pub fn matcher_path() -> MatcherPath {
     })
 }
 
-/// Builds one block's tables from its (up to 512) keys.
+/// Builds the tables of every block of `keys` into `lines`.
+#[inline(always)]
+fn fill_blocks(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
+    for (block_keys, tables) in keys
+        .chunks(BLOCK_KEYS)
+        .zip(lines.chunks_exact_mut(layout.lines_per_block))
+    {
+        fill_block(&layout.chunks, block_keys, tables);
+    }
+}
+
+/// [`fill_blocks`] built for AVX-512: a line is one register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fill_blocks_avx512(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
+    fill_blocks(layout, keys, lines);
+}
+
+/// [`fill_blocks`] built for AVX2: a line is two registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn fill_blocks_avx2(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
+    fill_blocks(layout, keys, lines);
+}
+
+/// Builds one block's tables from its (up to 512) keys: every line.
+#[inline(always)]
 fn fill_block(chunks: &[Chunk], keys: &[u64], tables: &mut [Line]) {
     // free[j] = which keys leave bit j free; padding keys leave nothing.
     let mut free = [Line::ZERO; 64];

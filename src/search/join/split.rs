@@ -14,8 +14,8 @@
 //! four at N = 20), and a query travels down the split as an *entry*: its
 //! cut bits above its position in the batch.
 
-use super::glue::keep_disjoint;
-use super::matcher::{chunk_count, Layout, Leaf, MatcherPath, Routed};
+use super::glue::{keep_disjoint, split_by_bit};
+use super::matcher::{chunk_count, matcher_path, Layout, Leaf, MatcherPath, Routed};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;
@@ -431,8 +431,7 @@ fn squeeze_bmi2(values: &mut [u64], mask: u64) {
 }
 
 /// Reorders `keys` so that those leaving `bit` free come first, each part
-/// in its old order; returns the two parts. Branch-free: each key is
-/// written to both places and counted in one (`taken` is scratch).
+/// in its old order; returns the two parts (`taken` is scratch).
 fn partition<'k>(
     keys: &'k mut [u64],
     bit: u64,
@@ -442,17 +441,7 @@ fn partition<'k>(
         taken.reserve_exact(keys.len() - taken.len());
         taken.resize(keys.len(), 0);
     }
-    let (mut free_len, mut taken_len) = (0, 0);
-    for index in 0..keys.len() {
-        let key = keys[index];
-        // free_len <= index: the slot was already read.
-        keys[free_len] = key;
-        taken[taken_len] = key;
-        let takes = usize::from(key & bit != 0);
-        free_len += 1 - takes;
-        taken_len += takes;
-    }
-    keys[free_len..].copy_from_slice(&taken[..taken_len]);
+    let free_len = split_by_bit(matcher_path(), keys, bit, taken);
     keys.split_at_mut(free_len)
 }
 
