@@ -909,6 +909,7 @@ fn low_bits(count: usize) -> u64 {
 
 /// The 64 x 64 bit matrix transposed: bit i of output j is bit j of input i.
 /// Swaps ever smaller blocks across the diagonal (6 rounds of 32 swaps).
+#[inline(always)]
 pub fn transpose64(mut rows: [u64; 64]) -> [u64; 64] {
     let mut width = 32;
     let mut mask: u64 = 0x0000_0000_ffff_ffff;
