@@ -793,25 +793,32 @@ fn count_in<G: Glue>(
         // the west ones query them, weighted by their class.
         let weights = even_weights(task.east_rows, n);
         let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
-        return join.count(buffers, &east_spec, &[(west_spec, 0)], weights);
+        return join.count(buffers, &[(east_spec, 0)], &[(west_spec, 0)], weights);
     }
     if task.middle == 0 {
         let weight = centre_weight(task.east_rows, open, n);
         let centre = geo.queen_diagonals(geo.h, geo.h);
         let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, centre);
         let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, centre);
-        return join.count(buffers, &east_spec, &[(west_spec, 0)], [weight, 0, 0]);
+        return join.count(
+            buffers,
+            &[(east_spec, 0)],
+            &[(west_spec, 0)],
+            [weight, 0, 0],
+        );
     }
     let b = task.middle;
     let column_queen_row = geo.h - b;
     let column_queen = geo.queen_diagonals(column_queen_row, geo.h);
     let open = open & !(1 << column_queen_row);
     let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, column_queen);
-    // The west keys serve every place a of the middle row's queen: they
-    // are stored, and the east boards of each a query them. That queen is
-    // on the east side of the join: the west boards it attacks are
-    // excluded through its crossing diagonals, added to the query.
-    let queries: Vec<(HalfSpec, u64)> = (1..b)
+    // The middle row's queen, at each place a, is on the east side of the
+    // join: the west boards it attacks are excluded through its crossing
+    // diagonals, added to the east keys of that a. The east keys of every
+    // a together are stored, and the west keys query them once: the east
+    // side holds about half as many keys as the west (N = 19..23), and a
+    // stored key costs more than a query (0.95 of the time at N = 23).
+    let east: Vec<(HalfSpec, u64)> = (1..b)
         .map(|a| {
             let row_queen_col = geo.h - a;
             let row_queen = geo.queen_diagonals(geo.h, row_queen_col);
@@ -824,7 +831,7 @@ fn count_in<G: Glue>(
             (east_spec, geo.key(row_queen.0, row_queen.1))
         })
         .collect();
-    let tally = join.count(buffers, &west_spec, &queries, [1, 0, 0])?;
+    let tally = join.count(buffers, &east, &[(west_spec, 0)], [1, 0, 0])?;
     Some(JoinTally {
         solutions: 8 * tally.solutions,
         ..tally
@@ -864,16 +871,17 @@ struct Buffers<'a> {
 }
 
 impl<G: Glue> Join<'_, G> {
-    /// Sums, over the half boards of `stored` and of each query spec, the
-    /// pairs with disjoint keys (the query's extra key added), weighted by
-    /// the query board's class. The stored boards (all of class 0) are
-    /// taken in parts and the queries in batches (see [`Parts`]), so memory
-    /// stays bounded at any N; the sum does not depend on their sizes.
+    /// Sums, over the half boards of each stored spec and of each query
+    /// spec, the pairs with disjoint keys (each spec's extra key added to
+    /// its boards'), weighted by the query board's class. The stored boards
+    /// (all of class 0) are taken in parts and the queries in batches (see
+    /// [`Parts`]), so memory stays bounded at any N; the sum does not
+    /// depend on their sizes.
     #[inline(always)]
     fn count(
         &self,
         buffers: Buffers<'_>,
-        stored: &HalfSpec,
+        stored: &[(HalfSpec, u64)],
         queries: &[(HalfSpec, u64)],
         weights: [u64; 3],
     ) -> Option<JoinTally> {
@@ -886,17 +894,31 @@ impl<G: Glue> Join<'_, G> {
             matcher,
         } = buffers;
         let mut tally = JoinTally::default();
-        let mut stored_cursor = Cursor::start(stored);
-        while !stored_cursor.finished {
-            self.half_boards(
-                stored,
-                made,
-                north,
-                south,
-                stored_keys,
-                &mut stored_cursor,
-                self.parts.stored_keys,
-            );
+        let start = |(spec, extra): &(HalfSpec, u64)| (Cursor::start(spec), *extra);
+        let mut stored_specs = stored.iter().zip(stored.iter().map(start));
+        let mut current = stored_specs.next();
+        while current.is_some() {
+            // A part: the keys of the stored specs in turn, each with its
+            // shared diagonals added, until the part is full.
+            for class in stored_keys.iter_mut() {
+                class.clear();
+            }
+            while let Some(((spec, _), (cursor, extra))) = &mut current {
+                let from = stored_keys[0].len();
+                let limit = self.parts.stored_keys.saturating_sub(from);
+                self.half_boards(spec, made, north, south, stored_keys, cursor, limit);
+                if *extra != 0 {
+                    for key in &mut stored_keys[0][from..] {
+                        *key |= *extra;
+                    }
+                }
+                if cursor.finished {
+                    current = stored_specs.next();
+                }
+                if stored_keys[0].len() >= self.parts.stored_keys {
+                    break;
+                }
+            }
             let part = &stored_keys[0];
             if part.is_empty() {
                 continue;
@@ -905,6 +927,9 @@ impl<G: Glue> Join<'_, G> {
             for (query, extra) in queries {
                 let mut cursor = Cursor::start(query);
                 while !cursor.finished {
+                    for class in query_keys.iter_mut() {
+                        class.clear();
+                    }
                     self.half_boards(
                         query,
                         made,
@@ -936,8 +961,8 @@ impl<G: Glue> Join<'_, G> {
         Some(tally)
     }
 
-    /// [`half_boards`] with this task's cells for the spec's half, into
-    /// cleared `keys`.
+    /// [`half_boards`] with this task's cells for the spec's half, appended
+    /// to `keys`.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn half_boards(
@@ -950,9 +975,6 @@ impl<G: Glue> Join<'_, G> {
         cursor: &mut Cursor,
         limit: usize,
     ) {
-        for class in keys.iter_mut() {
-            class.clear();
-        }
         let half = usize::from(spec.west);
         let (cells, made) = (self.cells[half], &mut made[half]);
         half_boards(
