@@ -22,10 +22,15 @@ use crate::error::Error;
 use crate::plan::{Plan, TaskKind};
 use crate::random::SplitMix64;
 use crate::search::board::MAX_N;
+use crate::search::join::{self, JoinTask, SHARED_MAX_SIDE};
 
 /// A probe times the subtree it reaches once at most this many rows are
 /// left below it: from a few milliseconds to a second of work.
 pub const PROBE_ROWS_LEFT: u32 = 16;
+
+/// Tasks run, untimed, before a sampled `join` task of a small board, so
+/// that it is timed as warm as a count meets it.
+pub const WARM_TASKS: usize = 8;
 
 /// Sampled tasks by default.
 pub const DEFAULT_SAMPLE: usize = 1000;
@@ -157,27 +162,32 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
         ))
     };
     if is_join {
-        // A count meets a task with its thread's cells and buffers as the
-        // task before it left them (the same row sets come in runs), a
-        // lone sampled task cold: the task before it runs first, untimed.
-        // Timed cold, N = 20 read 15% above the real count; timed warm
-        // (the task itself run first), N = 24 read 12% below the times a
-        // count journaled for the same tasks, as a count builds the cells
-        // of a new row set where a warm task finds them made.
-        match index.checked_sub(1) {
-            Some(before) => {
-                let before = plan.tasks.get(before);
-                std::hint::black_box(count_below(
-                    n,
-                    before.kind,
-                    before.weight,
-                    before.board,
-                    before.prefix_columns(),
-                ));
+        // A count meets a task warm: its thread's cells, buffers and caches
+        // as the tasks before it left them (the same row sets come in
+        // runs); a lone sampled task would be cold. Timed cold, N = 20 read
+        // 15% above the real count; timed warm (the task itself run
+        // first), N = 24 read 12% below the times a count journaled for
+        // the same tasks, as a count builds the cells of a new row set
+        // where a warm task finds them made.
+        let join_task = |index: usize| match plan.tasks.get(index).kind {
+            TaskKind::Join { east_rows, middle } => Some(JoinTask { east_rows, middle }),
+            _ => None,
+        };
+        if n / 2 <= SHARED_MAX_SIDE {
+            // Tasks of milliseconds: the tasks before it run first,
+            // untimed. One such task had left N = 19 reading 15% high, 4
+            // still 12%; 8 read N = 19, 20 and 21 within 3.5%.
+            for back in (1..=WARM_TASKS).rev() {
+                if let Some(before) = index.checked_sub(back).and_then(join_task) {
+                    std::hint::black_box(join::count_task(n, &before));
+                }
             }
-            None => {
-                search();
-            }
+        } else if let Some(before) = join_task(index.saturating_sub(1)) {
+            // Tasks of seconds to minutes (N >= 24), where the caches
+            // matter little but a new row set's cells are built: only the
+            // cells of the task before are made (running it had doubled an
+            // estimate of hours at N = 28).
+            join::prepare_cells(n, &before);
         }
     }
     let timing = Instant::now();

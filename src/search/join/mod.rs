@@ -467,6 +467,39 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Takes the cells shared by all threads for quadrants of `side`, if
+    /// such quadrants are shared.
+    fn share_cells(&mut self, side: u32) {
+        if side <= SHARED_MAX_SIDE
+            && self
+                .shared
+                .as_ref()
+                .is_none_or(|shared| shared.side() != side)
+        {
+            self.shared = Some(shared_cells(side));
+        }
+    }
+}
+
+/// Leaves the calling thread's quadrant cells as counting `task` of an `n`
+/// board would leave them, without counting it: for an estimate, which
+/// meets each sampled task warm, as a count does, at the cost of the cells
+/// of the task before it rather than its whole count (at N = 28 a task is
+/// minutes of work; its cells take under a second).
+pub fn prepare_cells(n: u32, task: &JoinTask) {
+    SCRATCH.with(|scratch| {
+        let mut scratch = scratch.borrow_mut();
+        let geo = Geometry::new(n);
+        scratch.share_cells(geo.h);
+        if geo.h > SHARED_MAX_SIDE {
+            let [east_rows, west_rows] = task_quadrant_rows(&geo, task);
+            scratch.cells.set_whole_placements(WHOLE_PLACEMENTS);
+            scratch.cells.load(geo.h, &[east_rows, west_rows].concat());
+        }
+    })
+}
+
 /// Bytes the calling thread's join buffers hold now (the cells shared by
 /// all threads not included): for tests of the memory bound.
 pub fn thread_scratch_bytes() -> u64 {
@@ -560,15 +593,7 @@ fn count_task_with(
 ) -> Option<JoinTally> {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
-        let side = n / 2;
-        if side <= SHARED_MAX_SIDE
-            && scratch
-                .shared
-                .as_ref()
-                .is_none_or(|shared| shared.side() != side)
-        {
-            scratch.shared = Some(shared_cells(side));
-        }
+        scratch.share_cells(n / 2);
         let scratch = &mut *scratch;
         // The glue follows the matcher's path, so forcing one forces both.
         #[cfg(target_arch = "x86_64")]
@@ -751,15 +776,7 @@ fn count_in<G: Glue>(
     } = scratch;
     let quadrant_cols = (1u32 << geo.h) - 1;
     let open = geo.half_rows();
-    // Every spec of a task uses the east rows or the other open rows.
-    let east_rows = HalfSpec::new(task.east_rows, 0, false, (0, 0));
-    let west_rows = match (n % 2, task.middle) {
-        (0, _) => geo.all_rows() & !task.east_rows,
-        (_, 0) => open & !task.east_rows,
-        (_, b) => open & !(1 << (geo.h - b)) & !task.east_rows,
-    };
-    let west_rows = HalfSpec::new(west_rows, 0, true, (0, 0));
-    let [east_rows, west_rows] = [east_rows, west_rows].map(|spec| quadrant_rows(&geo, &spec));
+    let [east_rows, west_rows] = task_quadrant_rows(&geo, task);
     let shared = shared
         .as_deref()
         .filter(|_| geo.h <= SHARED_MAX_SIDE && parts.whole_placements >= WHOLE_PLACEMENTS);
@@ -1090,6 +1107,21 @@ fn half_boards<G: Glue>(
             return;
         }
     }
+}
+
+/// The quadrant row sets of a task: north and south of the east half,
+/// then of the west half (every spec of a task uses the east rows or the
+/// other open rows).
+fn task_quadrant_rows(geo: &Geometry, task: &JoinTask) -> [[u32; 2]; 2] {
+    let open = geo.half_rows();
+    let east_rows = HalfSpec::new(task.east_rows, 0, false, (0, 0));
+    let west_rows = match (geo.n % 2, task.middle) {
+        (0, _) => geo.all_rows() & !task.east_rows,
+        (_, 0) => open & !task.east_rows,
+        (_, b) => open & !(1 << (geo.h - b)) & !task.east_rows,
+    };
+    let west_rows = HalfSpec::new(west_rows, 0, true, (0, 0));
+    [east_rows, west_rows].map(|spec| quadrant_rows(geo, &spec))
 }
 
 /// The local rows of a half's north and south quadrants.
