@@ -100,6 +100,36 @@ impl Move {
     }
 }
 
+/// Empties both lists of `out` for a cell of `len` placements; returns
+/// where their slots start: checks and keys outside the class, then inside.
+#[inline(always)]
+fn start_place(out: &mut [Placed; 2], len: usize) -> [*mut u64; 4] {
+    let [plain, classed] = out;
+    plain.clear_for(len);
+    classed.clear_for(len);
+    [
+        plain.checks.as_mut_ptr(),
+        plain.keys.as_mut_ptr(),
+        classed.checks.as_mut_ptr(),
+        classed.keys.as_mut_ptr(),
+    ]
+}
+
+/// Sets the lengths of the lists a place wrote, with their padding.
+///
+/// # Safety
+/// As [`Placed::finish`], for each list of `out` (opened by
+/// [`start_place`] for at least as many placements).
+#[inline(always)]
+unsafe fn finish_place(out: &mut [Placed; 2], plain_len: usize, classed_len: usize) {
+    let [plain, classed] = out;
+    // SAFETY: the caller's promise.
+    unsafe {
+        plain.finish(plain_len);
+        classed.finish(classed_len);
+    }
+}
+
 /// The loops that glue half boards, for one kind of CPU. A value is proof
 /// that this CPU runs them: [`Glue::here`] makes one only after checking.
 pub trait Glue: Copy {
@@ -149,15 +179,7 @@ impl Glue for PortableGlue {
     /// one (or none).
     #[inline(always)]
     fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
-        let [plain, classed] = out;
-        plain.clear_for(cell.len());
-        classed.clear_for(cell.len());
-        let lists = [
-            plain.checks.as_mut_ptr(),
-            plain.keys.as_mut_ptr(),
-            classed.checks.as_mut_ptr(),
-            classed.keys.as_mut_ptr(),
-        ];
+        let lists = start_place(out, cell.len());
         let (mut plain_len, mut classed_len) = (0, 0);
         for &diag in cell {
             let (check, key, allowed, in_class) = how.apply(diag);
@@ -174,10 +196,7 @@ impl Glue for PortableGlue {
         }
         // SAFETY: a length only grows past a slot just written; room for
         // the padding was made.
-        unsafe {
-            plain.finish(plain_len);
-            classed.finish(classed_len);
-        }
+        unsafe { finish_place(out, plain_len, classed_len) }
     }
 
     /// Branch-free: every pair is written, and the length only moves past
@@ -283,7 +302,7 @@ fn keep_disjoint_portable(values: &[u64], test: u64, out: &mut [u64]) -> usize {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{reserve_keys, Glue, Move, Placed, PAD};
+    use super::{finish_place, reserve_keys, start_place, Glue, Move, Placed, PAD};
     use std::arch::x86_64::*;
 
     /// The loops with AVX-512F: 8 placements or pairs a step, the kept
@@ -466,9 +485,7 @@ mod x86 {
     #[target_feature(enable = "avx512f,popcnt")]
     #[inline]
     fn place_avx512(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
-        let [plain, classed] = out;
-        plain.clear_for(cell.len());
-        classed.clear_for(cell.len());
+        let lists = start_place(out, cell.len());
         let shift = |count: u32| _mm_cvtsi64_si128(i64::from(count));
         let (shift1, shift2) = (shift(how.shifts.0), shift(how.shifts.1));
         let (overlap1, overlap2) = (shift(how.overlap.0), shift(how.overlap.1));
@@ -479,12 +496,6 @@ mod x86 {
         let mask = _mm512_set1_epi64(((1u64 << how.width) - 1) as i64);
         let class_keys = _mm512_set1_epi64(how.class_keys as i64);
         let (mut plain_len, mut classed_len) = (0, 0);
-        let lists = [
-            plain.checks.as_mut_ptr(),
-            plain.keys.as_mut_ptr(),
-            classed.checks.as_mut_ptr(),
-            classed.keys.as_mut_ptr(),
-        ];
         for start in (0..cell.len()).step_by(8) {
             let valid = lanes8(cell.len() - start);
             // SAFETY: the masked load reads only the cell's own slots.
@@ -530,10 +541,7 @@ mod x86 {
         }
         // SAFETY: the first lengths' slots were written (compressed to the
         // front of each store); room for the padding was made.
-        unsafe {
-            plain.finish(plain_len);
-            classed.finish(classed_len);
-        }
+        unsafe { finish_place(out, plain_len, classed_len) }
     }
 
     #[target_feature(enable = "avx512f,popcnt")]
@@ -629,9 +637,7 @@ mod x86 {
     #[target_feature(enable = "avx2,popcnt")]
     #[inline]
     fn place_avx2(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
-        let [plain, classed] = out;
-        plain.clear_for(cell.len());
-        classed.clear_for(cell.len());
+        let lists = start_place(out, cell.len());
         let shift = |count: u32| _mm_cvtsi64_si128(i64::from(count));
         let (shift1, shift2) = (shift(how.shifts.0), shift(how.shifts.1));
         let (overlap1, overlap2) = (shift(how.overlap.0), shift(how.overlap.1));
@@ -642,12 +648,6 @@ mod x86 {
         let mask = _mm256_set1_epi64x(((1u64 << how.width) - 1) as i64);
         let class_keys = _mm256_set1_epi64x(how.class_keys as i64);
         let (mut plain_len, mut classed_len) = (0, 0);
-        let lists = [
-            plain.checks.as_mut_ptr(),
-            plain.keys.as_mut_ptr(),
-            classed.checks.as_mut_ptr(),
-            classed.keys.as_mut_ptr(),
-        ];
         for start in (0..cell.len()).step_by(4) {
             let valid = lanes4(cell.len() - start);
             let from = cell[start..].as_ptr();
@@ -698,10 +698,7 @@ mod x86 {
         }
         // SAFETY: the first lengths' slots were written (packed to the
         // front of each store); room for the padding was made.
-        unsafe {
-            plain.finish(plain_len);
-            classed.finish(classed_len);
-        }
+        unsafe { finish_place(out, plain_len, classed_len) }
     }
 
     #[target_feature(enable = "avx2,popcnt")]
