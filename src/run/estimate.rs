@@ -176,7 +176,8 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
         if n / 2 <= SHARED_MAX_SIDE {
             // Tasks of milliseconds: the tasks before it run first,
             // untimed. One such task had left N = 19 reading 15% high, 4
-            // still 12%; 8 read N = 19, 20 and 21 within 3.5%.
+            // still 12%; with 8, N = 19 and 20 read within 3% of counts in
+            // the same sitting.
             for back in (1..=WARM_TASKS).rev() {
                 if let Some(before) = index.checked_sub(back).and_then(join_task) {
                     std::hint::black_box(join::count_task(n, &before));

@@ -465,9 +465,7 @@ impl Scratch {
         let made: u64 = self.made.iter().flatten().map(MadeCell::bytes).sum();
         self.cells.bytes() + made + placed + keys as u64 * 8 + self.matcher.bytes()
     }
-}
 
-impl Scratch {
     /// Takes the cells shared by all threads for quadrants of `side`, if
     /// such quadrants are shared.
     fn share_cells(&mut self, side: u32) {
