@@ -11,6 +11,7 @@
 //! same way for the split's routes.
 
 use super::matcher::MatcherPath;
+use super::Geometry;
 
 /// Slots written past the end of [`Placed`] lists and of the keys a join
 /// appends to: a vector loop reads and stores whole registers of 8.
@@ -77,9 +78,8 @@ pub struct Move {
     pub overlap: (u32, u32),
     /// Board diagonals no placement may take.
     pub forbid: (u64, u64),
-    /// The first crossing diagonal, and how many cross in each direction.
-    pub lo: u32,
-    pub width: u32,
+    /// The board, whose crossing diagonals make the key.
+    pub geo: Geometry,
     /// Key bits of the class diagonals: a placement taking one goes to the
     /// second list.
     pub class_keys: u64,
@@ -94,8 +94,7 @@ impl Move {
         let d2 = (diag >> 32) << self.shifts.1;
         let allowed = d1 & self.forbid.0 | d2 & self.forbid.1 == 0;
         let check = (d1 >> self.overlap.0) | (d2 >> self.overlap.1) << 32;
-        let mask = (1u64 << self.width) - 1;
-        let key = ((d1 >> self.lo) & mask) | (((d2 >> self.lo) & mask) << self.width);
+        let key = self.geo.key(d1, d2);
         (check, key, allowed, key & self.class_keys != 0)
     }
 }
@@ -489,11 +488,11 @@ mod x86 {
         let shift = |count: u32| _mm_cvtsi64_si128(i64::from(count));
         let (shift1, shift2) = (shift(how.shifts.0), shift(how.shifts.1));
         let (overlap1, overlap2) = (shift(how.overlap.0), shift(how.overlap.1));
-        let (lo, width) = (shift(how.lo), shift(how.width));
+        let (lo, width) = (shift(how.geo.lo), shift(how.geo.width));
         let low_half = _mm512_set1_epi64(0xffff_ffff);
         let forbid1 = _mm512_set1_epi64(how.forbid.0 as i64);
         let forbid2 = _mm512_set1_epi64(how.forbid.1 as i64);
-        let mask = _mm512_set1_epi64(((1u64 << how.width) - 1) as i64);
+        let mask = _mm512_set1_epi64(((1u64 << how.geo.width) - 1) as i64);
         let class_keys = _mm512_set1_epi64(how.class_keys as i64);
         let (mut plain_len, mut classed_len) = (0, 0);
         for start in (0..cell.len()).step_by(8) {
@@ -641,11 +640,11 @@ mod x86 {
         let shift = |count: u32| _mm_cvtsi64_si128(i64::from(count));
         let (shift1, shift2) = (shift(how.shifts.0), shift(how.shifts.1));
         let (overlap1, overlap2) = (shift(how.overlap.0), shift(how.overlap.1));
-        let (lo, width) = (shift(how.lo), shift(how.width));
+        let (lo, width) = (shift(how.geo.lo), shift(how.geo.width));
         let low_half = _mm256_set1_epi64x(0xffff_ffff);
         let forbid1 = _mm256_set1_epi64x(how.forbid.0 as i64);
         let forbid2 = _mm256_set1_epi64x(how.forbid.1 as i64);
-        let mask = _mm256_set1_epi64x(((1u64 << how.width) - 1) as i64);
+        let mask = _mm256_set1_epi64x(((1u64 << how.geo.width) - 1) as i64);
         let class_keys = _mm256_set1_epi64x(how.class_keys as i64);
         let (mut plain_len, mut classed_len) = (0, 0);
         for start in (0..cell.len()).step_by(4) {
@@ -760,9 +759,8 @@ mod tests {
         let (mut keys, mut expected_keys) = (Vec::new(), Vec::new());
         let mut kept = [0usize; 2];
         for round in 0..3000 {
-            let n = 5 + (round % 28) as u32;
-            let side = n / 2;
-            let lo = n - side;
+            let geo = Geometry::new(5 + (round % 28) as u32);
+            let (side, lo) = (geo.h, geo.lo);
             let how = Move {
                 shifts: (
                     random(&mut state) as u32 % lo + 1,
@@ -776,8 +774,7 @@ mod tests {
                     random(&mut state) & random(&mut state) & random(&mut state),
                     random(&mut state) & random(&mut state) & random(&mut state),
                 ),
-                lo,
-                width: 2 * n - 1 - 2 * lo,
+                geo,
                 class_keys: random(&mut state) & random(&mut state) & random(&mut state),
             };
             let local = (1u64 << (2 * side - 1)) - 1;

@@ -144,9 +144,11 @@ impl Layout {
             // SAFETY: a path is chosen only if the CPU runs it (checked
             // once, in `matcher_path`).
             MatcherPath::Avx512 => {
-                if stride == NARROW && std::arch::is_x86_feature_detected!("avx512vbmi") {
-                    // SAFETY: as above, and the CPU has VBMI (and BW,
-                    // which AVX-512 CPUs with VBMI all have).
+                if stride == NARROW
+                    && std::arch::is_x86_feature_detected!("avx512vbmi")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                {
+                    // SAFETY: as above, and the CPU has VBMI and BW.
                     return unsafe { self.fill_vbmi(queries, offsets) };
                 }
                 // SAFETY: as above.

@@ -1047,8 +1047,7 @@ fn half_boards<G: Glue>(
         shifts: geo.shifts(south, spec.west),
         overlap,
         forbid: spec.forbid,
-        lo: geo.lo,
-        width: geo.width,
+        geo: *geo,
         class_keys: spec.class_keys,
     });
     let made = |keys: &[Vec<u64>; 3]| keys.iter().map(Vec::len).sum::<usize>();
