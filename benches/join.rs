@@ -37,8 +37,9 @@ fn matchers(c: &mut Criterion) {
         let mut split = SplitMatcher::default();
         b.iter(|| {
             let cuts = choose_cuts(black_box(&east), queries, MAX_CUTS);
-            split.load(&east, &cuts, LEAF_MIN);
-            assert_eq!(split.sum_disjoint(queries, 0), expected);
+            let query_bits = queries.iter().fold(0, |all, query| all | query);
+            split.load(&east, &cuts, LEAF_MIN, query_bits);
+            assert_eq!(split.sum_disjoint(queries, 0), Ok(expected));
         })
     });
     // The task's four quadrant row sets: north and south of the east rows

@@ -5,7 +5,7 @@
 use nqueens::plan::{effective_method, join_fits};
 use nqueens::search::join::{
     choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath,
-    SplitMatcher, BLOCK_KEYS,
+    SplitMatcher, UnexpectedBits, BLOCK_KEYS,
 };
 use nqueens::{count, published};
 use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
@@ -223,20 +223,38 @@ proptest! {
         } else {
             (0..cut_count as u64).map(|i| 1u64 << ((seed >> (i * 5)) % 64)).collect()
         };
+        // The bits the queries take, as the join tells the load.
+        let query_bits = queries.iter().fold(extra, |all, query| all | query);
         let mut split = SplitMatcher::default();
-        split.load(&keys, &cuts, leaf_min);
+        split.load(&keys, &cuts, leaf_min, query_bits);
         let expected = sum_naive(&keys, &queries, extra);
-        prop_assert_eq!(split.sum_disjoint(&queries, extra), expected);
+        prop_assert_eq!(split.sum_disjoint(&queries, extra), Ok(expected));
         for path in MatcherPath::ALL {
             if let Some(sum) = split.sum_disjoint_on(path, &queries, extra) {
-                prop_assert_eq!(sum, expected, "{} loop", path.name());
+                prop_assert_eq!(sum, Ok(expected), "{} loop", path.name());
             }
         }
         // Queried again, and reloaded with other keys, it still agrees.
-        prop_assert_eq!(split.sum_disjoint(&queries, 0), sum_naive(&keys, &queries, 0));
+        prop_assert_eq!(split.sum_disjoint(&queries, 0), Ok(sum_naive(&keys, &queries, 0)));
         let others = sparse_keys(!seed, width, len / 2);
-        split.load(&others, &cuts, leaf_min);
-        prop_assert_eq!(split.sum_disjoint(&queries, extra), sum_naive(&others, &queries, extra));
+        split.load(&others, &cuts, leaf_min, query_bits);
+        let expected_others = sum_naive(&others, &queries, extra);
+        prop_assert_eq!(split.sum_disjoint(&queries, extra), Ok(expected_others));
+        // Told the queries take only some of their bits, the split either
+        // counts right (the bits it dropped were not worth a chunk) or
+        // refuses with bits the queries take that some key takes too;
+        // loaded again with those, it counts right.
+        let told = query_bits & (seed | seed >> 32);
+        split.load(&others, &cuts, leaf_min, told);
+        match split.sum_disjoint(&queries, extra) {
+            Ok(sum) => prop_assert_eq!(sum, expected_others),
+            Err(UnexpectedBits(bits)) => {
+                let used = others.iter().fold(0, |all, key| all | key);
+                prop_assert!(bits != 0 && bits & !(query_bits & !told & used) == 0, "{bits:#x}");
+                split.load(&others, &cuts, leaf_min, told | bits);
+                prop_assert_eq!(split.sum_disjoint(&queries, extra), Ok(expected_others));
+            }
+        }
     }
 
     #[test]
@@ -281,10 +299,24 @@ fn the_split_cuts_the_keys_it_can() {
     // of at least 1000 keys the split stops at four leaves.
     let keys: Vec<u64> = (0..4096).collect();
     let mut split = SplitMatcher::default();
-    split.load(&keys, &[1, 2, 4], 1000);
+    split.load(&keys, &[1, 2, 4], 1000, u64::MAX);
     assert_eq!(split.leaf_count(), 4);
     // Query 3 takes bits 0 and 1: only keys leaving both free pair with it.
-    assert_eq!(split.sum_disjoint(&[3], 0), 4096 / 4);
+    assert_eq!(split.sum_disjoint(&[3], 0), Ok(4096 / 4));
+    // Told the queries take only bits 0, 1 and 3, the leaves keep bit 3
+    // alone (every path passes the cuts of bits 0 and 1): one chunk, not
+    // two. A query taking bit 5 is refused, not miscounted.
+    split.load(&keys, &[1, 2, 4], 1000, 0b1011);
+    assert_eq!(split.sum_disjoint(&[3], 0), Ok(4096 / 4));
+    assert_eq!(split.sum_disjoint(&[0b1000], 0), Ok(4096 / 2));
+    assert_eq!(
+        split.sum_disjoint(&[1, 1 << 5], 0),
+        Err(UnexpectedBits(1 << 5))
+    );
+    assert_eq!(
+        split.sum_disjoint(&[1], 1 << 7),
+        Err(UnexpectedBits(1 << 7))
+    );
     // The bits both sides take most often are cut first; a bit no query
     // takes is never cut.
     let stored = [0b111u64, 0b011, 0b001, 0b101];

@@ -61,7 +61,7 @@ pub use memory::{
     memory_needed, shared_bytes, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
 };
 pub use quadrant::{count_placements, placements};
-pub use split::{choose_cuts, SplitMatcher, LEAF_MIN, MAX_CUTS, ROUTE_BATCH};
+pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS, ROUTE_BATCH};
 
 /// Smallest N counted by joining; below it the halves are too small for the
 /// symmetry rules (and every method is instant).
@@ -909,6 +909,9 @@ impl<G: Glue> Join<'_, G> {
             matcher,
         } = buffers;
         let mut tally = JoinTally::default();
+        // The bits queries took in earlier parts (a part's first batch may
+        // not show them all).
+        let mut seen_query_bits = 0;
         let start = |(spec, extra): &(HalfSpec, u64)| (Cursor::start(spec), *extra);
         let mut stored_specs = stored.iter().zip(stored.iter().map(start));
         let mut current = stored_specs.next();
@@ -938,7 +941,10 @@ impl<G: Glue> Join<'_, G> {
             if part.is_empty() {
                 continue;
             }
+            // The cuts and the bits the queries take, once loaded.
             let mut loaded = false;
+            let mut cuts = Vec::new();
+            let mut query_bits = 0;
             for (query, extra) in queries {
                 let mut cursor = Cursor::start(query);
                 while !cursor.finished {
@@ -956,15 +962,30 @@ impl<G: Glue> Join<'_, G> {
                     );
                     if !loaded {
                         // Split on the diagonals both sides take most
-                        // often, as the first queries show them.
-                        let cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
-                        matcher.load(part, &cuts, LEAF_MIN);
+                        // often, and keep the bits the queries take, as
+                        // the first queries show them.
+                        cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
+                        query_bits = seen_query_bits | taken_bits(query_keys, weights, *extra);
+                        matcher.load(part, &cuts, LEAF_MIN, query_bits);
                         loaded = true;
                     }
                     for (keys, weight) in query_keys.iter().zip(weights) {
                         if weight != 0 {
                             tally.pairs += (part.len() * keys.len()) as u64;
-                            tally.solutions += weight * matcher.sum_disjoint(keys, *extra);
+                            let sum = loop {
+                                match matcher.sum_disjoint(keys, *extra) {
+                                    Ok(sum) => break sum,
+                                    // Later queries took more bits (from
+                                    // N ~ 22, where queries come in several
+                                    // batches): load again keeping them.
+                                    Err(UnexpectedBits(bits)) => {
+                                        query_bits |= bits;
+                                        seen_query_bits |= bits;
+                                        matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                                    }
+                                }
+                            };
+                            tally.solutions += weight * sum;
                         }
                     }
                     if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
@@ -996,6 +1017,19 @@ impl<G: Glue> Join<'_, G> {
             self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
         );
     }
+}
+
+/// The bits the queried classes of `keys` take, with `extra`.
+#[inline(always)]
+fn taken_bits(keys: &[Vec<u64>; 3], weights: [u64; 3], extra: u64) -> u64 {
+    let mut bits = extra;
+    for (keys, weight) in keys.iter().zip(weights) {
+        if weight != 0 {
+            // A fold per list, which vectorizes.
+            bits |= keys.iter().fold(0, |all, key| all | key);
+        }
+    }
+    bits
 }
 
 /// Where [`half_boards`] stopped: the north column set being joined and
