@@ -286,6 +286,24 @@ fn matcher_edge_cases() {
         matcher.load(&vec![0; len]);
         assert_eq!(matcher.sum_disjoint(&[u64::MAX, 0, 5], 0), 3 * len as u64);
     }
+    // Every pair disjoint, for many queries: the loops' per-byte counts
+    // of a full block must be widened before they overflow, on every
+    // path (blocks in pairs and alone, queries in twos and alone).
+    for (len, queries) in [
+        (2 * BLOCK_KEYS, 1001),
+        (3 * BLOCK_KEYS - 5, 998),
+        (BLOCK_KEYS, 77),
+    ] {
+        matcher.load(&vec![0; len]);
+        let zeros = vec![0; queries];
+        let expected = (len * queries) as u64;
+        assert_eq!(matcher.sum_disjoint(&zeros, 0), expected);
+        for path in MatcherPath::ALL {
+            if let Some(sum) = matcher.sum_disjoint_on(path, &zeros, 0) {
+                assert_eq!(sum, expected, "{} loop, {len} keys", path.name());
+            }
+        }
+    }
     // Reloading replaces the old keys.
     matcher.load(&vec![1; 1000]);
     matcher.load(&vec![2; 600]);
