@@ -137,8 +137,15 @@ impl Layout {
     /// (the unused ones 0), into `offsets`.
     pub fn fill(&self, queries: &[u64], offsets: &mut Vec<u16>) {
         let stride = self.stride();
-        offsets.clear();
-        offsets.resize(queries.len() * stride, 0);
+        // Every fill writes every offset (the unused ones 0), so only a
+        // growth is zeroed first (zeroing the whole batch had been 1.5% of
+        // a count of N = 20).
+        let len = queries.len() * stride;
+        if offsets.len() < len {
+            offsets.resize(len, 0);
+        } else {
+            offsets.truncate(len);
+        }
         #[cfg(target_arch = "x86_64")]
         match self.path() {
             // SAFETY: a path is chosen only if the CPU runs it (checked
@@ -167,6 +174,7 @@ impl Layout {
                 let pattern = (query >> chunk.shift) & chunk.mask;
                 *line = ((chunk.first_line + pattern as usize) * LINE_BYTES) as u16;
             }
+            lines[self.chunks.len()..].fill(0);
         }
     }
 
@@ -1059,8 +1067,15 @@ mod tests {
                 let mut expected = Vec::new();
                 layout.replace_path(Some(MatcherPath::Portable));
                 layout.fill(&queries, &mut expected);
-                for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
-                    let mut offsets = vec![7; 3];
+                // Into buffers holding stale offsets, shorter and longer
+                // than the fill: every offset is written, the unused 0.
+                let stale = [vec![7; 3], vec![7; len * WIDE + 5]];
+                for (path, stale) in MatcherPath::ALL
+                    .into_iter()
+                    .filter(|path| path.runs_here())
+                    .flat_map(|path| stale.iter().map(move |stale| (path, stale)))
+                {
+                    let mut offsets = stale.clone();
                     layout.replace_path(Some(path));
                     layout.fill(&queries, &mut offsets);
                     assert_eq!(offsets, expected, "{path:?}, width {width}, {len} queries");
