@@ -589,6 +589,16 @@ impl Leaf {
             }
         };
         let (mut ones, mut twos, mut fours) = (zero, zero, zero);
+        // Four halves into the running ones and twos; returns their
+        // weight-4 carry.
+        let mut add4 = |a: __m256i, b: __m256i, c: __m256i, d: __m256i| {
+            let (two_ab, one) = add3(ones, a, b);
+            let (two_cd, one) = add3(one, c, d);
+            ones = one;
+            let (four, two) = add3(twos, two_ab, two_cd);
+            twos = two;
+            four
+        };
         // Byte counts of the weight-8 and weight-4 carries, and their
         // widened sums.
         let (mut eights_bytes, mut fours_bytes) = (zero, zero);
@@ -612,30 +622,23 @@ impl Leaf {
         for pair in self.lines[..paired].chunks_exact(2 * per_block) {
             let first = pair.as_ptr().cast::<__m256i>();
             let second = pair[per_block..].as_ptr().cast::<__m256i>();
-            let quad = |entry: u64| {
+            // A query's four halves, through the adders.
+            let mut add_query = |entry: u64| {
                 let offsets = &rows[position(entry)][..chunks];
                 let (a, b) = and_lines(first, offsets);
                 let (c, d) = and_lines(second, offsets);
-                (a, b, c, d)
-            };
-            let mut add_query = |(a, b, c, d): (__m256i, __m256i, __m256i, __m256i)| {
-                let (two_ab, one) = add3(ones, a, b);
-                let (two_cd, one) = add3(one, c, d);
-                ones = one;
-                let (four, two) = add3(twos, two_ab, two_cd);
-                twos = two;
-                four
+                add4(a, b, c, d)
             };
             for &[first_entry, second_entry] in twos_of_entries {
-                let four_first = add_query(quad(first_entry));
-                let four_second = add_query(quad(second_entry));
+                let four_first = add_query(first_entry);
+                let four_second = add_query(second_entry);
                 let (eight, four) = add3(fours, four_first, four_second);
                 fours = four;
                 eights_bytes = _mm256_add_epi8(eights_bytes, count_bytes(eight));
                 flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
             }
             for &entry in lone_entry {
-                let four = add_query(quad(entry));
+                let four = add_query(entry);
                 fours_bytes = _mm256_add_epi8(fours_bytes, count_bytes(four));
                 flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
             }
@@ -643,24 +646,15 @@ impl Leaf {
         for block in self.lines[paired..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
             let halves = |entry: u64| and_lines(base, &rows[position(entry)][..chunks]);
-            for &[first_entry, second_entry] in twos_of_entries {
-                let (a, b) = halves(first_entry);
-                let (c, d) = halves(second_entry);
-                let (two_ab, one) = add3(ones, a, b);
-                let (two_cd, one) = add3(one, c, d);
-                ones = one;
-                let (four, two) = add3(twos, two_ab, two_cd);
-                twos = two;
-                fours_bytes = _mm256_add_epi8(fours_bytes, count_bytes(four));
-                flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
-            }
-            for &entry in lone_entry {
-                let (a, b) = halves(entry);
-                let (two, one) = add3(ones, a, b);
-                ones = one;
-                let (four, two) = add3(twos, two, zero);
-                twos = two;
-                fours_bytes = _mm256_add_epi8(fours_bytes, count_bytes(four));
+            // Two queries' halves a step; a lone query's with zeros.
+            let lone = lone_entry.iter().map(|&entry| [Some(entry), None]);
+            let entry_twos = twos_of_entries
+                .iter()
+                .map(|&[first, second]| [Some(first), Some(second)]);
+            for [first_entry, second_entry] in entry_twos.chain(lone) {
+                let (a, b) = first_entry.map_or((zero, zero), halves);
+                let (c, d) = second_entry.map_or((zero, zero), halves);
+                fours_bytes = _mm256_add_epi8(fours_bytes, count_bytes(add4(a, b, c, d)));
                 flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
             }
         }
