@@ -492,7 +492,7 @@ mod x86 {
         let low_half = _mm512_set1_epi64(0xffff_ffff);
         let forbid1 = _mm512_set1_epi64(how.forbid.0 as i64);
         let forbid2 = _mm512_set1_epi64(how.forbid.1 as i64);
-        let mask = _mm512_set1_epi64(((1u64 << how.geo.width) - 1) as i64);
+        let mask = _mm512_set1_epi64(how.geo.crossing_mask() as i64);
         let class_keys = _mm512_set1_epi64(how.class_keys as i64);
         let (mut plain_len, mut classed_len) = (0, 0);
         for start in (0..cell.len()).step_by(8) {
@@ -644,7 +644,7 @@ mod x86 {
         let low_half = _mm256_set1_epi64x(0xffff_ffff);
         let forbid1 = _mm256_set1_epi64x(how.forbid.0 as i64);
         let forbid2 = _mm256_set1_epi64x(how.forbid.1 as i64);
-        let mask = _mm256_set1_epi64x(((1u64 << how.geo.width) - 1) as i64);
+        let mask = _mm256_set1_epi64x(how.geo.crossing_mask() as i64);
         let class_keys = _mm256_set1_epi64x(how.class_keys as i64);
         let (mut plain_len, mut classed_len) = (0, 0);
         for start in (0..cell.len()).step_by(4) {

@@ -105,8 +105,14 @@ impl Geometry {
     /// `width` bits and `d2`'s above.
     #[inline(always)]
     fn key(&self, d1: u64, d2: u64) -> u64 {
-        let mask = (1u64 << self.width) - 1;
+        let mask = self.crossing_mask();
         ((d1 >> self.lo) & mask) | (((d2 >> self.lo) & mask) << self.width)
+    }
+
+    /// The crossing diagonals of one direction, shifted down to bit 0: a
+    /// key's half.
+    fn crossing_mask(&self) -> u64 {
+        (1u64 << self.width) - 1
     }
 
     /// Diagonal masks of the queen on (row, col).
@@ -909,9 +915,9 @@ impl<G: Glue> Join<'_, G> {
             matcher,
         } = buffers;
         let mut tally = JoinTally::default();
-        // The bits queries took in earlier parts (a part's first batch may
-        // not show them all).
-        let mut seen_query_bits = 0;
+        // The bits the queries take, as far as seen: the first batch, and
+        // any later batch that took more (kept for the later parts).
+        let mut query_bits = 0;
         let start = |(spec, extra): &(HalfSpec, u64)| (Cursor::start(spec), *extra);
         let mut stored_specs = stored.iter().zip(stored.iter().map(start));
         let mut current = stored_specs.next();
@@ -941,10 +947,9 @@ impl<G: Glue> Join<'_, G> {
             if part.is_empty() {
                 continue;
             }
-            // The cuts and the bits the queries take, once loaded.
+            // The cuts, once loaded.
             let mut loaded = false;
             let mut cuts = Vec::new();
-            let mut query_bits = 0;
             for (query, extra) in queries {
                 let mut cursor = Cursor::start(query);
                 while !cursor.finished {
@@ -965,7 +970,7 @@ impl<G: Glue> Join<'_, G> {
                         // often, and keep the bits the queries take, as
                         // the first queries show them.
                         cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
-                        query_bits = seen_query_bits | taken_bits(query_keys, weights, *extra);
+                        query_bits |= taken_bits(query_keys, weights, *extra);
                         matcher.load(part, &cuts, LEAF_MIN, query_bits);
                         loaded = true;
                     }
@@ -980,7 +985,6 @@ impl<G: Glue> Join<'_, G> {
                                     // batches): load again keeping them.
                                     Err(UnexpectedBits(bits)) => {
                                         query_bits |= bits;
-                                        seen_query_bits |= bits;
                                         matcher.load(part, &cuts, LEAF_MIN, query_bits);
                                     }
                                 }
