@@ -531,9 +531,9 @@ impl Leaf {
     /// The AVX2 loop. A line is two 256-bit halves, and only the total
     /// over all queries is wanted, so the ANDs are not counted one by one:
     /// carry-save adders (Harley and Seal) fold the halves of two queries
-    /// into running ones, twos and fours, and only their carries (weight
-    /// 8, or 4 for lone blocks) are counted per byte (a nibble table
-    /// lookup); the byte counts of up to [`AVX2_BYTE_ROUNDS`] carries are
+    /// into running ones, twos and fours, and only their weight-8 carry is
+    /// counted per byte (a nibble table lookup); the byte counts of up to
+    /// [`AVX2_BYTE_ROUNDS`] carries are
     /// summed before one `vpsadbw` widens them. Counting every half by
     /// lookup had been 28 of the 44 vector steps of a query and block pair.
     #[cfg(target_arch = "x86_64")]
@@ -599,23 +599,23 @@ impl Leaf {
             twos = two;
             four
         };
-        // Byte counts of the weight-8 and weight-4 carries, and their
-        // widened sums.
-        let (mut eights_bytes, mut fours_bytes) = (zero, zero);
-        let (mut eights_sums, mut fours_sums) = (zero, zero);
-        let mut rounds = 0;
-        let mut flush = |eights_bytes: &mut __m256i,
-                         fours_bytes: &mut __m256i,
-                         rounds: &mut u32| {
-            *rounds += 1;
-            if *rounds == AVX2_BYTE_ROUNDS {
-                eights_sums = _mm256_add_epi64(eights_sums, _mm256_sad_epu8(*eights_bytes, zero));
-                fours_sums = _mm256_add_epi64(fours_sums, _mm256_sad_epu8(*fours_bytes, zero));
-                (*eights_bytes, *fours_bytes, *rounds) = (zero, zero, 0);
+        // Two weight-4 carries into the running fours; the weight-8 carry
+        // is counted per byte, and the byte counts widened every
+        // AVX2_BYTE_ROUNDS carries.
+        let (mut eights_bytes, mut eights_sums, mut rounds) = (zero, zero, 0);
+        let mut add_fours = |four_first: __m256i, four_second: __m256i| {
+            let (eight, four) = add3(fours, four_first, four_second);
+            fours = four;
+            eights_bytes = _mm256_add_epi8(eights_bytes, count_bytes(eight));
+            rounds += 1;
+            if rounds == AVX2_BYTE_ROUNDS {
+                eights_sums = _mm256_add_epi64(eights_sums, _mm256_sad_epu8(eights_bytes, zero));
+                (eights_bytes, rounds) = (zero, 0);
             }
         };
         // Blocks in pairs, as in the AVX-512 loop: a query's offsets, read
-        // once, serve both; and queries in twos, for the adders.
+        // once, serve both; and queries in twos, for the adders (a lone
+        // query's partner is zeros).
         let per_block = layout.lines_per_block;
         let paired = self.blocks / 2 * 2 * per_block;
         let (twos_of_entries, lone_entry) = routed.entries.as_chunks::<2>();
@@ -631,41 +631,35 @@ impl Leaf {
             };
             for &[first_entry, second_entry] in twos_of_entries {
                 let four_first = add_query(first_entry);
-                let four_second = add_query(second_entry);
-                let (eight, four) = add3(fours, four_first, four_second);
-                fours = four;
-                eights_bytes = _mm256_add_epi8(eights_bytes, count_bytes(eight));
-                flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
+                add_fours(four_first, add_query(second_entry));
             }
             for &entry in lone_entry {
-                let four = add_query(entry);
-                fours_bytes = _mm256_add_epi8(fours_bytes, count_bytes(four));
-                flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
+                add_fours(add_query(entry), zero);
             }
         }
         for block in self.lines[paired..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
-            let halves = |entry: u64| and_lines(base, &rows[position(entry)][..chunks]);
-            // Two queries' halves a step; a lone query's with zeros.
+            let halves = |entry: Option<u64>| {
+                entry.map_or((zero, zero), |entry| {
+                    and_lines(base, &rows[position(entry)][..chunks])
+                })
+            };
+            // Two queries' halves a step.
             let lone = lone_entry.iter().map(|&entry| [Some(entry), None]);
             let entry_twos = twos_of_entries
                 .iter()
                 .map(|&[first, second]| [Some(first), Some(second)]);
             for [first_entry, second_entry] in entry_twos.chain(lone) {
-                let (a, b) = first_entry.map_or((zero, zero), halves);
-                let (c, d) = second_entry.map_or((zero, zero), halves);
-                fours_bytes = _mm256_add_epi8(fours_bytes, count_bytes(add4(a, b, c, d)));
-                flush(&mut eights_bytes, &mut fours_bytes, &mut rounds);
+                let (a, b) = halves(first_entry);
+                let (c, d) = halves(second_entry);
+                add_fours(add4(a, b, c, d), zero);
             }
         }
         let widen = |bytes: __m256i| _mm256_sad_epu8(bytes, zero);
         let sums = _mm256_add_epi64(
             _mm256_add_epi64(
                 _mm256_slli_epi64::<3>(_mm256_add_epi64(eights_sums, widen(eights_bytes))),
-                _mm256_slli_epi64::<2>(_mm256_add_epi64(
-                    fours_sums,
-                    _mm256_add_epi64(widen(fours_bytes), widen(count_bytes(fours))),
-                )),
+                _mm256_slli_epi64::<2>(widen(count_bytes(fours))),
             ),
             _mm256_add_epi64(
                 _mm256_slli_epi64::<1>(widen(count_bytes(twos))),
