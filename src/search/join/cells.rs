@@ -349,11 +349,11 @@ impl CellCache {
         }
     }
 
-    /// Makes sure the cells of every row set in `wanted` (at most four) are
-    /// present for squares of `side`, rebuilding the least recently used
-    /// others once the budget is spent.
+    /// Makes sure the cells of every row set in `wanted` are present for
+    /// squares of `side`, rebuilding the least recently used others once
+    /// the budget is spent (the wanted ones are all kept, whatever their
+    /// size).
     pub fn load(&mut self, side: u32, wanted: &[u32]) {
-        assert!(wanted.len() <= 4, "a task loads at most four row sets");
         if side != self.side {
             self.entries.clear();
             self.slot_of.clear();
@@ -370,12 +370,12 @@ impl CellCache {
                 continue;
             }
             self.builds += 1;
-            let slot = if self.bytes < self.budget || self.entries.len() < 4 {
+            let slot = if self.bytes < self.budget || self.entries.len() < wanted.len() {
                 self.entries.push((RowCells::default(), tick));
                 self.entries.len() - 1
             } else {
                 // The least recently used entry is never one wanted now:
-                // those all carry this tick, and there are at least four.
+                // those all carry this tick, and there are more entries.
                 let (slot, _) = self.least_recent();
                 let old = &self.entries[slot].0;
                 self.slot_of[old.rows as usize] = ABSENT;
@@ -389,7 +389,7 @@ impl CellCache {
             self.slot_of[rows as usize] = slot as u32;
             // A rebuilt entry keeps its largest buffers: drop old entries
             // while that leaves the cache over its budget.
-            while self.bytes > self.budget && self.entries.len() > 4 {
+            while self.bytes > self.budget && self.entries.len() > wanted.len() {
                 let (oldest, used) = self.least_recent();
                 if used == tick {
                     break;

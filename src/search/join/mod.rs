@@ -151,24 +151,66 @@ impl Geometry {
 pub struct JoinTask {
     /// Board rows whose queen is in the east half (bit r = row r).
     pub east_rows: u32,
-    /// Odd N only: 0 for a queen on the centre square, else the distance b
-    /// of the middle column's queen above the centre (the middle row's
-    /// queen then takes each nearer column of the east arm in turn).
+    /// Even N: 0 for the whole row set, else 1 + the row of the east
+    /// queen beside the middle line (in column h - 1; see
+    /// [`BESIDE_MIN_N`]). Odd N: 0 for a queen on the centre square, else
+    /// the distance b of the middle column's queen above the centre (the
+    /// middle row's queen then takes each nearer column of the east arm in
+    /// turn).
     pub middle: u32,
 }
 
-/// The tasks of an `n` board, in a stable order: by `middle`, then by the
-/// colex order of the row sets.
+/// Smallest even N whose tasks fix the east queen beside the middle line
+/// (a row set's task is cut into one task per place of that queen). The
+/// sides of a task then shrink about N/2 times, its stored side fits one
+/// part up to N = 28, and each query carries its own queen beside the
+/// middle, which the split cuts on. Below it, a task is a whole row set:
+/// the west boards, built again for every place, cost more than the
+/// smaller joins save (N = 22, 2 threads, AVX-512: 2.75 against 1.66
+/// core-hours predicted); at N = 24 the cut tasks predicted 7.5 against
+/// 11.4 core-days, at N = 26 3.4 against 4.6 core-years.
+pub const BESIDE_MIN_N: u32 = 24;
+
+/// Whether the even-N tasks of an `n` board fix the east queen beside
+/// the middle line.
+fn cuts_beside(n: u32) -> bool {
+    n.is_multiple_of(2) && n >= BESIDE_MIN_N
+}
+
+/// The tasks of an `n` board, in a stable order: for even N by row set
+/// (colex), then by the row of the east queen beside the middle line; for
+/// odd N by `middle`, then by the colex order of the row sets.
+///
+/// The plain enumeration, the twin that [`JoinTasks`] is tested against.
 pub fn tasks(n: u32) -> Vec<JoinTask> {
+    tasks_cut(n, cuts_beside(n))
+}
+
+/// [`tasks`], with even N's row sets cut by the east queen beside the
+/// middle line or not, at any N (tests count both ways).
+pub fn tasks_cut(n: u32, beside: bool) -> Vec<JoinTask> {
     let geo = Geometry::new(n);
     let mut tasks = Vec::new();
     if n.is_multiple_of(2) {
         for_each_subset(geo.all_rows(), geo.h, |rows| {
-            if rows <= reverse_rows(rows, n) {
+            if rows > reverse_rows(rows, n) {
+                return;
+            }
+            if !beside {
                 tasks.push(JoinTask {
                     east_rows: rows,
                     middle: 0,
                 });
+                return;
+            }
+            for row in 0..n {
+                let beside_middle = row == geo.h - 1 || row == geo.h;
+                if rows & (1 << row) != 0 && !beside_middle {
+                    tasks.push(JoinTask {
+                        east_rows: rows,
+                        middle: row + 1,
+                    });
+                }
             }
         });
     } else {
@@ -197,26 +239,68 @@ pub fn tasks(n: u32) -> Vec<JoinTask> {
 }
 
 /// The tasks of an `n` board by position, as [`tasks`] lists them, held in
-/// 4 bytes a task: the row sets that a symmetry rule filters are stored,
-/// and the odd-N tasks with the middle queens apart, which are every
-/// subset of a size, are worked out from their position.
+/// 4 bytes a row set: the row sets that a symmetry rule filters are
+/// stored, and the odd-N tasks with the middle queens apart, which are
+/// every subset of a size, are worked out from their position. Even N has
+/// one task per row set and place of its east queen beside the middle
+/// line; a running count every [`INDEX_STRIDE`] row sets finds a task's
+/// row set without a list of the tasks themselves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JoinTasks {
     n: u32,
-    /// Tasks with `middle` 0, in order.
+    /// Even N: whether a row set's task is cut by the place of its east
+    /// queen beside the middle line.
+    beside: bool,
+    /// Row sets of the tasks with `middle` 0 (odd N), or of every task
+    /// (even N), in order.
     stored: Vec<u32>,
+    /// Even N: the tasks before each run of [`INDEX_STRIDE`] stored row
+    /// sets, and in all.
+    index: Vec<u64>,
     /// Odd N: tasks per middle distance b = 2..=h (each is every
     /// (h-1)-subset of the 2h-1 open rows); 0 for even N.
     per_middle: u64,
 }
 
+/// Even N: stored row sets per entry of the running task count.
+const INDEX_STRIDE: usize = 256;
+
+/// Even N: the rows where the east queen beside the middle line (column
+/// h - 1) may stand for the row set `east_rows`: any of its rows but the
+/// two whose square in that column is on a long diagonal (east boards keep
+/// both long diagonals free).
+fn beside_rows(geo: &Geometry, east_rows: u32) -> u32 {
+    east_rows & !(0b11 << (geo.h - 1))
+}
+
 impl JoinTasks {
     /// The tasks of an `n` board (4 <= n <= 32).
     pub fn new(n: u32) -> JoinTasks {
+        JoinTasks::cut(n, cuts_beside(n))
+    }
+
+    /// The tasks of an `n` board, with even N's row sets cut by the east
+    /// queen beside the middle line or not, at any N (tests count both
+    /// ways; a count takes [`JoinTasks::new`]).
+    pub fn cut(n: u32, beside: bool) -> JoinTasks {
+        let beside = beside && n.is_multiple_of(2);
         let geo = Geometry::new(n);
         let mut stored = Vec::new();
+        let mut index = Vec::new();
         let mut per_middle = 0;
-        if n.is_multiple_of(2) {
+        if beside {
+            let mut before = 0u64;
+            for_each_subset(geo.all_rows(), geo.h, |rows| {
+                if rows <= reverse_rows(rows, n) {
+                    if stored.len() % INDEX_STRIDE == 0 {
+                        index.push(before);
+                    }
+                    stored.push(rows);
+                    before += u64::from(beside_rows(&geo, rows).count_ones());
+                }
+            });
+            index.push(before);
+        } else if n.is_multiple_of(2) {
             for_each_subset(geo.all_rows(), geo.h, |rows| {
                 if rows <= reverse_rows(rows, n) {
                     stored.push(rows);
@@ -233,24 +317,29 @@ impl JoinTasks {
         }
         JoinTasks {
             n,
+            beside,
             stored,
+            index,
             per_middle,
         }
     }
 
     /// Tasks in the plan.
     pub fn len(&self) -> u64 {
+        if self.beside {
+            return self.index.last().copied().unwrap_or(0);
+        }
         let middles = if self.n.is_multiple_of(2) {
             0
         } else {
             u64::from(self.n / 2 - 1)
         };
-        self.stored.len() as u64 + middles * self.per_middle
+        middles * self.per_middle + self.stored.len() as u64
     }
 
     /// Bytes the list holds.
     pub fn bytes(&self) -> u64 {
-        self.stored.len() as u64 * 4
+        self.stored.len() as u64 * 4 + self.index.len() as u64 * 8
     }
 
     /// Whether there is no task (never, for a board of 4 or more).
@@ -260,6 +349,26 @@ impl JoinTasks {
 
     /// The task at `index` (below [`JoinTasks::len`]).
     pub fn get(&self, index: u64) -> JoinTask {
+        let geo = Geometry::new(self.n);
+        if self.beside {
+            assert!(index < self.len(), "join task {index} out of range");
+            // The last run starting at or before `index`, then row sets
+            // one by one.
+            let run = self.index.partition_point(|&before| before <= index) - 1;
+            let mut rest = index - self.index[run];
+            for &rows in &self.stored[run * INDEX_STRIDE..] {
+                let places = beside_rows(&geo, rows);
+                let count = u64::from(places.count_ones());
+                if rest < count {
+                    return JoinTask {
+                        east_rows: rows,
+                        middle: 1 + nth_bit(places, rest as u32),
+                    };
+                }
+                rest -= count;
+            }
+            unreachable!("the running count covers every task");
+        }
         if let Some(&rows) = self.stored.get(index as usize) {
             return JoinTask {
                 east_rows: rows,
@@ -268,7 +377,6 @@ impl JoinTasks {
         }
         let rest = index - self.stored.len() as u64;
         assert!(self.per_middle > 0, "join task {index} out of range");
-        let geo = Geometry::new(self.n);
         let b = 2 + (rest / self.per_middle) as u32;
         assert!(b <= geo.h, "join task {index} out of range");
         let open = geo.half_rows() & !(1 << (geo.h - b));
@@ -279,23 +387,42 @@ impl JoinTasks {
     }
 }
 
+/// The position of the `k`-th lowest set bit of `set` (which has more than
+/// `k`).
+fn nth_bit(set: u32, k: u32) -> u32 {
+    let mut rest = set;
+    for _ in 0..k {
+        rest &= rest - 1;
+    }
+    rest.trailing_zeros()
+}
+
 impl JoinTasks {
     /// Every task in order, made one after another (no unranking): what a
     /// fingerprint of 65 million tasks walks.
-    pub fn iter(&self) -> impl Iterator<Item = JoinTask> + '_ {
+    pub fn iter(&self) -> Box<dyn Iterator<Item = JoinTask> + '_> {
         let geo = Geometry::new(self.n);
+        if self.beside {
+            return Box::new(self.stored.iter().flat_map(move |&rows| {
+                let places = beside_rows(&geo, rows);
+                (0..places.count_ones()).map(move |k| JoinTask {
+                    east_rows: rows,
+                    middle: 1 + nth_bit(places, k),
+                })
+            }));
+        }
         let middles = if self.per_middle == 0 { 0 } else { geo.h };
         let stored = self.stored.iter().map(|&rows| JoinTask {
             east_rows: rows,
             middle: 0,
         });
-        stored.chain((2..=middles).flat_map(move |b| {
+        Box::new(stored.chain((2..=middles).flat_map(move |b| {
             let open = geo.half_rows() & !(1 << (geo.h - b));
             Subsets::new(open, geo.h - 1).map(move |rows| JoinTask {
                 east_rows: rows,
                 middle: b,
             })
-        }))
+        })))
     }
 }
 
@@ -497,9 +624,8 @@ pub fn prepare_cells(n: u32, task: &JoinTask) {
         let geo = Geometry::new(n);
         scratch.share_cells(geo.h);
         if geo.h > SHARED_MAX_SIDE {
-            let [east_rows, west_rows] = task_quadrant_rows(&geo, task);
             scratch.cells.set_whole_placements(WHOLE_PLACEMENTS);
-            scratch.cells.load(geo.h, &[east_rows, west_rows].concat());
+            scratch.cells.load(geo.h, &task_row_sets(&geo, task));
         }
     })
 }
@@ -629,7 +755,8 @@ fn count_task_with(
     })
 }
 
-/// The keys of an even-N task's half boards: the east boards (with both
+/// The keys of the first join of an even-N task (its west queen beside
+/// the middle on the first row it can take): the east boards (with both
 /// long diagonals free) and the west boards by how many long-diagonal
 /// queens they hold; for benchmarks of the matchers on real keys.
 pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
@@ -638,7 +765,8 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let (mut north, mut south) = (Default::default(), Default::default());
     let mut east: [Vec<u64>; 3] = Default::default();
     let mut west: [Vec<u64>; 3] = Default::default();
-    let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
+    let (east_spec, west_specs) = even_specs(&geo, task, [1, 1, 1]);
+    let west_spec = &west_specs[0].0;
     let mut cells = CellCache::default();
     let [east_cells, west_cells] = [&east_spec, &west_spec].map(|spec| quadrant_rows(&geo, spec));
     cells.load(geo.h, &[east_cells, west_cells].concat());
@@ -719,17 +847,59 @@ fn count_in_avx512(
     count_in(glue, n, task, parts, stop, scratch)
 }
 
-/// The halves of an even-N task on the east rows `east_rows`: east boards
-/// keep both long diagonals free, and west boards are classed by how many
-/// long-diagonal queens they hold (see the module notes).
-fn even_specs(geo: &Geometry, east_rows: u32) -> (HalfSpec, HalfSpec) {
+/// The halves of an even-N task. A whole row set's: the east boards with
+/// both long diagonals free, and the west boards weighted by class (see
+/// the module notes). A task with its east queen beside the middle line
+/// (column h - 1): the east boards without that queen, forbidden its
+/// diagonals and both long diagonals; and the west boards, one spec per
+/// place of the west queen beside the middle line (column h), forbidden
+/// both queens' diagonals, that queen's crossing diagonals added to their
+/// keys (its extra) so that the east boards it attacks are not counted,
+/// and their class weights shifted by one where the west queen stands on
+/// a long diagonal itself. The two queens are never on adjacent rows.
+fn even_specs(
+    geo: &Geometry,
+    task: &JoinTask,
+    weights: [u64; 3],
+) -> (HalfSpec, Vec<(HalfSpec, u64, [u64; 3])>) {
     let quadrant_cols = (1u32 << geo.h) - 1;
     let main = 1u64 << (geo.n - 1);
-    let east = HalfSpec::new(east_rows, quadrant_cols, false, (main, main));
-    let west = HalfSpec {
-        class_keys: geo.key(main, main),
-        ..HalfSpec::new(geo.all_rows() & !east_rows, quadrant_cols, true, (0, 0))
-    };
+    let west_rows = geo.all_rows() & !task.east_rows;
+    let class_keys = geo.key(main, main);
+    if task.middle == 0 {
+        let east = HalfSpec::new(task.east_rows, quadrant_cols, false, (main, main));
+        let west = HalfSpec {
+            class_keys,
+            ..HalfSpec::new(west_rows, quadrant_cols, true, (0, 0))
+        };
+        return (east, vec![(west, 0, weights)]);
+    }
+    let east_row = task.middle - 1;
+    let east_queen = geo.queen_diagonals(east_row, geo.h - 1);
+    let east = HalfSpec::new(
+        task.east_rows & !(1 << east_row),
+        quadrant_cols & !(1 << (geo.h - 1)),
+        false,
+        (east_queen.0 | main, east_queen.1 | main),
+    );
+    let west = (0..geo.n)
+        .filter(|&row| west_rows & (1 << row) != 0 && row.abs_diff(east_row) != 1)
+        .map(|west_row| {
+            let west_queen = geo.queen_diagonals(west_row, geo.h);
+            let both = (east_queen.0 | west_queen.0, east_queen.1 | west_queen.1);
+            let west = HalfSpec {
+                class_keys,
+                ..HalfSpec::new(west_rows & !(1 << west_row), quadrant_cols & !1, true, both)
+            };
+            let on_long_diagonal = west_row == geo.h - 1 || west_row == geo.h;
+            let weights = if on_long_diagonal {
+                [weights[1], weights[2], 0]
+            } else {
+                weights
+            };
+            (west, geo.key(west_queen.0, west_queen.1), weights)
+        })
+        .collect();
     (east, west)
 }
 
@@ -780,24 +950,51 @@ fn count_in<G: Glue>(
     } = scratch;
     let quadrant_cols = (1u32 << geo.h) - 1;
     let open = geo.half_rows();
-    let [east_rows, west_rows] = task_quadrant_rows(&geo, task);
     let shared = shared
         .as_deref()
         .filter(|_| geo.h <= SHARED_MAX_SIDE && parts.whole_placements >= WHOLE_PLACEMENTS);
     if shared.is_none() {
         cells.set_whole_placements(parts.whole_placements);
+    }
+    if n.is_multiple_of(2) {
+        let weights = even_weights(task.east_rows, n);
+        let (east_spec, west_specs) = even_specs(&geo, task, weights);
+        if shared.is_none() {
+            cells.load(geo.h, &even_row_sets(&geo, &east_spec, &west_specs));
+        }
+        let join = Join {
+            glue,
+            geo: &geo,
+            cells: CellSource {
+                shared,
+                cache: cells,
+            },
+            parts,
+            stop,
+        };
+        let buffers = Buffers {
+            made,
+            north,
+            south,
+            stored,
+            queries,
+            matcher,
+        };
+        // The east keys are stored (the smaller side: one load per task),
+        // the west ones query them, weighted by their class.
+        return join.count(buffers, &[(east_spec, 0)], &west_specs);
+    }
+    let [east_rows, west_rows] = task_quadrant_rows(&geo, task);
+    if shared.is_none() {
         cells.load(geo.h, &[east_rows, west_rows].concat());
     }
-    let cells = &*cells;
-    let lookup = |rows: u32| match shared {
-        Some(shared) => shared.get(rows),
-        None => cells.get(rows),
-    };
-    let (east_cells, west_cells) = (east_rows.map(lookup), west_rows.map(lookup));
     let join = Join {
         glue,
         geo: &geo,
-        cells: [east_cells, west_cells],
+        cells: CellSource {
+            shared,
+            cache: cells,
+        },
         parts,
         stop,
     };
@@ -809,13 +1006,6 @@ fn count_in<G: Glue>(
         queries,
         matcher,
     };
-    if n.is_multiple_of(2) {
-        // The east keys are stored (the smaller side: one load per task),
-        // the west ones query them, weighted by their class.
-        let weights = even_weights(task.east_rows, n);
-        let (east_spec, west_spec) = even_specs(&geo, task.east_rows);
-        return join.count(buffers, &[(east_spec, 0)], &[(west_spec, 0)], weights);
-    }
     if task.middle == 0 {
         let weight = centre_weight(task.east_rows, open, n);
         let centre = geo.queen_diagonals(geo.h, geo.h);
@@ -824,8 +1014,7 @@ fn count_in<G: Glue>(
         return join.count(
             buffers,
             &[(east_spec, 0)],
-            &[(west_spec, 0)],
-            [weight, 0, 0],
+            &[(west_spec, 0, [weight, 0, 0])],
         );
     }
     let b = task.middle;
@@ -852,7 +1041,7 @@ fn count_in<G: Glue>(
             (east_spec, geo.key(row_queen.0, row_queen.1))
         })
         .collect();
-    let tally = join.count(buffers, &east, &[(west_spec, 0)], [1, 0, 0])?;
+    let tally = join.count(buffers, &east, &[(west_spec, 0, [1, 0, 0])])?;
     Some(JoinTally {
         solutions: 8 * tally.solutions,
         ..tally
@@ -870,12 +1059,30 @@ pub const STORED_KEYS: usize = 3 << 19;
 /// Query keys made in one batch: the queries are never all held at once.
 pub const QUERY_KEYS: usize = 1 << 17;
 
+/// Where a task's quadrant cells are: shared by all threads, or in this
+/// thread's cache (loaded with every row set the task's specs use).
+#[derive(Clone, Copy)]
+struct CellSource<'a> {
+    shared: Option<&'a SharedCells>,
+    cache: &'a CellCache,
+}
+
+impl<'a> CellSource<'a> {
+    #[inline(always)]
+    fn get(&self, rows: u32) -> &'a RowCells {
+        match self.shared {
+            Some(shared) => shared.get(rows),
+            None => self.cache.get(rows),
+        }
+    }
+}
+
 /// The quadrant cells of one task's halves, and the glue that pairs them.
 struct Join<'a, G> {
     glue: G,
     geo: &'a Geometry,
-    /// North and south cells of the east half, then of the west half.
-    cells: [[&'a RowCells; 2]; 2],
+    /// The cells of every row set the task's specs use.
+    cells: CellSource<'a>,
     parts: Parts,
     /// When set, the count is abandoned.
     stop: Option<&'a AtomicBool>,
@@ -903,8 +1110,7 @@ impl<G: Glue> Join<'_, G> {
         &self,
         buffers: Buffers<'_>,
         stored: &[(HalfSpec, u64)],
-        queries: &[(HalfSpec, u64)],
-        weights: [u64; 3],
+        queries: &[(HalfSpec, u64, [u64; 3])],
     ) -> Option<JoinTally> {
         let Buffers {
             made,
@@ -917,7 +1123,9 @@ impl<G: Glue> Join<'_, G> {
         let mut tally = JoinTally::default();
         // The bits the queries take, as far as seen: the first batch, and
         // any later batch that took more (kept for the later parts).
-        let mut query_bits = 0;
+        // Every query spec's extra bits are known at once: a part loaded
+        // for the first spec's queries keeps them all.
+        let mut query_bits = queries.iter().fold(0, |bits, query| bits | query.1);
         let start = |(spec, extra): &(HalfSpec, u64)| (Cursor::start(spec), *extra);
         let mut stored_specs = stored.iter().zip(stored.iter().map(start));
         let mut current = stored_specs.next();
@@ -950,7 +1158,8 @@ impl<G: Glue> Join<'_, G> {
             // The cuts, once loaded.
             let mut loaded = false;
             let mut cuts = Vec::new();
-            for (query, extra) in queries {
+            for (query, extra, weights) in queries {
+                let weights = *weights;
                 let mut cursor = Cursor::start(query);
                 while !cursor.finished {
                     for class in query_keys.iter_mut() {
@@ -1016,7 +1225,8 @@ impl<G: Glue> Join<'_, G> {
         limit: usize,
     ) {
         let half = usize::from(spec.west);
-        let (cells, made) = (self.cells[half], &mut made[half]);
+        let cells = quadrant_rows(self.geo, spec).map(|rows| self.cells.get(rows));
+        let made = &mut made[half];
         half_boards(
             self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
         );
@@ -1144,9 +1354,29 @@ fn half_boards<G: Glue>(
     }
 }
 
-/// The quadrant row sets of a task: north and south of the east half,
-/// then of the west half (every spec of a task uses the east rows or the
-/// other open rows).
+/// The quadrant row sets every spec of a task uses.
+fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<u32> {
+    if geo.n.is_multiple_of(2) {
+        let (east, west) = even_specs(geo, task, [1, 1, 1]);
+        return even_row_sets(geo, &east, &west);
+    }
+    task_quadrant_rows(geo, task).concat().to_vec()
+}
+
+/// The quadrant row sets of an even-N task's specs.
+fn even_row_sets(geo: &Geometry, east: &HalfSpec, west: &[(HalfSpec, u64, [u64; 3])]) -> Vec<u32> {
+    let mut sets: Vec<u32> = std::iter::once(east)
+        .chain(west.iter().map(|(spec, _, _)| spec))
+        .flat_map(|spec| quadrant_rows(geo, spec))
+        .collect();
+    sets.sort_unstable();
+    sets.dedup();
+    sets
+}
+
+/// The quadrant row sets of an odd-N task: north and south of the east
+/// half, then of the west half (every spec of a task uses the east rows or
+/// the other open rows).
 fn task_quadrant_rows(geo: &Geometry, task: &JoinTask) -> [[u32; 2]; 2] {
     let open = geo.half_rows();
     let east_rows = HalfSpec::new(task.east_rows, 0, false, (0, 0));
