@@ -22,6 +22,12 @@
 //! its reverse (the north-south flip) only the smaller is a task; when no
 //! queen is on a long diagonal the left-right flip joins in, and only the
 //! smallest of R, its reverse, complement and reversed complement counts.
+//! From N = 24 ([`BESIDE_MIN_N`]) a row set's task is cut by the row of
+//! the east queen beside the middle line (column h - 1): each task stores
+//! the east boards with that queen in place, a twelfth to a fourteenth of
+//! the row set's, and its queries are the west boards of every place of
+//! the west queen beside the middle line (column h) that neither queen
+//! attacks, each carrying that queen's diagonals in its key.
 //!
 //! Odd N: every solution has a queen in the middle row and one in the middle
 //! column. Either one queen stands on the centre (the four flips of R above
@@ -1056,6 +1062,10 @@ fn count_in<G: Glue>(
 /// and its matcher (measured at N = 25, where most pairs become keys).
 pub const STORED_KEYS: usize = 3 << 19;
 
+/// Queries sampled to choose the cuts where the queries come in several
+/// specs, each with its own extra bits.
+const CUT_SAMPLE: usize = 1024;
+
 /// Query keys made in one batch: the queries are never all held at once.
 pub const QUERY_KEYS: usize = 1 << 17;
 
@@ -1178,7 +1188,23 @@ impl<G: Glue> Join<'_, G> {
                         // Split on the diagonals both sides take most
                         // often, and keep the bits the queries take, as
                         // the first queries show them.
-                        cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
+                        cuts = if queries.len() > 1 {
+                            // The first batch holds one spec's boards;
+                            // every spec's extra bits go into the sample,
+                            // in turn, as each takes its share of the
+                            // queries.
+                            let first = &query_keys[0];
+                            let step = first.len().div_ceil(CUT_SAMPLE).max(1);
+                            let sample: Vec<u64> = first
+                                .iter()
+                                .step_by(step)
+                                .zip(queries.iter().cycle())
+                                .map(|(key, (_, extra, _))| key | extra)
+                                .collect();
+                            choose_cuts(part, &sample, MAX_CUTS)
+                        } else {
+                            choose_cuts(part, &query_keys[0], MAX_CUTS)
+                        };
                         query_bits |= taken_bits(query_keys, weights, *extra);
                         matcher.load(part, &cuts, LEAF_MIN, query_bits);
                         loaded = true;
