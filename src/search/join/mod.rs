@@ -631,7 +631,10 @@ pub fn prepare_cells(n: u32, task: &JoinTask) {
         scratch.share_cells(geo.h);
         if geo.h > SHARED_MAX_SIDE {
             scratch.cells.set_whole_placements(WHOLE_PLACEMENTS);
-            scratch.cells.load(geo.h, &task_row_sets(&geo, task));
+            // In the order a count loads them, a spec at a time.
+            for rows in task_row_sets(&geo, task) {
+                scratch.cells.load(geo.h, &rows);
+            }
         }
     })
 }
@@ -965,15 +968,12 @@ fn count_in<G: Glue>(
     if n.is_multiple_of(2) {
         let weights = even_weights(task.east_rows, n);
         let (east_spec, west_specs) = even_specs(&geo, task, weights);
-        if shared.is_none() {
-            cells.load(geo.h, &even_row_sets(&geo, &east_spec, &west_specs));
-        }
         let join = Join {
             glue,
             geo: &geo,
             cells: CellSource {
                 shared,
-                cache: cells,
+                cache: RefCell::new(cells),
             },
             parts,
             stop,
@@ -990,16 +990,12 @@ fn count_in<G: Glue>(
         // the west ones query them, weighted by their class.
         return join.count(buffers, &[(east_spec, 0)], &west_specs);
     }
-    let [east_rows, west_rows] = task_quadrant_rows(&geo, task);
-    if shared.is_none() {
-        cells.load(geo.h, &[east_rows, west_rows].concat());
-    }
     let join = Join {
         glue,
         geo: &geo,
         cells: CellSource {
             shared,
-            cache: cells,
+            cache: RefCell::new(cells),
         },
         parts,
         stop,
@@ -1069,22 +1065,13 @@ const CUT_SAMPLE: usize = 1024;
 /// Query keys made in one batch: the queries are never all held at once.
 pub const QUERY_KEYS: usize = 1 << 17;
 
-/// Where a task's quadrant cells are: shared by all threads, or in this
-/// thread's cache (loaded with every row set the task's specs use).
-#[derive(Clone, Copy)]
+/// Where a task's quadrant cells are: shared by all threads, or this
+/// thread's cache, which loads a spec's row sets as its boards are made
+/// (a task cut beside the middle has a west row set per place of its west
+/// queen, and the cache holds them only in turn).
 struct CellSource<'a> {
     shared: Option<&'a SharedCells>,
-    cache: &'a CellCache,
-}
-
-impl<'a> CellSource<'a> {
-    #[inline(always)]
-    fn get(&self, rows: u32) -> &'a RowCells {
-        match self.shared {
-            Some(shared) => shared.get(rows),
-            None => self.cache.get(rows),
-        }
-    }
+    cache: RefCell<&'a mut CellCache>,
 }
 
 /// The quadrant cells of one task's halves, and the glue that pairs them.
@@ -1250,9 +1237,18 @@ impl<G: Glue> Join<'_, G> {
         cursor: &mut Cursor,
         limit: usize,
     ) {
-        let half = usize::from(spec.west);
-        let cells = quadrant_rows(self.geo, spec).map(|rows| self.cells.get(rows));
-        let made = &mut made[half];
+        let made = &mut made[usize::from(spec.west)];
+        let rows = quadrant_rows(self.geo, spec);
+        if let Some(shared) = self.cells.shared {
+            let cells = rows.map(|rows| shared.get(rows));
+            half_boards(
+                self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
+            );
+            return;
+        }
+        let mut cache = self.cells.cache.borrow_mut();
+        cache.load(self.geo.h, &rows);
+        let cells = rows.map(|rows| cache.get(rows));
         half_boards(
             self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
         );
@@ -1380,24 +1376,17 @@ fn half_boards<G: Glue>(
     }
 }
 
-/// The quadrant row sets every spec of a task uses.
-fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<u32> {
+/// The quadrant row sets of every spec of a task (north and south), in the
+/// order a count first makes their boards.
+fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<[u32; 2]> {
     if geo.n.is_multiple_of(2) {
         let (east, west) = even_specs(geo, task, [1, 1, 1]);
-        return even_row_sets(geo, &east, &west);
+        return std::iter::once(&east)
+            .chain(west.iter().map(|(spec, _, _)| spec))
+            .map(|spec| quadrant_rows(geo, spec))
+            .collect();
     }
-    task_quadrant_rows(geo, task).concat().to_vec()
-}
-
-/// The quadrant row sets of an even-N task's specs.
-fn even_row_sets(geo: &Geometry, east: &HalfSpec, west: &[(HalfSpec, u64, [u64; 3])]) -> Vec<u32> {
-    let mut sets: Vec<u32> = std::iter::once(east)
-        .chain(west.iter().map(|(spec, _, _)| spec))
-        .flat_map(|spec| quadrant_rows(geo, spec))
-        .collect();
-    sets.sort_unstable();
-    sets.dedup();
-    sets
+    task_quadrant_rows(geo, task).to_vec()
 }
 
 /// The quadrant row sets of an odd-N task: north and south of the east
