@@ -100,6 +100,12 @@ pub enum Error {
         /// What it should have counted.
         expected: u128,
     },
+    /// A cross-check was asked of a plan that does not join half boards.
+    #[error("the cross-check recounts join tasks, but N = {n} is not counted with join here: it takes N from 4 to 28 with memory for the join (see --max-memory)")]
+    CrossCheckNeedsJoin {
+        /// Board size.
+        n: u32,
+    },
     /// MPI failed or the ranks disagree.
     #[error("MPI: {0}")]
     Mpi(String),

@@ -953,3 +953,53 @@ fn bench_records_the_build_paths_and_when() {
         "NQUEENS_MATCHER=sse9 is not a matcher loop: accepted values are avx512, avx2, portable"
     ));
 }
+
+#[test]
+fn verify_counts_sampled_join_tasks_both_ways() {
+    for n in ["8", "15", "18"] {
+        let out = nqueens()
+            .args([
+                "verify", n, "--tasks", "6", "--seed", "3", "--format", "json",
+            ])
+            .assert()
+            .success();
+        let record: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(record["agree"], true, "{record}");
+        let checks = record["checks"].as_array().unwrap();
+        assert_eq!(
+            checks.len(),
+            6.min(record["tasks"].as_u64().unwrap() as usize)
+        );
+        for check in checks {
+            assert_eq!(check["join"], check["rows"], "{check}");
+        }
+    }
+    // Under every matcher loop this CPU runs (the glue follows it).
+    for (seed, matcher) in ["portable", "avx2", "avx512"].into_iter().enumerate() {
+        let runs = matcher == "portable"
+            || (matcher == "avx2" && std::arch::is_x86_feature_detected!("avx2"))
+            || (matcher == "avx512" && std::arch::is_x86_feature_detected!("avx512f"));
+        if !runs {
+            eprintln!("verify under NQUEENS_MATCHER={matcher}: this CPU cannot run it; skipped");
+            continue;
+        }
+        for n in ["10", "16", "20"] {
+            nqueens()
+                .args(["verify", n, "--tasks", "4", "--seed", &seed.to_string()])
+                .env("NQUEENS_MATCHER", matcher)
+                .assert()
+                .success()
+                .stdout(predicate::str::contains("  NO").not());
+        }
+    }
+    // Bad input: one line, exit 2.
+    for args in [
+        vec!["verify", "3"],
+        vec!["verify", "29"],
+        vec!["verify", "12", "--tasks", "0"],
+    ] {
+        let out = nqueens().args(&args).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}

@@ -84,3 +84,19 @@ fn a_fault_in_one_task_is_caught_by_comparing_shard_files() {
     assert!(stdout.contains("DISAGREE: 1 shard(s)"), "{stdout}");
     assert!(stdout.contains("  shard 1: first "), "{stdout}");
 }
+
+#[test]
+fn a_fault_in_one_task_is_named_by_verify() {
+    // `verify 12 --tasks 500` samples every task of N = 12 (472), so
+    // task 41 is among them.
+    let out = nqueens()
+        .args(["verify", "12", "--tasks", "500", "-j", "2"])
+        .env("FAILPOINTS", "task-count=return(41)")
+        .assert()
+        .code(3);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("differ on task 41"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert_eq!(stdout.matches("  NO").count(), 1, "{stdout}");
+}

@@ -582,3 +582,19 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
         );
     }
 }
+
+#[test]
+fn every_task_counted_row_by_row_equals_its_join() {
+    use nqueens::search::join::{count_task, count_task_by_rows, tasks_cut};
+    for n in 4..=13 {
+        for beside in [false, true] {
+            for task in tasks_cut(n, beside) {
+                assert_eq!(
+                    count_task_by_rows(n, &task),
+                    count_task(n, &task).solutions,
+                    "n={n} {task:?}"
+                );
+            }
+        }
+    }
+}

@@ -318,11 +318,17 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
 /// many, as a faulty machine would; tests catch it with `nqueens compare`.
 #[cfg(feature = "failpoints")]
 fn injected_fault(id: u64, mut count: TaskCount) -> TaskCount {
-    let faulty = fail::eval("task-count", |arg| {
-        arg.and_then(|text| text.trim().parse::<u64>().ok())
-    });
-    if faulty.flatten() == Some(id) {
+    if faulty_task() == Some(id) {
         count.solutions += 1;
     }
     count
+}
+
+/// The task that `FAILPOINTS='task-count=return(ID)'` makes count wrong.
+#[cfg(feature = "failpoints")]
+pub(crate) fn faulty_task() -> Option<u64> {
+    fail::eval("task-count", |arg| {
+        arg.and_then(|text| text.trim().parse::<u64>().ok())
+    })
+    .flatten()
 }

@@ -16,6 +16,7 @@ pub mod journal;
 pub mod mpi;
 pub mod report;
 pub mod shard;
+pub mod verify;
 
 use std::time::Instant;
 

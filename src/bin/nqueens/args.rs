@@ -12,7 +12,8 @@ use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
 use crate::parse::{
     parse_bench_size, parse_board_format, parse_board_size, parse_board_sizes, parse_cores,
     parse_index, parse_limit, parse_method, parse_runs, parse_sample, parse_seed, parse_shard,
-    parse_shard_count, parse_solve_size, parse_split_depth, parse_thread_list, parse_threads,
+    parse_shard_count, parse_solve_size, parse_split_depth, parse_tasks, parse_thread_list,
+    parse_threads,
 };
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -75,6 +76,13 @@ pub enum Command {
         after_help = "Examples:\n  nqueens count 13 --checkpoint a.ckpt\n  nqueens count 13 -j 1 --checkpoint b.ckpt\n  nqueens compare a.ckpt b.ckpt           exit 0: every task agrees\n  nqueens compare a.ckpt --with s0.ckpt s1.ckpt   against two shards' journals\n  nqueens compare a0.json a1.json --with b0.json b1.json   two runs' shard files"
     )]
     Compare(CompareArgs),
+    /// Count a random sample of a join plan's tasks again by a row-by-row
+    /// search, task by task: exit 0 when every task agrees, 3 when any
+    /// differs (the differing ones named).
+    #[command(
+        after_help = "Examples:\n  nqueens verify 16                       20 tasks of N = 16, both ways\n  nqueens verify 24 --tasks 4 --seed 7    4 tasks of N = 24 (minutes)\n  nqueens verify 20 --format json"
+    )]
+    Verify(VerifyArgs),
     /// Print a shell completion script (e.g. `nqueens completions bash >
     /// ~/.local/share/bash-completion/completions/nqueens`).
     #[command(
@@ -155,6 +163,36 @@ pub struct PlanArgs {
     pub threads: Option<usize>,
 
     /// text (for people) or json (one object).
+    #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
+    pub format: PlanFormat,
+}
+
+/// Arguments of `nqueens verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Board size (4..28, counted with join).
+    #[arg(value_name = "N", value_parser = parse_board_size)]
+    pub n: u32,
+
+    /// Tasks to count both ways (one from each of K equal runs of the
+    /// plan). A row-by-row search takes about 10 to 100 times the join's
+    /// time on a task.
+    #[arg(long, value_name = "K", default_value_t = 20, value_parser = parse_tasks)]
+    pub tasks: usize,
+
+    /// Seed of the sample: the same seed draws the same tasks.
+    #[arg(long, value_name = "S", default_value_t = 0, value_parser = parse_seed)]
+    pub seed: u64,
+
+    /// Memory limit for the join, as for `count`.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub max_memory: Option<u64>,
+
+    /// Threads the sample runs on [default: every core].
+    #[arg(short = 'j', long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
+
+    /// text (a line per task) or json (one object).
     #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
     pub format: PlanFormat,
 }

@@ -64,6 +64,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => commands::merge::run(&args),
         Command::Plan(args) => commands::plan::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
+        Command::Verify(args) => commands::verify::run(&args),
         Command::Completions(args) => commands::help::completions(args.shell),
         Command::Manpage => commands::help::manpage(),
     }

@@ -133,6 +133,11 @@ pub fn parse_sample(text: &str) -> Result<usize, String> {
     parse_within(text, "--sample", 1..=MAX_SAMPLE)
 }
 
+/// `--tasks` of `verify`: how many tasks to count both ways.
+pub fn parse_tasks(text: &str) -> Result<usize, String> {
+    parse_within(text, "--tasks", 1..=MAX_SAMPLE)
+}
+
 /// `--nth`: a solution's index, from 0.
 pub fn parse_index(text: &str) -> Result<u128, String> {
     parse_within(text, "--nth", 0..=u128::MAX)

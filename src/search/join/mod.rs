@@ -45,6 +45,7 @@ mod glue;
 mod matcher;
 mod memory;
 mod quadrant;
+mod rows;
 mod split;
 
 use std::cell::RefCell;
@@ -67,6 +68,7 @@ pub use memory::{
     memory_needed, shared_bytes, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
 };
 pub use quadrant::{count_placements, placements};
+pub use rows::count_task_by_rows;
 pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS, ROUTE_BATCH};
 
 /// Smallest N counted by joining; below it the halves are too small for the
@@ -774,8 +776,8 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let (mut north, mut south) = (Default::default(), Default::default());
     let mut east: [Vec<u64>; 3] = Default::default();
     let mut west: [Vec<u64>; 3] = Default::default();
-    let (east_spec, west_specs) = even_specs(&geo, task, [1, 1, 1]);
-    let west_spec = &west_specs[0].0;
+    let (east_spec, mut west_specs) = even_specs(&geo, task, [1, 1, 1]);
+    let (west_spec, _, _) = west_specs.swap_remove(0);
     let mut cells = CellCache::default();
     let [east_cells, west_cells] = [&east_spec, &west_spec].map(|spec| quadrant_rows(&geo, spec));
     cells.load(geo.h, &[east_cells, west_cells].concat());

@@ -11,6 +11,7 @@ pub mod merge;
 pub mod plan;
 pub mod solve;
 pub mod tracked;
+pub mod verify;
 
 use std::io::{self, Write};
 

@@ -1,0 +1,100 @@
+//! Trusting a count where no table exists: a sample of a `join` plan's
+//! tasks counted again by a different code path (a row-by-row search of
+//! the task's whole boards), task by task.
+//!
+//! The tables check whole counts up to N = 27; past them, two runs
+//! compared task by task catch a fault of one machine, and this catches a
+//! fault of the join itself (its cells, glue, keys, split or matcher) on
+//! the tasks it samples.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::plan::{Method, Plan, TaskKind};
+use crate::random::SplitMix64;
+use crate::run::engine::worker_pool;
+use crate::search::join::{self, JoinTask};
+
+/// One sampled task, counted both ways.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct TaskCheck {
+    /// The task's id in the plan.
+    pub id: u64,
+    /// Its weighted solutions as the join counts them.
+    pub join: u64,
+    /// Its weighted solutions as the row-by-row search counts them.
+    pub rows: u64,
+    /// Seconds the join took on one thread.
+    pub join_seconds: f64,
+    /// Seconds the row-by-row search took on one thread.
+    pub rows_seconds: f64,
+}
+
+impl TaskCheck {
+    /// Whether the two counts agree.
+    pub fn agrees(&self) -> bool {
+        self.join == self.rows
+    }
+}
+
+/// Counts `tasks` tasks of a `join` plan (all of them if it has fewer),
+/// one drawn from each of as many equal runs of the plan with `seed`, by
+/// the join and by the row-by-row search, on `threads` threads; in id
+/// order.
+pub fn cross_check(
+    plan: &Plan,
+    tasks: usize,
+    seed: u64,
+    threads: usize,
+) -> Result<Vec<TaskCheck>, Error> {
+    if plan.method != Method::Join {
+        return Err(Error::CrossCheckNeedsJoin { n: plan.n });
+    }
+    if tasks == 0 {
+        return Err(Error::EmptySample);
+    }
+    let pool = worker_pool(threads)?;
+    let total = plan.tasks.len();
+    let sampled = tasks.min(total);
+    let mut rng = SplitMix64(seed ^ 0x7665_7269_6679);
+    let ids: Vec<usize> = (0..sampled)
+        .map(|stratum| {
+            let low = stratum * total / sampled;
+            let high = (stratum + 1) * total / sampled;
+            low + rng.below(high - low)
+        })
+        .collect();
+    let n = plan.n;
+    Ok(pool.install(|| {
+        ids.par_iter()
+            .with_max_len(1)
+            .map(|&id| {
+                let task = plan.tasks.get(id);
+                let TaskKind::Join { east_rows, middle } = task.kind else {
+                    unreachable!("a join plan holds join tasks");
+                };
+                let task = JoinTask { east_rows, middle };
+                let started = Instant::now();
+                let join = join::count_task(n, &task).solutions;
+                // Fault injection for tests: the faulty task's join counts
+                // one too many, as a faulty machine would.
+                #[cfg(feature = "failpoints")]
+                let join = join + u64::from(crate::run::engine::faulty_task() == Some(id as u64));
+                let join_seconds = started.elapsed().as_secs_f64();
+                let started = Instant::now();
+                let rows = join::count_task_by_rows(n, &task);
+                TaskCheck {
+                    id: id as u64,
+                    join,
+                    rows,
+                    join_seconds,
+                    rows_seconds: started.elapsed().as_secs_f64(),
+                }
+            })
+            .collect()
+    }))
+}

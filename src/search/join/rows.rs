@@ -1,0 +1,139 @@
+//! A join task counted another way: row by row, depth first, over whole
+//! boards.
+//!
+//! Where no published count exists (N >= 28), a task's count is trusted
+//! when a different code path gives the same number. This one shares
+//! nothing with the join's machinery (cells, glue, keys, split, matcher):
+//! it places one queen per row with bitmasks, each row restricted to the
+//! half the task gives it and the squares the task fixes, and weights each
+//! whole board by the same symmetry rule. The rules themselves are checked
+//! by the published tables, through whole counts.
+
+use super::{centre_weight, even_weights, Geometry, JoinTask};
+
+/// The weighted solutions of `task` of an `n` board, counted row by row.
+/// Equals [`super::count_task`]'s `solutions`; much slower (a whole
+/// search of the task's boards, not a join of halves).
+pub fn count_task_by_rows(n: u32, task: &JoinTask) -> u64 {
+    let geo = Geometry::new(n);
+    let rows = RowBounds::of(&geo, task);
+    let mut search = RowSearch {
+        n,
+        open: rows.open,
+        west_long: rows.west_long,
+        weights: rows.weights,
+        total: 0,
+    };
+    search.place(0, 0, 0, 0, 0);
+    search.total
+}
+
+/// What a task allows on each row, and how its whole boards weigh.
+struct RowBounds {
+    /// Columns open to the queen of each row.
+    open: [u64; 32],
+    /// Per row, the squares whose queen counts towards the board's class
+    /// (even N: west squares on a long diagonal).
+    west_long: [u64; 32],
+    /// Weight of a board by its class (index: its queens on `west_long`).
+    weights: [u64; 3],
+}
+
+impl RowBounds {
+    fn of(geo: &Geometry, task: &JoinTask) -> RowBounds {
+        let (n, h) = (geo.n, geo.h);
+        let east = (1u64 << h) - 1;
+        let west = ((1u64 << n) - 1) & !((1u64 << (n - h)) - 1);
+        let mut open = [0u64; 32];
+        let mut west_long = [0u64; 32];
+        let weights;
+        if n.is_multiple_of(2) {
+            for row in 0..n {
+                let long = (1u64 << row) | (1u64 << (n - 1 - row));
+                if task.east_rows & (1 << row) != 0 {
+                    // East boards keep both long diagonals free.
+                    open[row as usize] = east & !long;
+                } else {
+                    open[row as usize] = west;
+                    west_long[row as usize] = west & long;
+                }
+            }
+            if task.middle > 0 {
+                // The east queen beside the middle line stands on its row;
+                // no other east queen takes its column.
+                let beside = 1u64 << (h - 1);
+                for columns in &mut open {
+                    *columns &= !beside;
+                }
+                open[task.middle as usize - 1] = beside;
+            }
+            weights = even_weights(task.east_rows, n);
+        } else {
+            let open_rows = geo.half_rows();
+            let middle_column = 1u64 << h;
+            let (west_rows, middle_row_open, weight) = if task.middle == 0 {
+                // One queen on the centre.
+                let weight = centre_weight(task.east_rows, open_rows, n);
+                (open_rows & !task.east_rows, middle_column, weight)
+            } else {
+                // The middle column's queen b above the centre, the middle
+                // row's at a nearer place a on the east arm.
+                let b = task.middle;
+                let column_queen_row = h - b;
+                open[column_queen_row as usize] = middle_column;
+                let arm = (1u64 << h) - (1u64 << (h - b + 1));
+                let west_rows = open_rows & !(1 << column_queen_row) & !task.east_rows;
+                (west_rows, arm, 8)
+            };
+            for row in 0..n {
+                if task.east_rows & (1 << row) != 0 {
+                    open[row as usize] = east;
+                } else if west_rows & (1 << row) != 0 {
+                    open[row as usize] = west;
+                }
+            }
+            open[h as usize] = middle_row_open;
+            weights = [weight, 0, 0];
+        }
+        RowBounds {
+            open,
+            west_long,
+            weights,
+        }
+    }
+}
+
+/// The row-by-row search of one task's boards.
+struct RowSearch {
+    n: u32,
+    open: [u64; 32],
+    west_long: [u64; 32],
+    weights: [u64; 3],
+    total: u64,
+}
+
+impl RowSearch {
+    /// Places the queen of `row` on every open square not attacked
+    /// (`cols`, and the diagonals `left` and `right` shifted to this row),
+    /// `class` queens on class squares so far.
+    fn place(&mut self, row: u32, cols: u64, left: u64, right: u64, class: usize) {
+        if row == self.n {
+            self.total += self.weights[class];
+            return;
+        }
+        let r = row as usize;
+        let mut free = self.open[r] & !(cols | left | right);
+        while free != 0 {
+            let bit = free & free.wrapping_neg();
+            free ^= bit;
+            let class = class + usize::from(self.west_long[r] & bit != 0);
+            self.place(
+                row + 1,
+                cols | bit,
+                (left | bit) << 1,
+                (right | bit) >> 1,
+                class,
+            );
+        }
+    }
+}
