@@ -22,12 +22,12 @@
 //! its reverse (the north-south flip) only the smaller is a task; when no
 //! queen is on a long diagonal the left-right flip joins in, and only the
 //! smallest of R, its reverse, complement and reversed complement counts.
-//! From N = 24 ([`BESIDE_MIN_N`]) a row set's task is cut by the row of
-//! the east queen beside the middle line (column h - 1): each task stores
-//! the east boards with that queen in place, a twelfth to a fourteenth of
-//! the row set's, and its queries are the west boards of every place of
-//! the west queen beside the middle line (column h) that neither queen
-//! attacks, each carrying that queen's diagonals in its key.
+//! From N = 22 ([`BESIDE_MIN_N`]) a row set's task is cut by the row of
+//! the east queen beside the middle line (column h - 1), and the task
+//! joins once per row of the west queen beside the middle line (column
+//! h): the east boards with the first queen in place and the west boards
+//! with the second, each side keeping only the boards the other side's
+//! queen leaves alone.
 //!
 //! Odd N: every solution has a queen in the middle row and one in the middle
 //! column. Either one queen stands on the centre (the four flips of R above
@@ -169,15 +169,17 @@ pub struct JoinTask {
 }
 
 /// Smallest even N whose tasks fix the east queen beside the middle line
-/// (a row set's task is cut into one task per place of that queen). The
-/// sides of a task then shrink about N/2 times, its stored side fits one
-/// part up to N = 28, and each query carries its own queen beside the
-/// middle, which the split cuts on. Below it, a task is a whole row set:
-/// the west boards, built again for every place, cost more than the
-/// smaller joins save (N = 22, 2 threads, AVX-512: 2.75 against 1.66
-/// core-hours predicted); at N = 24 the cut tasks predicted 7.5 against
-/// 11.4 core-days, at N = 26 3.4 against 4.6 core-years.
-pub const BESIDE_MIN_N: u32 = 24;
+/// (a row set's task is cut into one task per place of that queen, and
+/// each task into one join per place of the west queen beside it). Each
+/// side of a join then holds only the boards that the other side's queen
+/// leaves alone: of the pairs a whole row set's join decides, a sixth
+/// (N = 22) to a seventh (N = 26) are left, and the stored side fits one
+/// part up to N = 28. Consecutive row sets counted both ways on one
+/// thread (AVX-512, one sitting): N = 20 3.2 against 8.3 core-ns per
+/// solution (the west boards, built again for every place, cost more than
+/// the smaller joins save), N = 22 2.40 against 1.95, N = 24 5.0 against
+/// 2.7, N = 26 11.0 against 1.43.
+pub const BESIDE_MIN_N: u32 = 22;
 
 /// Whether the even-N tasks of an `n` board fix the east queen beside
 /// the middle line.
@@ -776,8 +778,7 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let (mut north, mut south) = (Default::default(), Default::default());
     let mut east: [Vec<u64>; 3] = Default::default();
     let mut west: [Vec<u64>; 3] = Default::default();
-    let (east_spec, mut west_specs) = even_specs(&geo, task, [1, 1, 1]);
-    let (west_spec, _, _) = west_specs.swap_remove(0);
+    let (east_spec, west_spec, _) = even_specs(&geo, task, [1, 1, 1]).swap_remove(0);
     let mut cells = CellCache::default();
     let [east_cells, west_cells] = [&east_spec, &west_spec].map(|spec| quadrant_rows(&geo, spec));
     cells.load(geo.h, &[east_cells, west_cells].concat());
@@ -858,21 +859,22 @@ fn count_in_avx512(
     count_in(glue, n, task, parts, stop, scratch)
 }
 
-/// The halves of an even-N task. A whole row set's: the east boards with
-/// both long diagonals free, and the west boards weighted by class (see
-/// the module notes). A task with its east queen beside the middle line
-/// (column h - 1): the east boards without that queen, forbidden its
-/// diagonals and both long diagonals; and the west boards, one spec per
-/// place of the west queen beside the middle line (column h), forbidden
-/// both queens' diagonals, that queen's crossing diagonals added to their
-/// keys (its extra) so that the east boards it attacks are not counted,
-/// and their class weights shifted by one where the west queen stands on
-/// a long diagonal itself. The two queens are never on adjacent rows.
+/// The joins of an even-N task, each a pair of halves and the weights of
+/// the west boards by class (see the module notes). A whole row set is one
+/// join: the east boards with both long diagonals free, and the west
+/// boards. A task with its east queen beside the middle line (column
+/// h - 1) is one join per place of the west queen beside the middle line
+/// (column h): the halves without those two queens, each forbidden both
+/// queens' diagonals (so that each side holds only the boards the other
+/// side's queen leaves alone; the east boards keep both long diagonals
+/// free too), the class weights shifted by one where the west queen
+/// stands on a long diagonal itself. The two queens are never on adjacent
+/// rows.
 fn even_specs(
     geo: &Geometry,
     task: &JoinTask,
     weights: [u64; 3],
-) -> (HalfSpec, Vec<(HalfSpec, u64, [u64; 3])>) {
+) -> Vec<(HalfSpec, HalfSpec, [u64; 3])> {
     let quadrant_cols = (1u32 << geo.h) - 1;
     let main = 1u64 << (geo.n - 1);
     let west_rows = geo.all_rows() & !task.east_rows;
@@ -883,21 +885,21 @@ fn even_specs(
             class_keys,
             ..HalfSpec::new(west_rows, quadrant_cols, true, (0, 0))
         };
-        return (east, vec![(west, 0, weights)]);
+        return vec![(east, west, weights)];
     }
     let east_row = task.middle - 1;
     let east_queen = geo.queen_diagonals(east_row, geo.h - 1);
-    let east = HalfSpec::new(
-        task.east_rows & !(1 << east_row),
-        quadrant_cols & !(1 << (geo.h - 1)),
-        false,
-        (east_queen.0 | main, east_queen.1 | main),
-    );
-    let west = (0..geo.n)
+    (0..geo.n)
         .filter(|&row| west_rows & (1 << row) != 0 && row.abs_diff(east_row) != 1)
         .map(|west_row| {
             let west_queen = geo.queen_diagonals(west_row, geo.h);
             let both = (east_queen.0 | west_queen.0, east_queen.1 | west_queen.1);
+            let east = HalfSpec::new(
+                task.east_rows & !(1 << east_row),
+                quadrant_cols & !(1 << (geo.h - 1)),
+                false,
+                (both.0 | main, both.1 | main),
+            );
             let west = HalfSpec {
                 class_keys,
                 ..HalfSpec::new(west_rows & !(1 << west_row), quadrant_cols & !1, true, both)
@@ -908,10 +910,9 @@ fn even_specs(
             } else {
                 weights
             };
-            (west, geo.key(west_queen.0, west_queen.1), weights)
+            (east, west, weights)
         })
-        .collect();
-    (east, west)
+        .collect()
 }
 
 /// One half board's part of the board: its rows, its open quadrant
@@ -969,7 +970,6 @@ fn count_in<G: Glue>(
     }
     if n.is_multiple_of(2) {
         let weights = even_weights(task.east_rows, n);
-        let (east_spec, west_specs) = even_specs(&geo, task, weights);
         let join = Join {
             glue,
             geo: &geo,
@@ -980,17 +980,23 @@ fn count_in<G: Glue>(
             parts,
             stop,
         };
-        let buffers = Buffers {
-            made,
-            north,
-            south,
-            stored,
-            queries,
-            matcher,
-        };
-        // The east keys are stored (the smaller side: one load per task),
+        // The east keys are stored (the smaller side: one load per join),
         // the west ones query them, weighted by their class.
-        return join.count(buffers, &[(east_spec, 0)], &west_specs);
+        let mut tally = JoinTally::default();
+        for (east, west, weights) in even_specs(&geo, task, weights) {
+            let buffers = Buffers {
+                made: &mut *made,
+                north: &mut *north,
+                south: &mut *south,
+                stored: &mut *stored,
+                queries: &mut *queries,
+                matcher: &mut *matcher,
+            };
+            let pair = join.count(buffers, &[(east, 0)], &[(west, 0, weights)])?;
+            tally.solutions += pair.solutions;
+            tally.pairs += pair.pairs;
+        }
+        return Some(tally);
     }
     let join = Join {
         glue,
@@ -1060,10 +1066,6 @@ fn count_in<G: Glue>(
 /// and its matcher (measured at N = 25, where most pairs become keys).
 pub const STORED_KEYS: usize = 3 << 19;
 
-/// Queries sampled to choose the cuts where the queries come in several
-/// specs, each with its own extra bits.
-const CUT_SAMPLE: usize = 1024;
-
 /// Query keys made in one batch: the queries are never all held at once.
 pub const QUERY_KEYS: usize = 1 << 17;
 
@@ -1122,9 +1124,7 @@ impl<G: Glue> Join<'_, G> {
         let mut tally = JoinTally::default();
         // The bits the queries take, as far as seen: the first batch, and
         // any later batch that took more (kept for the later parts).
-        // Every query spec's extra bits are known at once: a part loaded
-        // for the first spec's queries keeps them all.
-        let mut query_bits = queries.iter().fold(0, |bits, query| bits | query.1);
+        let mut query_bits = 0;
         let start = |(spec, extra): &(HalfSpec, u64)| (Cursor::start(spec), *extra);
         let mut stored_specs = stored.iter().zip(stored.iter().map(start));
         let mut current = stored_specs.next();
@@ -1177,23 +1177,7 @@ impl<G: Glue> Join<'_, G> {
                         // Split on the diagonals both sides take most
                         // often, and keep the bits the queries take, as
                         // the first queries show them.
-                        cuts = if queries.len() > 1 {
-                            // The first batch holds one spec's boards;
-                            // every spec's extra bits go into the sample,
-                            // in turn, as each takes its share of the
-                            // queries.
-                            let first = &query_keys[0];
-                            let step = first.len().div_ceil(CUT_SAMPLE).max(1);
-                            let sample: Vec<u64> = first
-                                .iter()
-                                .step_by(step)
-                                .zip(queries.iter().cycle())
-                                .map(|(key, (_, extra, _))| key | extra)
-                                .collect();
-                            choose_cuts(part, &sample, MAX_CUTS)
-                        } else {
-                            choose_cuts(part, &query_keys[0], MAX_CUTS)
-                        };
+                        cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
                         query_bits |= taken_bits(query_keys, weights, *extra);
                         matcher.load(part, &cuts, LEAF_MIN, query_bits);
                         loaded = true;
@@ -1382,9 +1366,9 @@ fn half_boards<G: Glue>(
 /// order a count first makes their boards.
 fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<[u32; 2]> {
     if geo.n.is_multiple_of(2) {
-        let (east, west) = even_specs(geo, task, [1, 1, 1]);
-        return std::iter::once(&east)
-            .chain(west.iter().map(|(spec, _, _)| spec))
+        return even_specs(geo, task, [1, 1, 1])
+            .iter()
+            .flat_map(|(east, west, _)| [east, west])
             .map(|spec| quadrant_rows(geo, spec))
             .collect();
     }
