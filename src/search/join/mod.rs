@@ -22,7 +22,7 @@
 //! its reverse (the north-south flip) only the smaller is a task; when no
 //! queen is on a long diagonal the left-right flip joins in, and only the
 //! smallest of R, its reverse, complement and reversed complement counts.
-//! From N = 22 ([`BESIDE_MIN_N`]) a row set's task is cut by the row of
+//! From N = 24 ([`BESIDE_MIN_N`]) a row set's task is cut by the row of
 //! the east queen beside the middle line (column h - 1), and the task
 //! joins once per row of the west queen beside the middle line (column
 //! h): the east boards with the first queen in place and the west boards
@@ -175,11 +175,13 @@ pub struct JoinTask {
 /// leaves alone: of the pairs a whole row set's join decides, a sixth
 /// (N = 22) to a seventh (N = 26) are left, and the stored side fits one
 /// part up to N = 28. Consecutive row sets counted both ways on one
-/// thread (AVX-512, one sitting): N = 20 3.2 against 8.3 core-ns per
-/// solution (the west boards, built again for every place, cost more than
-/// the smaller joins save), N = 22 2.40 against 1.95, N = 24 5.0 against
+/// thread (AVX-512, one sitting), core-ns per solution whole against cut:
+/// N = 20 3.2 against 8.3 (the west boards, built again for every place,
+/// cost more than the smaller joins save); N = 22 5.3 / 2.1 / 1.6 against
+/// 10.1 / 1.9 / 3.0 at three places in the plan, and `plan 22 --estimate`
+/// 1.66 core-hours against 2.2, so N = 22 stays whole; N = 24 5.0 against
 /// 2.7, N = 26 11.0 against 1.43.
-pub const BESIDE_MIN_N: u32 = 22;
+pub const BESIDE_MIN_N: u32 = 24;
 
 /// Whether the even-N tasks of an `n` board fix the east queen beside
 /// the middle line.

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use nqueens::plan::estimate_costs;
 use nqueens::run::estimate::{estimate, Estimate};
+use nqueens::search::join::BESIDE_MIN_N;
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
 use serde::Serialize;
@@ -43,6 +44,9 @@ struct EstimateRecord {
     wall_high: f64,
     cores: Option<usize>,
     cores_wall_seconds: Option<f64>,
+    /// Core-seconds per solution in nanoseconds, where the count is
+    /// published.
+    core_ns_per_solution: Option<f64>,
     estimate_seconds: f64,
 }
 
@@ -82,6 +86,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
                     wall_high: high,
                     cores: args.cores,
                     cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
+                    core_ns_per_solution: core_ns(plan.n, estimate.core_seconds),
                     estimate_seconds: estimate.seconds,
                 }
             }),
@@ -117,9 +122,14 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         plan.prefix_nodes
     )?;
     if plan.method == Method::Join {
+        let cut = if plan.n % 2 == 0 && plan.n >= BESIDE_MIN_N {
+            ", each cut by the row of its east queen beside the middle line"
+        } else {
+            ""
+        };
         writeln!(
             out,
-            "tasks are row sets of the east half board, costs not estimated"
+            "tasks are row sets of the east half board{cut}, costs not estimated"
         )?;
     } else {
         const PROBE_ROWS: u32 = 3;
@@ -146,6 +156,12 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
+/// Nanoseconds of core time per solution of an `n` board, where its count
+/// is published.
+fn core_ns(n: u32, core_seconds: f64) -> Option<f64> {
+    nqueens::published::total(n).map(|total| core_seconds * 1e9 / total as f64)
+}
+
 fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) -> io::Result<()> {
     let (low, high) = estimate.interval;
     writeln!(
@@ -164,6 +180,14 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         human_duration(low),
         human_duration(high)
     )?;
+    if let Some(per_solution) = core_ns(args.n, estimate.core_seconds) {
+        writeln!(
+            out,
+            "  core-ns per solution: {per_solution:.2} ({:.2} to {:.2}), against the published count",
+            core_ns(args.n, low).unwrap_or(0.0),
+            core_ns(args.n, high).unwrap_or(0.0)
+        )?;
+    }
     let mut cores = vec![estimate.threads];
     cores.extend(args.cores.filter(|&cores| cores != estimate.threads));
     for cores in cores {
