@@ -449,7 +449,7 @@ fn the_memory_constants_match_the_quadrants() {
 
 #[test]
 fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
-    use nqueens::search::join::{tasks, tasks_cut, JoinTasks};
+    use nqueens::search::join::{tasks, tasks_cut, EvenCut, JoinTasks};
     for n in 4..=19 {
         let listed = tasks(n);
         let compact = JoinTasks::new(n);
@@ -459,84 +459,122 @@ fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
         }
         assert!(compact.iter().eq(listed.iter().copied()), "n={n}");
     }
-    // Even N cut by the east queen beside the middle line, at any N.
-    for n in (4..=20).step_by(2) {
-        let listed = tasks_cut(n, true);
-        let compact = JoinTasks::cut(n, true);
-        assert_eq!(compact.len(), listed.len() as u64, "n={n}");
-        for (index, task) in listed.iter().enumerate() {
-            assert_eq!(compact.get(index as u64), *task, "n={n} task {index}");
+    // Even N cut by the queens beside the middle line, at any N.
+    for n in (4..=18).step_by(2) {
+        let whole = tasks_cut(n, EvenCut::RowSet);
+        for cut in [EvenCut::EastQueen, EvenCut::BothQueens] {
+            let listed = tasks_cut(n, cut);
+            let compact = JoinTasks::cut(n, cut);
+            assert_eq!(compact.len(), listed.len() as u64, "n={n} {cut:?}");
+            for (index, task) in listed.iter().enumerate() {
+                assert_eq!(compact.get(index as u64), *task, "n={n} {cut:?} {index}");
+            }
+            assert!(compact.iter().eq(listed.iter().copied()), "n={n} {cut:?}");
         }
-        assert!(compact.iter().eq(listed.iter().copied()), "n={n}");
         // Each row set is cut into one task per row of it but the two
-        // beside the middle whose square is on a long diagonal.
-        let whole = tasks_cut(n, false);
+        // beside the middle whose square is on a long diagonal, then per
+        // west row not next to it.
+        let h = n / 2;
+        let east_places = |rows: u32| rows & !(0b11 << (h - 1));
         let places: usize = whole
             .iter()
-            .map(|task| (task.east_rows & !(0b11 << (n / 2 - 1))).count_ones() as usize)
+            .map(|task| east_places(task.east_rows).count_ones() as usize)
             .sum();
-        assert_eq!(listed.len(), places, "n={n}");
+        assert_eq!(tasks_cut(n, EvenCut::EastQueen).len(), places, "n={n}");
+        let pairs: usize = whole
+            .iter()
+            .map(|task| {
+                let west = !task.east_rows & ((1 << n) - 1);
+                (0..n)
+                    .filter(|&east| east_places(task.east_rows) & (1 << east) != 0)
+                    .map(|east| {
+                        (0..n)
+                            .filter(|&row| west & (1 << row) != 0 && row.abs_diff(east) != 1)
+                            .count()
+                    })
+                    .sum::<usize>()
+            })
+            .sum();
+        assert_eq!(tasks_cut(n, EvenCut::BothQueens).len(), pairs, "n={n}");
     }
     // Large boards: sizes only (the lists are what plans of N = 28 hold).
-    assert_eq!(JoinTasks::cut(24, false).len(), 1_352_540);
-    assert_eq!(JoinTasks::cut(24, false).bytes(), 4 * 1_352_540);
+    assert_eq!(JoinTasks::cut(24, EvenCut::RowSet).len(), 1_352_540);
+    assert_eq!(JoinTasks::cut(24, EvenCut::RowSet).bytes(), 4 * 1_352_540);
     let cut = JoinTasks::new(24);
+    assert_eq!(cut, JoinTasks::cut(24, EvenCut::EastQueen));
     assert!(cut.len() > 10 * 1_352_540, "N = 24 is cut: {}", cut.len());
     assert!(cut.bytes() < 5 * 1_352_540, "{}", cut.bytes());
+    let both = JoinTasks::cut(24, EvenCut::BothQueens);
+    assert!(both.len() > 9 * cut.len(), "{}", both.len());
+    // Spot checks of unranking against the walk, far into the list.
+    for index in [0, 1, both.len() / 3, both.len() - 1] {
+        assert_eq!(
+            both.get(index),
+            both.iter().nth(index as usize).unwrap(),
+            "{index}"
+        );
+    }
 }
 
 #[test]
 fn tasks_cut_beside_the_middle_add_up_to_their_row_sets() {
-    use nqueens::search::join::{count_task, count_task_in_parts, tasks_cut, JoinTask, Parts};
+    use nqueens::search::join::{
+        count_task, count_task_in_parts, tasks_cut, EvenCut, JoinTask, Parts,
+    };
     let tiny = Parts {
         stored_keys: 7,
         query_keys: 3,
         whole_placements: 0,
     };
     for n in (6..=16).step_by(2) {
-        let mut total = 0u128;
-        for whole in tasks_cut(n, false) {
-            let mut sum = nqueens::search::join::JoinTally::default();
-            for task in tasks_cut(n, true)
-                .into_iter()
-                .filter(|task| task.east_rows == whole.east_rows)
-            {
-                let tally = count_task(n, &task);
-                sum.solutions += tally.solutions;
-                // Small parts and row sets made cell by cell count alike.
-                if n <= 10 {
-                    assert_eq!(count_task_in_parts(n, &task, tiny), tally, "n={n} {task:?}");
+        for cut in [EvenCut::EastQueen, EvenCut::BothQueens] {
+            let tasks = tasks_cut(n, cut);
+            let mut total = 0u128;
+            for whole in tasks_cut(n, EvenCut::RowSet) {
+                let mut sum = 0;
+                for task in tasks
+                    .iter()
+                    .filter(|task| task.east_rows == whole.east_rows)
+                {
+                    let tally = count_task(n, task);
+                    sum += tally.solutions;
+                    // Small parts and row sets made cell by cell count alike.
+                    if n <= 10 {
+                        assert_eq!(count_task_in_parts(n, task, tiny), tally, "n={n} {task:?}");
+                    }
                 }
+                let expected = count_task(n, &JoinTask { middle: 0, ..whole });
+                assert_eq!(sum, expected.solutions, "n={n} {cut:?} {whole:?}");
+                total += u128::from(sum);
             }
-            let expected = count_task(n, &JoinTask { middle: 0, ..whole });
-            assert_eq!(sum.solutions, expected.solutions, "n={n} {whole:?}");
-            total += u128::from(sum.solutions);
+            assert_eq!(Some(total), published::total(n), "n={n} {cut:?}");
         }
-        assert_eq!(Some(total), published::total(n), "n={n}");
     }
 }
 
 #[test]
 fn a_sample_of_cut_row_sets_of_eighteen_and_twenty_add_up() {
-    use nqueens::search::join::{count_task, tasks_cut, JoinTask};
+    use nqueens::search::join::{count_task, tasks_cut, EvenCut, JoinTask};
     for n in [18u32, 20] {
-        let cut = tasks_cut(n, true);
-        // Every 997th row set: spread over the plan.
-        let whole = tasks_cut(n, false);
-        for row_set in whole.iter().step_by(997) {
-            let sum: u64 = cut
-                .iter()
-                .filter(|task| task.east_rows == row_set.east_rows)
-                .map(|task| count_task(n, task).solutions)
-                .sum();
-            let expected = count_task(
-                n,
-                &JoinTask {
-                    middle: 0,
-                    ..*row_set
-                },
-            );
-            assert_eq!(sum, expected.solutions, "n={n} {row_set:?}");
+        let whole = tasks_cut(n, EvenCut::RowSet);
+        for cut in [EvenCut::EastQueen, EvenCut::BothQueens] {
+            let tasks = tasks_cut(n, cut);
+            // Every 997th row set: spread over the plan.
+            for row_set in whole.iter().step_by(997) {
+                let sum: u64 = tasks
+                    .iter()
+                    .filter(|task| task.east_rows == row_set.east_rows)
+                    .map(|task| count_task(n, task).solutions)
+                    .sum();
+                let expected = count_task(
+                    n,
+                    &JoinTask {
+                        middle: 0,
+                        ..*row_set
+                    },
+                );
+                assert_eq!(sum, expected.solutions, "n={n} {cut:?} {row_set:?}");
+            }
         }
     }
 }
@@ -584,11 +622,12 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
 }
 
 #[test]
+#[test]
 fn every_task_counted_row_by_row_equals_its_join() {
-    use nqueens::search::join::{count_task, count_task_by_rows, tasks_cut};
+    use nqueens::search::join::{count_task, count_task_by_rows, tasks_cut, EvenCut};
     for n in 4..=13 {
-        for beside in [false, true] {
-            for task in tasks_cut(n, beside) {
+        for cut in [EvenCut::RowSet, EvenCut::EastQueen, EvenCut::BothQueens] {
+            for task in tasks_cut(n, cut) {
                 assert_eq!(
                     count_task_by_rows(n, &task),
                     count_task(n, &task).solutions,

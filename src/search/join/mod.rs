@@ -27,7 +27,8 @@
 //! joins once per row of the west queen beside the middle line (column
 //! h): the east boards with the first queen in place and the west boards
 //! with the second, each side keeping only the boards the other side's
-//! queen leaves alone.
+//! queen leaves alone. From N = 28 ([`BOTH_BESIDE_MIN_N`]) each of those
+//! joins is a task of its own.
 //!
 //! Odd N: every solution has a queen in the middle row and one in the middle
 //! column. Either one queen stands on the centre (the four flips of R above
@@ -161,12 +162,46 @@ pub struct JoinTask {
     pub east_rows: u32,
     /// Even N: 0 for the whole row set, else 1 + the row of the east
     /// queen beside the middle line (in column h - 1; see
-    /// [`BESIDE_MIN_N`]). Odd N: 0 for a queen on the centre square, else
-    /// the distance b of the middle column's queen above the centre (the
-    /// middle row's queen then takes each nearer column of the east arm in
-    /// turn).
+    /// [`BESIDE_MIN_N`]), and from [`BOTH_BESIDE_MIN_N`] 256 times 1 + the
+    /// row of the west queen beside it (see [`JoinTask::east_beside`] and
+    /// [`JoinTask::west_beside`]). Odd N: 0 for a queen on the centre
+    /// square, else the distance b of the middle column's queen above the
+    /// centre (the middle row's queen then takes each nearer column of the
+    /// east arm in turn).
     pub middle: u32,
 }
+
+impl JoinTask {
+    /// Even N: the row of the east queen beside the middle line (column
+    /// h - 1), if the task fixes it.
+    pub fn east_beside(&self) -> Option<u32> {
+        (self.middle & 0xff).checked_sub(1)
+    }
+
+    /// Even N: the row of the west queen beside the middle line (column
+    /// h), if the task fixes it; else the task joins once per row it can
+    /// take.
+    pub fn west_beside(&self) -> Option<u32> {
+        (self.middle >> 8).checked_sub(1)
+    }
+}
+
+/// How the tasks of an even N are cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvenCut {
+    /// One task per row set.
+    RowSet,
+    /// One per row set and row of the east queen beside the middle line.
+    EastQueen,
+    /// One per row set and rows of both queens beside the middle line.
+    BothQueens,
+}
+
+/// Smallest even N whose tasks also fix the west queen beside the middle
+/// line: a task with only the east queen fixed is a minute or more there
+/// (one of 147 s at N = 28 on one AVX-512 core), one per west place about
+/// a twelfth of that.
+pub const BOTH_BESIDE_MIN_N: u32 = 28;
 
 /// Smallest even N whose tasks fix the east queen beside the middle line
 /// (a row set's task is cut into one task per place of that queen, and
@@ -183,24 +218,84 @@ pub struct JoinTask {
 /// 2.7, N = 26 11.0 against 1.43.
 pub const BESIDE_MIN_N: u32 = 24;
 
-/// Whether the even-N tasks of an `n` board fix the east queen beside
-/// the middle line.
-fn cuts_beside(n: u32) -> bool {
-    n.is_multiple_of(2) && n >= BESIDE_MIN_N
+/// How the tasks of an even `n` are cut.
+fn even_cut(n: u32) -> EvenCut {
+    if n >= BOTH_BESIDE_MIN_N {
+        EvenCut::BothQueens
+    } else if n >= BESIDE_MIN_N {
+        EvenCut::EastQueen
+    } else {
+        EvenCut::RowSet
+    }
+}
+
+/// The rows the west queen beside the middle line may take in a row set's
+/// task whose east queen beside it stands on `east_row`: the west rows
+/// but the two next to it.
+fn west_beside_rows(geo: &Geometry, east_rows: u32, east_row: u32) -> u32 {
+    let next = (2u64 << east_row) | (1u64 << east_row >> 1);
+    geo.all_rows() & !east_rows & !(next as u32)
+}
+
+/// Tasks of a row set under `cut`.
+fn tasks_of_row_set(geo: &Geometry, east_rows: u32, cut: EvenCut) -> u64 {
+    match cut {
+        EvenCut::RowSet => 1,
+        EvenCut::EastQueen => u64::from(beside_rows(geo, east_rows).count_ones()),
+        EvenCut::BothQueens => Subsets::new(beside_rows(geo, east_rows), 1)
+            .map(|row| {
+                u64::from(west_beside_rows(geo, east_rows, row.trailing_zeros()).count_ones())
+            })
+            .sum(),
+    }
+}
+
+/// The tasks of a row set under `cut`, in order: by the east queen's row,
+/// then the west queen's.
+fn row_set_tasks(geo: Geometry, east_rows: u32, cut: EvenCut) -> impl Iterator<Item = JoinTask> {
+    let (east_places, both) = match cut {
+        EvenCut::RowSet => (0, false),
+        EvenCut::EastQueen => (beside_rows(&geo, east_rows), false),
+        EvenCut::BothQueens => (beside_rows(&geo, east_rows), true),
+    };
+    let whole = (cut == EvenCut::RowSet).then_some(JoinTask {
+        east_rows,
+        middle: 0,
+    });
+    let cut_tasks = Subsets::new(east_places, 1).flat_map(move |bit| {
+        let east_row = bit.trailing_zeros();
+        let west_places = if both {
+            west_beside_rows(&geo, east_rows, east_row)
+        } else {
+            0
+        };
+        let east_only = (!both).then_some(JoinTask {
+            east_rows,
+            middle: 1 + east_row,
+        });
+        east_only
+            .into_iter()
+            .chain(Subsets::new(west_places, 1).map(move |bit| JoinTask {
+                east_rows,
+                middle: (1 + east_row) | (1 + bit.trailing_zeros()) << 8,
+            }))
+    });
+    whole.into_iter().chain(cut_tasks)
 }
 
 /// The tasks of an `n` board, in a stable order: for even N by row set
-/// (colex), then by the row of the east queen beside the middle line; for
-/// odd N by `middle`, then by the colex order of the row sets.
+/// (colex), then by the row of the east queen beside the middle line, then
+/// of the west one (as [`EvenCut`] for N cuts them); for odd N by
+/// `middle`, then by the colex order of the row sets.
 ///
 /// The plain enumeration, the twin that [`JoinTasks`] is tested against.
 pub fn tasks(n: u32) -> Vec<JoinTask> {
-    tasks_cut(n, cuts_beside(n))
+    tasks_cut(n, even_cut(n))
 }
 
-/// [`tasks`], with even N's row sets cut by the east queen beside the
-/// middle line or not, at any N (tests count both ways).
-pub fn tasks_cut(n: u32, beside: bool) -> Vec<JoinTask> {
+/// [`tasks`], with even N's row sets cut as `cut` says, at any N (tests
+/// count every way).
+pub fn tasks_cut(n: u32, cut: EvenCut) -> Vec<JoinTask> {
     let geo = Geometry::new(n);
     let mut tasks = Vec::new();
     if n.is_multiple_of(2) {
@@ -208,20 +303,32 @@ pub fn tasks_cut(n: u32, beside: bool) -> Vec<JoinTask> {
             if rows > reverse_rows(rows, n) {
                 return;
             }
-            if !beside {
+            if cut == EvenCut::RowSet {
                 tasks.push(JoinTask {
                     east_rows: rows,
                     middle: 0,
                 });
                 return;
             }
-            for row in 0..n {
-                let beside_middle = row == geo.h - 1 || row == geo.h;
-                if rows & (1 << row) != 0 && !beside_middle {
+            for east_row in 0..n {
+                let long_diagonal = east_row == geo.h - 1 || east_row == geo.h;
+                if rows & (1 << east_row) == 0 || long_diagonal {
+                    continue;
+                }
+                if cut == EvenCut::EastQueen {
                     tasks.push(JoinTask {
                         east_rows: rows,
-                        middle: row + 1,
+                        middle: east_row + 1,
                     });
+                    continue;
+                }
+                for west_row in 0..n {
+                    if rows & (1 << west_row) == 0 && west_row.abs_diff(east_row) != 1 {
+                        tasks.push(JoinTask {
+                            east_rows: rows,
+                            middle: (east_row + 1) | (west_row + 1) << 8,
+                        });
+                    }
                 }
             }
         });
@@ -253,16 +360,15 @@ pub fn tasks_cut(n: u32, beside: bool) -> Vec<JoinTask> {
 /// The tasks of an `n` board by position, as [`tasks`] lists them, held in
 /// 4 bytes a row set: the row sets that a symmetry rule filters are
 /// stored, and the odd-N tasks with the middle queens apart, which are
-/// every subset of a size, are worked out from their position. Even N has
-/// one task per row set and place of its east queen beside the middle
-/// line; a running count every [`INDEX_STRIDE`] row sets finds a task's
-/// row set without a list of the tasks themselves.
+/// every subset of a size, are worked out from their position. Even N cut
+/// beside the middle line has one task per row set and place of the queens
+/// it fixes; a running count every [`INDEX_STRIDE`] row sets finds a
+/// task's row set without a list of the tasks themselves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JoinTasks {
     n: u32,
-    /// Even N: whether a row set's task is cut by the place of its east
-    /// queen beside the middle line.
-    beside: bool,
+    /// Even N: how a row set's task is cut.
+    cut: EvenCut,
     /// Row sets of the tasks with `middle` 0 (odd N), or of every task
     /// (even N), in order.
     stored: Vec<u32>,
@@ -288,14 +394,19 @@ fn beside_rows(geo: &Geometry, east_rows: u32) -> u32 {
 impl JoinTasks {
     /// The tasks of an `n` board (4 <= n <= 32).
     pub fn new(n: u32) -> JoinTasks {
-        JoinTasks::cut(n, cuts_beside(n))
+        JoinTasks::cut(n, even_cut(n))
     }
 
-    /// The tasks of an `n` board, with even N's row sets cut by the east
-    /// queen beside the middle line or not, at any N (tests count both
-    /// ways; a count takes [`JoinTasks::new`]).
-    pub fn cut(n: u32, beside: bool) -> JoinTasks {
-        let beside = beside && n.is_multiple_of(2);
+    /// The tasks of an `n` board, with even N's row sets cut as `cut`
+    /// says, at any N (tests count every way; a count takes
+    /// [`JoinTasks::new`]).
+    pub fn cut(n: u32, cut: EvenCut) -> JoinTasks {
+        let cut = if n.is_multiple_of(2) {
+            cut
+        } else {
+            EvenCut::RowSet
+        };
+        let beside = cut != EvenCut::RowSet;
         let geo = Geometry::new(n);
         let mut stored = Vec::new();
         let mut index = Vec::new();
@@ -308,7 +419,7 @@ impl JoinTasks {
                         index.push(before);
                     }
                     stored.push(rows);
-                    before += u64::from(beside_rows(&geo, rows).count_ones());
+                    before += tasks_of_row_set(&geo, rows, cut);
                 }
             });
             index.push(before);
@@ -329,7 +440,7 @@ impl JoinTasks {
         }
         JoinTasks {
             n,
-            beside,
+            cut,
             stored,
             index,
             per_middle,
@@ -338,7 +449,7 @@ impl JoinTasks {
 
     /// Tasks in the plan.
     pub fn len(&self) -> u64 {
-        if self.beside {
+        if self.cut != EvenCut::RowSet {
             return self.index.last().copied().unwrap_or(0);
         }
         let middles = if self.n.is_multiple_of(2) {
@@ -362,20 +473,17 @@ impl JoinTasks {
     /// The task at `index` (below [`JoinTasks::len`]).
     pub fn get(&self, index: u64) -> JoinTask {
         let geo = Geometry::new(self.n);
-        if self.beside {
+        if self.cut != EvenCut::RowSet {
             assert!(index < self.len(), "join task {index} out of range");
             // The last run starting at or before `index`, then row sets
             // one by one.
             let run = self.index.partition_point(|&before| before <= index) - 1;
             let mut rest = index - self.index[run];
             for &rows in &self.stored[run * INDEX_STRIDE..] {
-                let places = beside_rows(&geo, rows);
-                let count = u64::from(places.count_ones());
+                let count = tasks_of_row_set(&geo, rows, self.cut);
                 if rest < count {
-                    return JoinTask {
-                        east_rows: rows,
-                        middle: 1 + nth_bit(places, rest as u32),
-                    };
+                    let task = row_set_tasks(geo, rows, self.cut).nth(rest as usize);
+                    return task.expect("a row set has the tasks it counts");
                 }
                 rest -= count;
             }
@@ -399,29 +507,18 @@ impl JoinTasks {
     }
 }
 
-/// The position of the `k`-th lowest set bit of `set` (which has more than
-/// `k`).
-fn nth_bit(set: u32, k: u32) -> u32 {
-    let mut rest = set;
-    for _ in 0..k {
-        rest &= rest - 1;
-    }
-    rest.trailing_zeros()
-}
-
 impl JoinTasks {
     /// Every task in order, made one after another (no unranking): what a
     /// fingerprint of 65 million tasks walks.
     pub fn iter(&self) -> Box<dyn Iterator<Item = JoinTask> + '_> {
         let geo = Geometry::new(self.n);
-        if self.beside {
-            return Box::new(self.stored.iter().flat_map(move |&rows| {
-                let places = beside_rows(&geo, rows);
-                (0..places.count_ones()).map(move |k| JoinTask {
-                    east_rows: rows,
-                    middle: 1 + nth_bit(places, k),
-                })
-            }));
+        if self.n.is_multiple_of(2) {
+            let cut = self.cut;
+            return Box::new(
+                self.stored
+                    .iter()
+                    .flat_map(move |&rows| row_set_tasks(geo, rows, cut)),
+            );
         }
         let middles = if self.per_middle == 0 { 0 } else { geo.h };
         let stored = self.stored.iter().map(|&rows| JoinTask {
@@ -889,10 +986,14 @@ fn even_specs(
         };
         return vec![(east, west, weights)];
     }
-    let east_row = task.middle - 1;
+    let east_row = task.east_beside().expect("a cut task fixes its east queen");
     let east_queen = geo.queen_diagonals(east_row, geo.h - 1);
+    let west_places = match task.west_beside() {
+        Some(west_row) => 1 << west_row,
+        None => west_beside_rows(geo, task.east_rows, east_row),
+    };
     (0..geo.n)
-        .filter(|&row| west_rows & (1 << row) != 0 && row.abs_diff(east_row) != 1)
+        .filter(|&row| west_places & (1 << row) != 0)
         .map(|west_row| {
             let west_queen = geo.queen_diagonals(west_row, geo.h);
             let both = (east_queen.0 | west_queen.0, east_queen.1 | west_queen.1);

@@ -58,14 +58,17 @@ impl RowBounds {
                     west_long[row as usize] = west & long;
                 }
             }
-            if task.middle > 0 {
-                // The east queen beside the middle line stands on its row;
-                // no other east queen takes its column.
-                let beside = 1u64 << (h - 1);
-                for columns in &mut open {
-                    *columns &= !beside;
+            // The queens beside the middle line the task fixes stand on
+            // their rows; no other queen takes their columns.
+            let fixed = [(task.east_beside(), h - 1), (task.west_beside(), h)];
+            for (row, column) in fixed {
+                if let Some(row) = row {
+                    let beside = 1u64 << column;
+                    for columns in &mut open {
+                        *columns &= !beside;
+                    }
+                    open[row as usize] = beside;
                 }
-                open[task.middle as usize - 1] = beside;
             }
             weights = even_weights(task.east_rows, n);
         } else {
