@@ -178,6 +178,15 @@ impl TaskList {
             Tasks::Join(tasks) => tasks.bytes(),
         }
     }
+
+    /// The join tasks, if they are an even N's row sets cut beside the
+    /// middle line.
+    pub(crate) fn cut_join_tasks(&self) -> Option<&join::JoinTasks> {
+        match &self.0 {
+            Tasks::Join(tasks) if tasks.cut_code() != 0 => Some(tasks),
+            _ => None,
+        }
+    }
 }
 
 /// The plan task `id` of a join task.

@@ -508,6 +508,30 @@ impl JoinTasks {
 }
 
 impl JoinTasks {
+    /// How an even N's row sets are cut, as a code for fingerprints: 0
+    /// whole (and odd N), 1 by the east queen beside the middle line, 2 by
+    /// both.
+    pub fn cut_code(&self) -> u8 {
+        match self.cut {
+            EvenCut::RowSet => 0,
+            EvenCut::EastQueen => 1,
+            EvenCut::BothQueens => 2,
+        }
+    }
+
+    /// Even N: every row set with the number of its tasks, in order.
+    pub fn row_sets(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        let geo = Geometry::new(self.n);
+        let cut = if self.n.is_multiple_of(2) {
+            self.cut
+        } else {
+            EvenCut::RowSet
+        };
+        self.stored
+            .iter()
+            .map(move |&rows| (rows, tasks_of_row_set(&geo, rows, cut)))
+    }
+
     /// Every task in order, made one after another (no unranking): what a
     /// fingerprint of 65 million tasks walks.
     pub fn iter(&self) -> Box<dyn Iterator<Item = JoinTask> + '_> {

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use nqueens::plan::estimate_costs;
 use nqueens::run::estimate::{estimate, Estimate};
-use nqueens::search::join::BESIDE_MIN_N;
+use nqueens::search::join::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
 use serde::Serialize;
@@ -122,10 +122,12 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         plan.prefix_nodes
     )?;
     if plan.method == Method::Join {
-        let cut = if plan.n % 2 == 0 && plan.n >= BESIDE_MIN_N {
+        let cut = if plan.n % 2 == 1 || plan.n < BESIDE_MIN_N {
+            ""
+        } else if plan.n < BOTH_BESIDE_MIN_N {
             ", each cut by the row of its east queen beside the middle line"
         } else {
-            ""
+            ", each cut by the rows of its two queens beside the middle line"
         };
         writeln!(
             out,
