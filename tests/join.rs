@@ -622,7 +622,6 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
 }
 
 #[test]
-#[test]
 fn every_task_counted_row_by_row_equals_its_join() {
     use nqueens::search::join::{count_task, count_task_by_rows, tasks_cut, EvenCut};
     for n in 4..=13 {

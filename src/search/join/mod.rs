@@ -362,7 +362,7 @@ pub fn tasks_cut(n: u32, cut: EvenCut) -> Vec<JoinTask> {
 /// stored, and the odd-N tasks with the middle queens apart, which are
 /// every subset of a size, are worked out from their position. Even N cut
 /// beside the middle line has one task per row set and place of the queens
-/// it fixes; a running count every [`INDEX_STRIDE`] row sets finds a
+/// it fixes; a running count every 256 row sets finds a
 /// task's row set without a list of the tasks themselves.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JoinTasks {
