@@ -3,14 +3,15 @@
 //! plain bit-sliced matcher against the split one, loading included; and
 //! the whole task (half boards built from the quadrant table, then
 //! matched), and the on-demand build of the quadrant cells the task needs.
-//! Every measurement asserts the pairs or placements it counts.
+//! Every measurement asserts the pairs or placements it counts. Then the
+//! even-N path of large N: a cut task of N = 24.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::search::join::{
-    choose_cuts, count_disjoint_naive, count_task, task_keys, tasks, Matcher, RowCells,
-    SplitMatcher, LEAF_MIN, MAX_CUTS,
+    choose_cuts, count_disjoint_naive, count_task, count_task_by_rows, task_keys, tasks, JoinTasks,
+    Matcher, RowCells, SplitMatcher, LEAF_MIN, MAX_CUTS,
 };
 
 const N: u32 = 20;
@@ -71,5 +72,25 @@ fn matchers(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, matchers);
+/// The even-N path of large N: the median task of N = 24, a row set cut by
+/// its east queen beside the middle line (one join per place of the west
+/// queen beside it, cells from the thread's cache), against the row-by-row
+/// count of the same task.
+fn cut_task(c: &mut Criterion) {
+    const LARGE: u32 = 24;
+    let all = JoinTasks::new(LARGE);
+    let task = all.get(all.len() / 2);
+    assert!(task.east_beside().is_some(), "N = 24 is cut: {task:?}");
+    let expected = count_task(LARGE, &task).solutions;
+    let mut group = c.benchmark_group("join-24");
+    group.sample_size(10);
+    group.bench_function("cut-task", |b| {
+        b.iter(|| assert_eq!(count_task(LARGE, black_box(&task)).solutions, expected))
+    });
+    group.finish();
+    // Checked once, not timed: the row-by-row count takes seconds.
+    assert_eq!(count_task_by_rows(LARGE, &task), expected);
+}
+
+criterion_group!(benches, matchers, cut_task);
 criterion_main!(benches);
