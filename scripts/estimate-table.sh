@@ -15,8 +15,8 @@ bin=${NQUEENS:-target/release/nqueens}
 [ -x "$bin" ] || cargo build --release --quiet
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || echo unknown)
 echo "# $cpu, matcher ${NQUEENS_MATCHER:-auto}, lanes ${NQUEENS_LANES:-auto}, $threads threads, seed ${SEED:-0}, $(date -u +%Y-%m-%dT%H:%MZ)"
-echo "| N | tasks | sampled | core time | 95% interval | core-ns per solution | wall on ${CORES:-1000} cores | estimate took | peak memory (measured / plan) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| N | tasks | sampled | core time | 95% interval | core-ns per solution | largest sampled task | wall on ${CORES:-1000} cores | estimate took | peak memory (measured / plan) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "$@"; do
     out=$( { /usr/bin/time -f '%M' "$bin" plan "$n" -j "$threads" --estimate --sample "$sample" \
         --seed "${SEED:-0}" --cores "${CORES:-1000}" --format json; } 2>&1 )
@@ -33,6 +33,7 @@ def span(s):
 ns = r.get("core_ns_per_solution")
 print(f"| {r['n']} | {r['tasks']:,} | {r['sampled']} | {span(r['estimated_core_seconds'])} | "
       f"{span(r['interval_low'])} to {span(r['interval_high'])} | {'%.2f' % ns if ns else '(unpublished)'} | "
+      f"{span(r['largest_task_seconds'])} | "
       f"{span(r['cores_wall_seconds'])} | {span(r['estimate_seconds'])} | "
       f"{kib / 1024:.0f} / {r['peak_memory_bytes'] / 2**20:.0f} MiB |")
 PY

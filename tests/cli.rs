@@ -623,6 +623,18 @@ fn the_estimate_samples_and_brackets_its_figure() {
             "{method}: {plan}"
         );
         assert_eq!(plan["threads"], 2);
+        // The costliest sampled task costs at least the sample's mean (the
+        // estimate's mean task) and at most the whole count.
+        let largest = plan["largest_task_seconds"].as_f64().unwrap();
+        assert!(largest >= core / tasks as f64 * 0.999, "{method}: {plan}");
+        assert!(largest <= core, "{method}: {plan}");
+        // The published count gives core-ns per solution.
+        let per_solution = plan["core_ns_per_solution"].as_f64().unwrap();
+        let published = nqueens::published::total(13).unwrap() as f64;
+        assert!(
+            (per_solution - core * 1e9 / published).abs() < 1e-6 * per_solution,
+            "{method}: {plan}"
+        );
     }
     // A sample of every task has no sampling error.
     let whole = plan_json(&["9", "--estimate", "--sample", "100000"]);

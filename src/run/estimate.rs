@@ -51,6 +51,10 @@ pub struct Estimate {
     pub threads: usize,
     /// Wall seconds the estimate took.
     pub seconds: f64,
+    /// Thread-seconds of the costliest sampled task (as timed, or as
+    /// probed): what a worker loses at most when stopped mid-task, and
+    /// how long a cluster's tail can be.
+    pub largest_task: f64,
 }
 
 impl Estimate {
@@ -122,6 +126,7 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
         ),
         threads,
         seconds: started.elapsed().as_secs_f64(),
+        largest_task: costs.iter().copied().fold(0.0, f64::max),
     })
 }
 

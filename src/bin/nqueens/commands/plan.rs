@@ -47,6 +47,8 @@ struct EstimateRecord {
     /// Core-seconds per solution in nanoseconds, where the count is
     /// published.
     core_ns_per_solution: Option<f64>,
+    /// Thread-seconds of the costliest sampled task.
+    largest_task_seconds: f64,
     estimate_seconds: f64,
 }
 
@@ -87,6 +89,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
                     cores: args.cores,
                     cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
                     core_ns_per_solution: core_ns(plan.n, estimate.core_seconds),
+                    largest_task_seconds: estimate.largest_task,
                     estimate_seconds: estimate.seconds,
                 }
             }),
@@ -190,6 +193,12 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
             core_ns(args.n, high).unwrap_or(0.0)
         )?;
     }
+    writeln!(
+        out,
+        "  largest sampled task: {} on one thread (mean {})",
+        human_duration(estimate.largest_task),
+        human_duration(estimate.core_seconds / estimate.tasks.max(1) as f64)
+    )?;
     let mut cores = vec![estimate.threads];
     cores.extend(args.cores.filter(|&cores| cores != estimate.threads));
     for cores in cores {
