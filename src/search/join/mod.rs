@@ -521,12 +521,7 @@ impl JoinTasks {
 
     /// Even N: every row set with the number of its tasks, in order.
     pub fn row_sets(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
-        let geo = Geometry::new(self.n);
-        let cut = if self.n.is_multiple_of(2) {
-            self.cut
-        } else {
-            EvenCut::RowSet
-        };
+        let (geo, cut) = (Geometry::new(self.n), self.cut);
         self.stored
             .iter()
             .map(move |&rows| (rows, tasks_of_row_set(&geo, rows, cut)))
@@ -1095,18 +1090,18 @@ fn count_in<G: Glue>(
     if shared.is_none() {
         cells.set_whole_placements(parts.whole_placements);
     }
+    let join = Join {
+        glue,
+        geo: &geo,
+        cells: CellSource {
+            shared,
+            cache: RefCell::new(cells),
+        },
+        parts,
+        stop,
+    };
     if n.is_multiple_of(2) {
         let weights = even_weights(task.east_rows, n);
-        let join = Join {
-            glue,
-            geo: &geo,
-            cells: CellSource {
-                shared,
-                cache: RefCell::new(cells),
-            },
-            parts,
-            stop,
-        };
         // The east keys are stored (the smaller side: one load per join),
         // the west ones query them, weighted by their class.
         let mut tally = JoinTally::default();
@@ -1125,16 +1120,6 @@ fn count_in<G: Glue>(
         }
         return Some(tally);
     }
-    let join = Join {
-        glue,
-        geo: &geo,
-        cells: CellSource {
-            shared,
-            cache: RefCell::new(cells),
-        },
-        parts,
-        stop,
-    };
     let buffers = Buffers {
         made,
         north,
