@@ -525,6 +525,7 @@ fn tasks_cut_beside_the_middle_add_up_to_their_row_sets() {
         stored_keys: 7,
         query_keys: 3,
         whole_placements: 0,
+        ..Parts::DEFAULT
     };
     for n in (6..=16).step_by(2) {
         for cut in [EvenCut::EastQueen, EvenCut::BothQueens] {
@@ -548,6 +549,64 @@ fn tasks_cut_beside_the_middle_add_up_to_their_row_sets() {
                 total += u128::from(sum);
             }
             assert_eq!(Some(total), published::total(n), "n={n} {cut:?}");
+        }
+    }
+}
+
+#[test]
+fn joins_cut_into_grids_count_alike() {
+    use nqueens::search::join::{count_task_in_parts, tasks_cut, EvenCut, Parts};
+    let plain = Parts {
+        levels: Some(0),
+        ..Parts::DEFAULT
+    };
+    for n in 5..=16u32 {
+        let cuts: &[EvenCut] = if n % 2 == 1 {
+            &[EvenCut::RowSet]
+        } else {
+            &[EvenCut::EastQueen, EvenCut::BothQueens]
+        };
+        for &cut in cuts {
+            for levels in 1..=3 {
+                let grid = Parts {
+                    levels: Some(levels),
+                    ..Parts::DEFAULT
+                };
+                // Small parts, row sets made cell by cell, and groups too
+                // large to hold (joined pair by pair).
+                let tiny = Parts {
+                    stored_keys: 7,
+                    query_keys: 3,
+                    whole_placements: 0,
+                    ..grid
+                };
+                let pairwise = Parts {
+                    held_keys: 1,
+                    ..grid
+                };
+                let mut total = 0u128;
+                for (index, task) in tasks_cut(n, cut).iter().enumerate() {
+                    let counted = count_task_in_parts(n, task, grid);
+                    if n < 14 || index % 13 == 0 {
+                        let expected = count_task_in_parts(n, task, plain);
+                        assert_eq!(
+                            counted.solutions, expected.solutions,
+                            "n={n} {levels} {task:?}"
+                        );
+                    }
+                    if n <= 10 {
+                        assert_eq!(
+                            count_task_in_parts(n, task, tiny),
+                            counted,
+                            "n={n} {task:?}"
+                        );
+                        let by_pairs = count_task_in_parts(n, task, pairwise);
+                        assert_eq!(by_pairs.solutions, counted.solutions, "n={n} {task:?}");
+                    }
+                    total += u128::from(counted.solutions);
+                }
+                assert_eq!(Some(total), published::total(n), "n={n} {cut:?} {levels}");
+            }
         }
     }
 }
@@ -592,6 +651,7 @@ fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
                     stored_keys,
                     query_keys,
                     whole_placements,
+                    ..Parts::DEFAULT
                 };
                 assert_eq!(
                     count_task_in_parts(n, &task, parts),

@@ -10,7 +10,7 @@
 //! [`Parts`]: super::Parts
 
 use super::cells::{CellCache, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
-use super::{MAX_CUTS, QUERY_KEYS, ROUTE_BATCH, STORED_KEYS};
+use super::{grid_levels, GRID_HELD_KEYS, MAX_CUTS, QUERY_KEYS, ROUTE_BATCH, STORED_KEYS};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
 /// the whole quadrant table, which the shared cells fill up to.
@@ -101,11 +101,20 @@ pub fn thread_bytes(n: u32) -> u64 {
     // size, and never holds more keys than pairs of a row set's
     // placements with the largest cell.
     let keys = |part: usize| (part as u64).min(largest * cell) + cell;
+    // A grid holds its stored groups and one query group whole, each up
+    // to its cap (past it, it joins pair by pair): resident as made, the
+    // room a vector keeps past its keys never touched.
+    let grid = if grid_levels(n) > 0 {
+        2 * keys(GRID_HELD_KEYS) * 8
+    } else {
+        0
+    };
     let live = cells
         + placements
         + keys(STORED_KEYS) * BYTES_PER_STORED_KEY
         + keys(QUERY_KEYS) * BYTES_PER_QUERY_KEY
-        + ROUTE_BYTES;
+        + ROUTE_BYTES
+        + grid;
     // Past the shared cells (from N = 24) a thread's leaves and cached row sets are
     // rebuilt at every size, task after task, and the allocator keeps
     // freed blocks in each thread's arena: measured at N = 25 on 2

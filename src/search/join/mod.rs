@@ -724,7 +724,12 @@ impl Scratch {
             .map(Vec::capacity)
             .sum();
         let made: u64 = self.made.iter().flatten().map(MadeCell::bytes).sum();
-        self.cells.bytes() + made + placed + keys as u64 * 8 + self.matcher.bytes()
+        self.cells.bytes()
+            + made
+            + placed
+            + keys as u64 * 8
+            + self.matcher.bytes()
+            + self.held.bytes()
     }
 
     /// Takes the cells shared by all threads for quadrants of `side`, if
@@ -787,6 +792,24 @@ struct Scratch {
     stored: [Vec<u64>; 3],
     queries: [Vec<u64>; 3],
     matcher: SplitMatcher,
+    /// A grid's boards held whole.
+    held: Held,
+}
+
+/// The boards a grid's count holds whole: every stored group's keys (and
+/// where each group ends), and one query group's by class.
+#[derive(Default)]
+struct Held {
+    east: [Vec<u64>; 3],
+    ends: Vec<usize>,
+    west: [Vec<u64>; 3],
+}
+
+impl Held {
+    fn bytes(&self) -> u64 {
+        let keys: usize = self.east.iter().chain(&self.west).map(Vec::capacity).sum();
+        (keys * 8 + self.ends.capacity() * 8) as u64
+    }
 }
 
 thread_local! {
@@ -801,6 +824,13 @@ pub struct JoinTally {
     /// Pairs of half boards decided by the matcher (the work measure
     /// reported as nodes).
     pub pairs: u64,
+}
+
+impl std::ops::AddAssign for JoinTally {
+    fn add_assign(&mut self, other: JoinTally) {
+        self.solutions += other.solutions;
+        self.pairs += other.pairs;
+    }
 }
 
 /// Counts one task of an `n` board, in this thread's scratch space.
@@ -821,6 +851,13 @@ pub struct Parts {
     /// [`WHOLE_PLACEMENTS`] every side takes the per-thread cache (tests
     /// take it tiny).
     pub whole_placements: u64,
+    /// Columns a side each join is cut by (see [`grid_levels`], which
+    /// `None` takes; tests take others).
+    pub levels: Option<u32>,
+    /// Most keys a grid holds of its stored groups together, and of one
+    /// query group ([`GRID_HELD_KEYS`]); past it a grid's groups are
+    /// joined pair by pair, each made again (tests take it tiny).
+    pub held_keys: usize,
 }
 
 impl Parts {
@@ -830,6 +867,8 @@ impl Parts {
         stored_keys: STORED_KEYS,
         query_keys: QUERY_KEYS,
         whole_placements: WHOLE_PLACEMENTS,
+        levels: None,
+        held_keys: GRID_HELD_KEYS,
     };
 }
 
@@ -1037,8 +1076,226 @@ fn even_specs(
         .collect()
 }
 
+/// Joins by the places of two more queens, one per side of the middle: a
+/// stored group per place of the east one (its diagonals, and the stored
+/// specs of the boards that hold it, each with its extra key) and a query
+/// group per place of the west one (its diagonals, the query spec and the
+/// class weights). Every stored group meets every query group whose queen
+/// its own leaves alone, each side keeping only the boards that leave the
+/// other side's queen alone: a board's key holds every diagonal it shares
+/// with a queen across the middle, so that is one AND per board, and each
+/// group's boards are made once however many groups they meet.
+struct Grid {
+    stored: Vec<StoredGroup>,
+    queries: Vec<QueryGroup>,
+}
+
+/// A grid's stored group: its queens' diagonals, and its specs, each with
+/// its extra key.
+type StoredGroup = ((u64, u64), Vec<(HalfSpec, u64)>);
+
+/// A grid's query group: its queens' diagonals, its spec and the class
+/// weights.
+type QueryGroup = ((u64, u64), HalfSpec, [u64; 3]);
+
+impl Grid {
+    /// One join as a grid of one group a side.
+    fn of_join(stored: Vec<(HalfSpec, u64)>, query: HalfSpec, weights: [u64; 3]) -> Grid {
+        Grid {
+            stored: vec![((0, 0), stored)],
+            queries: vec![((0, 0), query, weights)],
+        }
+    }
+
+    /// The grid with every group split by the place of its queen in one
+    /// more column a side: `east_col` (a board column) and the west
+    /// half's column `west_col` (0 beside the middle). A place is kept if
+    /// it leaves the spec's forbidden diagonals alone (its fixed queens,
+    /// and for east boards of even N the long diagonals); a spec whose
+    /// column a fixed queen of its own holds already (the middle row's)
+    /// forms a group of its own, as that queen's place. A west queen on a
+    /// long diagonal shifts the class weights by one.
+    fn deepen(self, geo: &Geometry, east_col: Option<u32>, west_col: Option<u32>) -> Grid {
+        let either = |a: (u64, u64), b: (u64, u64)| (a.0 | b.0, a.1 | b.1);
+        let free = |forbid: (u64, u64), queen: (u64, u64)| {
+            forbid.0 & queen.0 == 0 && forbid.1 & queen.1 == 0
+        };
+        let rows_of = |rows: u32| (0..geo.n).filter(move |&row| rows & (1 << row) != 0);
+        let mut stored = Vec::new();
+        let Some(east_col) = east_col else {
+            return self.deepen_queries(geo, west_col);
+        };
+        for (queen, specs) in self.stored {
+            // By the row of the new queen; `geo.n` for a column held.
+            let mut groups: Vec<(u32, Vec<(HalfSpec, u64)>)> = Vec::new();
+            let mut group = |row: u32, spec: (HalfSpec, u64)| match groups
+                .iter_mut()
+                .find(|(r, _)| *r == row)
+            {
+                Some((_, specs)) => specs.push(spec),
+                None => groups.push((row, vec![spec])),
+            };
+            for (spec, extra) in specs {
+                if spec.cols & (1 << east_col) == 0 {
+                    group(geo.n, (spec, extra));
+                    continue;
+                }
+                for row in rows_of(spec.rows) {
+                    let new = geo.queen_diagonals(row, east_col);
+                    if free(spec.forbid, new) {
+                        let deeper = HalfSpec {
+                            rows: spec.rows & !(1 << row),
+                            cols: spec.cols & !(1 << east_col),
+                            forbid: either(spec.forbid, new),
+                            ..spec
+                        };
+                        group(row, (deeper, extra));
+                    }
+                }
+            }
+            groups.sort_by_key(|(row, _)| *row);
+            for (row, specs) in groups {
+                let new = if row == geo.n {
+                    (0, 0)
+                } else {
+                    geo.queen_diagonals(row, east_col)
+                };
+                stored.push((either(queen, new), specs));
+            }
+        }
+        Grid {
+            stored,
+            queries: self.queries,
+        }
+        .deepen_queries(geo, west_col)
+    }
+
+    /// [`Grid::deepen`] of the query groups only.
+    fn deepen_queries(self, geo: &Geometry, west_col: Option<u32>) -> Grid {
+        let Some(west_col) = west_col else {
+            return self;
+        };
+        let either = |a: (u64, u64), b: (u64, u64)| (a.0 | b.0, a.1 | b.1);
+        let free = |forbid: (u64, u64), queen: (u64, u64)| {
+            forbid.0 & queen.0 == 0 && forbid.1 & queen.1 == 0
+        };
+        let rows_of = |rows: u32| (0..geo.n).filter(move |&row| rows & (1 << row) != 0);
+        let mut queries = Vec::new();
+        for (queen, spec, weights) in self.queries {
+            for row in rows_of(spec.rows) {
+                let new = geo.queen_diagonals(row, geo.lo + west_col);
+                if spec.cols & (1 << west_col) == 0 || !free(spec.forbid, new) {
+                    continue;
+                }
+                let deeper = HalfSpec {
+                    rows: spec.rows & !(1 << row),
+                    cols: spec.cols & !(1 << west_col),
+                    forbid: either(spec.forbid, new),
+                    ..spec
+                };
+                let weights = if geo.key(new.0, new.1) & spec.class_keys != 0 {
+                    [weights[1], weights[2], 0]
+                } else {
+                    weights
+                };
+                queries.push((either(queen, new), deeper, weights));
+            }
+        }
+        Grid {
+            stored: self.stored,
+            queries,
+        }
+    }
+
+    /// Every spec, in the order the grid's count makes their boards.
+    fn specs(&self) -> impl Iterator<Item = HalfSpec> + '_ {
+        let stored = self
+            .stored
+            .iter()
+            .flat_map(|(_, specs)| specs.iter().map(|(spec, _)| *spec));
+        stored.chain(self.queries.iter().map(|(_, spec, _)| *spec))
+    }
+
+    /// The pairs of groups that meet, each as the stored specs (forbidden
+    /// the query group's queen, without those whose extra key it takes)
+    /// and the query spec (forbidden the stored group's queen): the twin
+    /// of the grid's count, and its way when a group is too large to hold.
+    fn pairs<'a>(
+        &'a self,
+        geo: &'a Geometry,
+        queries: &'a [QueryGroup],
+    ) -> impl Iterator<Item = (Vec<(HalfSpec, u64)>, HalfSpec, [u64; 3])> + 'a {
+        let key = |(d1, d2): (u64, u64)| geo.key(d1, d2);
+        let either = |a: (u64, u64), b: (u64, u64)| (a.0 | b.0, a.1 | b.1);
+        queries
+            .iter()
+            .flat_map(move |(west_queen, query, weights)| {
+                self.stored
+                    .iter()
+                    .filter(move |(east_queen, _)| key(*east_queen) & key(*west_queen) == 0)
+                    .map(move |(east_queen, specs)| {
+                        let stored = specs
+                            .iter()
+                            .filter(|(_, extra)| extra & key(*west_queen) == 0)
+                            .map(|(spec, extra)| {
+                                let forbid = either(spec.forbid, *west_queen);
+                                (HalfSpec { forbid, ..*spec }, *extra)
+                            })
+                            .collect();
+                        let forbid = either(query.forbid, *east_queen);
+                        (stored, HalfSpec { forbid, ..*query }, *weights)
+                    })
+            })
+    }
+}
+
+/// The join of an even-N task cut beside the middle line, with only the
+/// queens it fixes: the east boards with their queen beside the middle
+/// (both forbidden its diagonals, and the west one's when the task fixes
+/// it too; the east boards keep both long diagonals free), the west boards
+/// and their class weights (shifted by one where the west queen stands on
+/// a long diagonal).
+fn even_join(geo: &Geometry, task: &JoinTask, weights: [u64; 3]) -> (HalfSpec, HalfSpec, [u64; 3]) {
+    let quadrant_cols = (1u32 << geo.h) - 1;
+    let main = 1u64 << (geo.n - 1);
+    let west_rows = geo.all_rows() & !task.east_rows;
+    let east_row = task.east_beside().expect("a cut task fixes its east queen");
+    let east_queen = geo.queen_diagonals(east_row, geo.h - 1);
+    let (west_rows, west_cols, forbid, weights) = match task.west_beside() {
+        None => (west_rows, quadrant_cols, east_queen, weights),
+        Some(west_row) => {
+            let west_queen = geo.queen_diagonals(west_row, geo.h);
+            let both = (east_queen.0 | west_queen.0, east_queen.1 | west_queen.1);
+            let on_long_diagonal = west_row == geo.h - 1 || west_row == geo.h;
+            let weights = if on_long_diagonal {
+                [weights[1], weights[2], 0]
+            } else {
+                weights
+            };
+            (
+                west_rows & !(1 << west_row),
+                quadrant_cols & !1,
+                both,
+                weights,
+            )
+        }
+    };
+    let east = HalfSpec::new(
+        task.east_rows & !(1 << east_row),
+        quadrant_cols & !(1 << (geo.h - 1)),
+        false,
+        (forbid.0 | main, forbid.1 | main),
+    );
+    let west = HalfSpec {
+        class_keys: geo.key(main, main),
+        ..HalfSpec::new(west_rows, west_cols, true, forbid)
+    };
+    (east, west, weights)
+}
+
 /// One half board's part of the board: its rows, its open quadrant
 /// columns, which half, and the diagonals it must leave alone.
+#[derive(Clone, Copy, Debug)]
 struct HalfSpec {
     rows: u32,
     cols: u32,
@@ -1081,9 +1338,8 @@ fn count_in<G: Glue>(
         stored,
         queries,
         matcher,
+        held,
     } = scratch;
-    let quadrant_cols = (1u32 << geo.h) - 1;
-    let open = geo.half_rows();
     let shared = shared
         .as_deref()
         .filter(|_| geo.h <= SHARED_MAX_SIDE && parts.whole_placements >= WHOLE_PLACEMENTS);
@@ -1100,27 +1356,7 @@ fn count_in<G: Glue>(
         parts,
         stop,
     };
-    if n.is_multiple_of(2) {
-        let weights = even_weights(task.east_rows, n);
-        // The east keys are stored (the smaller side: one load per join),
-        // the west ones query them, weighted by their class.
-        let mut tally = JoinTally::default();
-        for (east, west, weights) in even_specs(&geo, task, weights) {
-            let buffers = Buffers {
-                made: &mut *made,
-                north: &mut *north,
-                south: &mut *south,
-                stored: &mut *stored,
-                queries: &mut *queries,
-                matcher: &mut *matcher,
-            };
-            let pair = join.count(buffers, &[(east, 0)], &[(west, 0, weights)])?;
-            tally.solutions += pair.solutions;
-            tally.pairs += pair.pairs;
-        }
-        return Some(tally);
-    }
-    let buffers = Buffers {
+    let mut buffers = Buffers {
         made,
         north,
         south,
@@ -1128,47 +1364,129 @@ fn count_in<G: Glue>(
         queries,
         matcher,
     };
-    if task.middle == 0 {
-        let weight = centre_weight(task.east_rows, open, n);
-        let centre = geo.queen_diagonals(geo.h, geo.h);
-        let east_spec = HalfSpec::new(task.east_rows, quadrant_cols, false, centre);
-        let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, centre);
-        return join.count(
-            buffers,
-            &[(east_spec, 0)],
-            &[(west_spec, 0, [weight, 0, 0])],
-        );
+    let mut tally = JoinTally::default();
+    if n.is_multiple_of(2) {
+        // The east keys are stored (the smaller side: one load per join),
+        // the west ones query them, weighted by their class.
+        let weights = even_weights(task.east_rows, n);
+        if let Some(grid) = task_grid(&geo, task, parts.levels) {
+            return join.count_grid(buffers.reborrow(), &grid, held);
+        }
+        for (east, west, weights) in even_specs(&geo, task, weights) {
+            tally += join.count(buffers.reborrow(), &[(east, 0)], &[(west, 0, weights)])?;
+        }
+    } else {
+        if let Some(grid) = task_grid(&geo, task, parts.levels) {
+            return join.count_grid(buffers.reborrow(), &grid, held);
+        }
+        let (east, west, weight) = odd_join(&geo, task);
+        tally += join.count(buffers.reborrow(), &east, &[(west, 0, [weight, 0, 0])])?;
     }
-    let b = task.middle;
-    let column_queen_row = geo.h - b;
-    let column_queen = geo.queen_diagonals(column_queen_row, geo.h);
-    let open = open & !(1 << column_queen_row);
-    let west_spec = HalfSpec::new(open & !task.east_rows, quadrant_cols, true, column_queen);
-    // The middle row's queen, at each place a, is on the east side of the
-    // join: the west boards it attacks are excluded through its crossing
-    // diagonals, added to the east keys of that a. The east keys of every
-    // a together are stored, and the west keys query them once: the east
-    // side holds about half as many keys as the west (N = 19..23), and a
-    // stored key costs more than a query (0.95 of the time at N = 23).
-    let east: Vec<(HalfSpec, u64)> = (1..b)
-        .map(|a| {
-            let row_queen_col = geo.h - a;
-            let row_queen = geo.queen_diagonals(geo.h, row_queen_col);
-            let east_spec = HalfSpec::new(
-                task.east_rows,
-                quadrant_cols & !(1 << row_queen_col),
-                false,
-                (column_queen.0 | row_queen.0, column_queen.1 | row_queen.1),
-            );
-            (east_spec, geo.key(row_queen.0, row_queen.1))
-        })
-        .collect();
-    let tally = join.count(buffers, &east, &[(west_spec, 0, [1, 0, 0])])?;
-    Some(JoinTally {
-        solutions: 8 * tally.solutions,
-        ..tally
-    })
+    Some(tally)
 }
+
+/// How many columns a side of the middle a join of an `n` board is cut
+/// by, counting those whose queens the task fixes (see [`Grid`]): level k
+/// is the east half's column h - k and the west half's k-th from the
+/// middle; 0 is no grid, the plain joins. Each level leaves about a sixth
+/// of the pairs to decide, but every group of one side makes its boards
+/// from the cells again, so a level pays only where pairs outweigh
+/// making. Sampled tasks on one AVX-512 core (same tasks, one sitting),
+/// seconds with these levels against one fewer: N = 23 0.65 against
+/// 0.42 (so 0 there), N = 25 1.70 / 3.62, N = 27 21.9 / 110, N = 24 1.33 /
+/// 1.33, N = 26 7.24 / 7.83, N = 28 6.6 / 24.6; one more level lost
+/// everywhere (N = 26 10.4, N = 27 100, N = 28 at 3 not tried).
+pub fn grid_levels(n: u32) -> u32 {
+    match n {
+        28.. if n.is_multiple_of(2) => 2,
+        BESIDE_MIN_N.. if n.is_multiple_of(2) => 1,
+        25.. if !n.is_multiple_of(2) => 1,
+        _ => 0,
+    }
+}
+
+/// A task's join as a grid of `levels` (`None`: [`grid_levels`]), or
+/// `None` for the plain joins.
+fn task_grid(geo: &Geometry, task: &JoinTask, levels: Option<u32>) -> Option<Grid> {
+    let levels = levels.unwrap_or_else(|| grid_levels(geo.n));
+    let even = geo.n.is_multiple_of(2);
+    if levels == 0 || (even && task.middle == 0) {
+        return None;
+    }
+    let mut grid = if even {
+        let (east, west, weights) = even_join(geo, task, even_weights(task.east_rows, geo.n));
+        Grid::of_join(vec![(east, 0)], west, weights)
+    } else {
+        let (east, west, weight) = odd_join(geo, task);
+        Grid::of_join(east, west, [weight, 0, 0])
+    };
+    for level in 0..levels.min(geo.h) {
+        // An even task fixes the east queen of the first level, and from
+        // N = 28 the west one.
+        let first = level == 0 && even;
+        let east = (!first).then_some(geo.h - 1 - level);
+        let west = (!(first && task.west_beside().is_some())).then_some(level);
+        grid = grid.deepen(geo, east, west);
+    }
+    Some(grid)
+}
+
+/// The join of an odd-N task (which [`grid_levels`] may cut): the stored east specs with the extra key of the
+/// middle row's queen at each of its places (none for a queen on the
+/// centre square), the west spec that queries them and the weight of a
+/// pair.
+fn odd_join(geo: &Geometry, task: &JoinTask) -> (Vec<(HalfSpec, u64)>, HalfSpec, u64) {
+    let h = geo.h;
+    let quadrant_cols = (1u32 << h) - 1;
+    let (column_queen, west_rows, weight) = odd_middle(geo, task);
+    let east = if task.middle == 0 {
+        vec![(
+            HalfSpec::new(task.east_rows, quadrant_cols, false, column_queen),
+            0,
+        )]
+    } else {
+        // The middle row's queen, at each place a, is on the east side of
+        // the join: the west boards it attacks are excluded through its
+        // crossing diagonals, added to the east keys of that a. The east
+        // keys of every a together are stored, and the west keys query
+        // them once: the east side holds about half as many keys as the
+        // west (N = 19..23), and a stored key costs more than a query
+        // (0.95 of the time at N = 23).
+        (1..task.middle)
+            .map(|a| {
+                let queen = geo.queen_diagonals(h, h - a);
+                let forbid = (column_queen.0 | queen.0, column_queen.1 | queen.1);
+                let spec = HalfSpec::new(
+                    task.east_rows,
+                    quadrant_cols & !(1 << (h - a)),
+                    false,
+                    forbid,
+                );
+                (spec, geo.key(queen.0, queen.1))
+            })
+            .collect()
+    };
+    let west = HalfSpec::new(west_rows, quadrant_cols, true, column_queen);
+    (east, west, weight)
+}
+
+/// The middle column's queen of an odd-N task (its diagonals), the rows
+/// of the west half and the weight of a pair.
+fn odd_middle(geo: &Geometry, task: &JoinTask) -> ((u64, u64), u32, u64) {
+    let h = geo.h;
+    let open = geo.half_rows();
+    let (row, weight) = match task.middle {
+        0 => (h, centre_weight(task.east_rows, open, geo.n)),
+        b => (h - b, 8),
+    };
+    let west_rows = open & !(1 << row) & !task.east_rows;
+    (geo.queen_diagonals(row, h), west_rows, weight)
+}
+
+/// Most keys a grid holds of its stored groups, and of one query group:
+/// 64 MiB each. At N = 27 a task's east boards reach past 4 million (one
+/// sampled task took 3.3 s joined pair by pair, 2.1 s held).
+pub const GRID_HELD_KEYS: usize = 1 << 23;
 
 /// Most stored keys a thread matches at once. Larger sides (from N ~ 24)
 /// are stored in parts, and every part meets all the queries, built again
@@ -1211,7 +1529,160 @@ struct Buffers<'a> {
     matcher: &'a mut SplitMatcher,
 }
 
+impl Buffers<'_> {
+    /// The same buffers, for one join.
+    fn reborrow(&mut self) -> Buffers<'_> {
+        Buffers {
+            made: &mut *self.made,
+            north: &mut *self.north,
+            south: &mut *self.south,
+            stored: &mut *self.stored,
+            queries: &mut *self.queries,
+            matcher: &mut *self.matcher,
+        }
+    }
+}
+
 impl<G: Glue> Join<'_, G> {
+    /// The count of a grid (see [`Grid`]): its stored groups made once and
+    /// held, each query group made once and held in turn, each pair of
+    /// groups that meets matched on the keys that leave the other group's
+    /// queen alone. A grid too large to hold is joined pair by pair.
+    fn count_grid(
+        &self,
+        mut buffers: Buffers<'_>,
+        grid: &Grid,
+        held: &mut Held,
+    ) -> Option<JoinTally> {
+        let key = |(d1, d2): (u64, u64)| self.geo.key(d1, d2);
+        let limit = self.parts.held_keys;
+        let mut tally = JoinTally::default();
+        held.east[0].clear();
+        held.ends.clear();
+        for (_, specs) in &grid.stored {
+            for (spec, extra) in specs {
+                let from = held.east[0].len();
+                if !self.hold(
+                    &mut buffers,
+                    spec,
+                    &mut held.east,
+                    limit.saturating_sub(from),
+                ) {
+                    for (stored, query, weights) in grid.pairs(self.geo, &grid.queries) {
+                        tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
+                    }
+                    return Some(tally);
+                }
+                if *extra != 0 {
+                    for key in &mut held.east[0][from..] {
+                        *key |= *extra;
+                    }
+                }
+            }
+            held.ends.push(held.east[0].len());
+        }
+        for (index, (west_queen, query, weights)) in grid.queries.iter().enumerate() {
+            for class in held.west.iter_mut() {
+                class.clear();
+            }
+            if !self.hold(&mut buffers, query, &mut held.west, limit) {
+                let group = &grid.queries[index..=index];
+                for (stored, query, weights) in grid.pairs(self.geo, group) {
+                    tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
+                }
+                continue;
+            }
+            let west_key = key(*west_queen);
+            for (group, (east_queen, _)) in grid.stored.iter().enumerate() {
+                let east_key = key(*east_queen);
+                if east_key & west_key != 0 {
+                    continue;
+                }
+                // The queries that leave this group's queen alone: the bits
+                // they take, so that the matcher keeps them.
+
+                let mut query_bits = 0;
+                let mut any = false;
+                for (class, weight) in held.west.iter().zip(weights) {
+                    if *weight != 0 {
+                        for key in leaving(class, east_key) {
+                            query_bits |= key;
+                            any = true;
+                        }
+                    }
+                }
+                if !any {
+                    continue;
+                }
+                let start = group.checked_sub(1).map_or(0, |before| held.ends[before]);
+                let east = &held.east[0][start..held.ends[group]];
+                let mut east = leaving(east, west_key);
+                loop {
+                    let part = &mut buffers.stored[0];
+                    part.clear();
+                    part.extend(east.by_ref().take(self.parts.stored_keys));
+                    if part.is_empty() {
+                        break;
+                    }
+                    let mut loaded = false;
+                    for (class, weight) in held.west.iter().zip(weights) {
+                        if *weight == 0 {
+                            continue;
+                        }
+                        let mut queries = leaving(class, east_key);
+                        loop {
+                            let batch = &mut buffers.queries[0];
+                            batch.clear();
+                            batch.extend(queries.by_ref().take(self.parts.query_keys));
+                            if batch.is_empty() {
+                                break;
+                            }
+                            if !loaded {
+                                let cuts = choose_cuts(part, batch, MAX_CUTS);
+                                buffers.matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                                loaded = true;
+                            }
+                            tally.pairs += (part.len() * batch.len()) as u64;
+                            let sum = buffers
+                                .matcher
+                                .sum_disjoint(batch, 0)
+                                .expect("the matcher keeps every bit the queries take");
+                            tally.solutions += weight * sum;
+                        }
+                    }
+                    if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(tally)
+    }
+
+    /// Makes every board of `spec` into `keys`, unless that is more than
+    /// `limit` keys: whether it did.
+    fn hold(
+        &self,
+        buffers: &mut Buffers<'_>,
+        spec: &HalfSpec,
+        keys: &mut [Vec<u64>; 3],
+        limit: usize,
+    ) -> bool {
+        let mut cursor = Cursor::start(spec);
+        let before: usize = keys.iter().map(Vec::len).sum();
+        self.half_boards(
+            spec,
+            buffers.made,
+            buffers.north,
+            buffers.south,
+            keys,
+            &mut cursor,
+            limit,
+        );
+        let made: usize = keys.iter().map(Vec::len).sum::<usize>() - before;
+        cursor.finished && made <= limit
+    }
+
     /// Sums, over the half boards of each stored spec and of each query
     /// spec, the pairs with disjoint keys (each spec's extra key added to
     /// its boards'), weighted by the query board's class. The stored boards
@@ -1353,6 +1824,11 @@ impl<G: Glue> Join<'_, G> {
     }
 }
 
+/// The keys that leave the diagonals of `taken` alone.
+fn leaving(keys: &[u64], taken: u64) -> impl Iterator<Item = &u64> + '_ {
+    keys.iter().filter(move |&&key| key & taken == 0)
+}
+
 /// The bits the queried classes of `keys` take, with `extra`.
 #[inline(always)]
 fn taken_bits(keys: &[Vec<u64>; 3], weights: [u64; 3], extra: u64) -> u64 {
@@ -1477,29 +1953,25 @@ fn half_boards<G: Glue>(
 /// The quadrant row sets of every spec of a task (north and south), in the
 /// order a count first makes their boards.
 fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<[u32; 2]> {
-    if geo.n.is_multiple_of(2) {
-        return even_specs(geo, task, [1, 1, 1])
-            .iter()
+    let specs: Vec<HalfSpec> = if let Some(grid) = task_grid(geo, task, None) {
+        grid.specs().collect()
+    } else if geo.n.is_multiple_of(2) {
+        even_specs(geo, task, [1, 1, 1])
+            .into_iter()
             .flat_map(|(east, west, _)| [east, west])
-            .map(|spec| quadrant_rows(geo, spec))
-            .collect();
-    }
-    task_quadrant_rows(geo, task).to_vec()
-}
-
-/// The quadrant row sets of an odd-N task: north and south of the east
-/// half, then of the west half (every spec of a task uses the east rows or
-/// the other open rows).
-fn task_quadrant_rows(geo: &Geometry, task: &JoinTask) -> [[u32; 2]; 2] {
-    let open = geo.half_rows();
-    let east_rows = HalfSpec::new(task.east_rows, 0, false, (0, 0));
-    let west_rows = match (geo.n % 2, task.middle) {
-        (0, _) => geo.all_rows() & !task.east_rows,
-        (_, 0) => open & !task.east_rows,
-        (_, b) => open & !(1 << (geo.h - b)) & !task.east_rows,
+            .collect()
+    } else {
+        let (east, west, _) = odd_join(geo, task);
+        east.iter().map(|(spec, _)| *spec).chain([west]).collect()
     };
-    let west_rows = HalfSpec::new(west_rows, 0, true, (0, 0));
-    [east_rows, west_rows].map(|spec| quadrant_rows(geo, &spec))
+    let mut row_sets: Vec<[u32; 2]> = Vec::new();
+    for spec in &specs {
+        let rows = quadrant_rows(geo, spec);
+        if !row_sets.contains(&rows) {
+            row_sets.push(rows);
+        }
+    }
+    row_sets
 }
 
 /// The local rows of a half's north and south quadrants.
