@@ -27,8 +27,9 @@
 //! joins once per row of the west queen beside the middle line (column
 //! h): the east boards with the first queen in place and the west boards
 //! with the second, each side keeping only the boards the other side's
-//! queen leaves alone. From N = 28 ([`BOTH_BESIDE_MIN_N`]) each of those
-//! joins is a task of its own.
+//! queen leaves alone. Those joins, and the odd-N ones from N = 25, are
+//! cut again inside the task by the queens of the next columns a side
+//! (see [`grid_levels`]).
 //!
 //! Odd N: every solution has a queen in the middle row and one in the middle
 //! column. Either one queen stands on the centre (the four flips of R above
@@ -198,10 +199,13 @@ pub enum EvenCut {
 }
 
 /// Smallest even N whose tasks also fix the west queen beside the middle
-/// line: a task with only the east queen fixed is a minute or more there
-/// (one of 147 s at N = 28 on one AVX-512 core), one per west place about
-/// a twelfth of that.
-pub const BOTH_BESIDE_MIN_N: u32 = 28;
+/// line: past [`JOIN_MAX_N`], so none today. Before the grids (see
+/// [`grid_levels`]) N = 28 took it, as a task with only the east queen
+/// fixed ran a minute or more (one of 147 s on one AVX-512 core); with
+/// them such a task makes its east groups once for all west places, and
+/// 4 sampled (R, i) tasks of N = 28 took 34.4 s against 48.6 s as the
+/// tasks of each west place (one AVX-512 core, 2 grid levels both ways).
+pub const BOTH_BESIDE_MIN_N: u32 = 30;
 
 /// Smallest even N whose tasks fix the east queen beside the middle line
 /// (a row set's task is cut into one task per place of that queen, and
@@ -1386,7 +1390,7 @@ fn count_in<G: Glue>(
 }
 
 /// How many columns a side of the middle a join of an `n` board is cut
-/// by, counting those whose queens the task fixes (see [`Grid`]): level k
+/// by, counting those whose queens the task fixes (see the module notes and `Grid`): level k
 /// is the east half's column h - k and the west half's k-th from the
 /// middle; 0 is no grid, the plain joins. Each level leaves about a sixth
 /// of the pairs to decide, but every group of one side makes its boards
@@ -1394,7 +1398,8 @@ fn count_in<G: Glue>(
 /// making. Sampled tasks on one AVX-512 core (same tasks, one sitting),
 /// seconds with these levels against one fewer: N = 23 0.65 against
 /// 0.42 (so 0 there), N = 25 1.70 / 3.62, N = 27 21.9 / 110, N = 24 1.33 /
-/// 1.33, N = 26 7.24 / 7.83, N = 28 6.6 / 24.6; one more level lost
+/// 1.33, N = 26 7.24 / 7.83, N = 28 (tasks with both queens beside the
+/// middle fixed) 6.6 / 24.6; one more level lost
 /// everywhere (N = 26 10.4, N = 27 100, N = 28 at 3 not tried).
 pub fn grid_levels(n: u32) -> u32 {
     match n {
