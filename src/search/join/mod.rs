@@ -543,8 +543,9 @@ fn even_specs(
         };
         return vec![(east, west, weights)];
     }
+    // One join per place of the west queen beside the middle line: the
+    // join of the task that fixes it too.
     let east_row = task.east_beside().expect("a cut task fixes its east queen");
-    let east_queen = geo.queen_diagonals(east_row, geo.h - 1);
     let west_places = match task.west_beside() {
         Some(west_row) => 1 << west_row,
         None => west_beside_rows(geo, task.east_rows, east_row),
@@ -552,27 +553,28 @@ fn even_specs(
     (0..geo.n)
         .filter(|&row| west_places & (1 << row) != 0)
         .map(|west_row| {
-            let west_queen = geo.queen_diagonals(west_row, geo.h);
-            let both = (east_queen.0 | west_queen.0, east_queen.1 | west_queen.1);
-            let east = HalfSpec::new(
-                task.east_rows & !(1 << east_row),
-                quadrant_cols & !(1 << (geo.h - 1)),
-                false,
-                (both.0 | main, both.1 | main),
-            );
-            let west = HalfSpec {
-                class_keys,
-                ..HalfSpec::new(west_rows & !(1 << west_row), quadrant_cols & !1, true, both)
+            let both_fixed = JoinTask {
+                east_rows: task.east_rows,
+                middle: (1 + east_row) | (1 + west_row) << 8,
             };
-            let on_long_diagonal = west_row == geo.h - 1 || west_row == geo.h;
-            let weights = if on_long_diagonal {
-                [weights[1], weights[2], 0]
-            } else {
-                weights
-            };
-            (east, west, weights)
+            even_join(geo, &both_fixed, weights)
         })
         .collect()
+}
+
+/// The diagonals of both `a` and `b`.
+fn union(a: (u64, u64), b: (u64, u64)) -> (u64, u64) {
+    (a.0 | b.0, a.1 | b.1)
+}
+
+/// Whether a queen on diagonals `queen` keeps off the diagonals `forbid`.
+fn leaves_alone(forbid: (u64, u64), queen: (u64, u64)) -> bool {
+    forbid.0 & queen.0 == 0 && forbid.1 & queen.1 == 0
+}
+
+/// The rows of `rows`, lowest first.
+fn rows_in(geo: &Geometry, rows: u32) -> impl Iterator<Item = u32> {
+    (0..geo.n).filter(move |&row| rows & (1 << row) != 0)
 }
 
 /// Joins by the places of two more queens, one per side of the middle: a
@@ -615,11 +617,6 @@ impl Grid {
     /// forms a group of its own, as that queen's place. A west queen on a
     /// long diagonal shifts the class weights by one.
     fn deepen(self, geo: &Geometry, east_col: Option<u32>, west_col: Option<u32>) -> Grid {
-        let either = |a: (u64, u64), b: (u64, u64)| (a.0 | b.0, a.1 | b.1);
-        let free = |forbid: (u64, u64), queen: (u64, u64)| {
-            forbid.0 & queen.0 == 0 && forbid.1 & queen.1 == 0
-        };
-        let rows_of = |rows: u32| (0..geo.n).filter(move |&row| rows & (1 << row) != 0);
         let mut stored = Vec::new();
         let Some(east_col) = east_col else {
             return self.deepen_queries(geo, west_col);
@@ -639,13 +636,13 @@ impl Grid {
                     group(geo.n, (spec, extra));
                     continue;
                 }
-                for row in rows_of(spec.rows) {
+                for row in rows_in(geo, spec.rows) {
                     let new = geo.queen_diagonals(row, east_col);
-                    if free(spec.forbid, new) {
+                    if leaves_alone(spec.forbid, new) {
                         let deeper = HalfSpec {
                             rows: spec.rows & !(1 << row),
                             cols: spec.cols & !(1 << east_col),
-                            forbid: either(spec.forbid, new),
+                            forbid: union(spec.forbid, new),
                             ..spec
                         };
                         group(row, (deeper, extra));
@@ -659,7 +656,7 @@ impl Grid {
                 } else {
                     geo.queen_diagonals(row, east_col)
                 };
-                stored.push((either(queen, new), specs));
+                stored.push((union(queen, new), specs));
             }
         }
         Grid {
@@ -674,22 +671,17 @@ impl Grid {
         let Some(west_col) = west_col else {
             return self;
         };
-        let either = |a: (u64, u64), b: (u64, u64)| (a.0 | b.0, a.1 | b.1);
-        let free = |forbid: (u64, u64), queen: (u64, u64)| {
-            forbid.0 & queen.0 == 0 && forbid.1 & queen.1 == 0
-        };
-        let rows_of = |rows: u32| (0..geo.n).filter(move |&row| rows & (1 << row) != 0);
         let mut queries = Vec::new();
         for (queen, spec, weights) in self.queries {
-            for row in rows_of(spec.rows) {
+            for row in rows_in(geo, spec.rows) {
                 let new = geo.queen_diagonals(row, geo.lo + west_col);
-                if spec.cols & (1 << west_col) == 0 || !free(spec.forbid, new) {
+                if spec.cols & (1 << west_col) == 0 || !leaves_alone(spec.forbid, new) {
                     continue;
                 }
                 let deeper = HalfSpec {
                     rows: spec.rows & !(1 << row),
                     cols: spec.cols & !(1 << west_col),
-                    forbid: either(spec.forbid, new),
+                    forbid: union(spec.forbid, new),
                     ..spec
                 };
                 let weights = if geo.key(new.0, new.1) & spec.class_keys != 0 {
@@ -697,7 +689,7 @@ impl Grid {
                 } else {
                     weights
                 };
-                queries.push((either(queen, new), deeper, weights));
+                queries.push((union(queen, new), deeper, weights));
             }
         }
         Grid {
@@ -725,7 +717,6 @@ impl Grid {
         queries: &'a [QueryGroup],
     ) -> impl Iterator<Item = (Vec<(HalfSpec, u64)>, HalfSpec, [u64; 3])> + 'a {
         let key = |(d1, d2): (u64, u64)| geo.key(d1, d2);
-        let either = |a: (u64, u64), b: (u64, u64)| (a.0 | b.0, a.1 | b.1);
         queries
             .iter()
             .flat_map(move |(west_queen, query, weights)| {
@@ -737,11 +728,11 @@ impl Grid {
                             .iter()
                             .filter(|(_, extra)| extra & key(*west_queen) == 0)
                             .map(|(spec, extra)| {
-                                let forbid = either(spec.forbid, *west_queen);
+                                let forbid = union(spec.forbid, *west_queen);
                                 (HalfSpec { forbid, ..*spec }, *extra)
                             })
                             .collect();
-                        let forbid = either(query.forbid, *east_queen);
+                        let forbid = union(query.forbid, *east_queen);
                         (stored, HalfSpec { forbid, ..*query }, *weights)
                     })
             })
@@ -764,7 +755,7 @@ fn even_join(geo: &Geometry, task: &JoinTask, weights: [u64; 3]) -> (HalfSpec, H
         None => (west_rows, quadrant_cols, east_queen, weights),
         Some(west_row) => {
             let west_queen = geo.queen_diagonals(west_row, geo.h);
-            let both = (east_queen.0 | west_queen.0, east_queen.1 | west_queen.1);
+            let both = union(east_queen, west_queen);
             let on_long_diagonal = west_row == geo.h - 1 || west_row == geo.h;
             let weights = if on_long_diagonal {
                 [weights[1], weights[2], 0]
@@ -955,7 +946,7 @@ fn odd_join(geo: &Geometry, task: &JoinTask) -> (Vec<(HalfSpec, u64)>, HalfSpec,
         (1..task.middle)
             .map(|a| {
                 let queen = geo.queen_diagonals(h, h - a);
-                let forbid = (column_queen.0 | queen.0, column_queen.1 | queen.1);
+                let forbid = union(column_queen, queen);
                 let spec = HalfSpec::new(
                     task.east_rows,
                     quadrant_cols & !(1 << (h - a)),
