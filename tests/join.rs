@@ -368,7 +368,7 @@ fn placements_by_brute_force(side: u32) -> Vec<(u32, u32, u64)> {
 
 #[test]
 fn row_cells_hold_every_placement_of_their_rows_once() {
-    use nqueens::search::join::{count_placements_on, fill_cell, placements, MadeCell, RowCells};
+    use nqueens::search::join::{count_placements_on, fill_cell, placements, MadeCells, RowCells};
     for side in 1..=7 {
         let all = placements(side);
         if side <= 4 {
@@ -379,6 +379,9 @@ fn row_cells_hold_every_placement_of_their_rows_once() {
             assert_eq!(naive, brute, "side {side}");
         }
         let mut reused = RowCells::default();
+        let tiny_budget = 64 * 8;
+        let mut tiny = MadeCells::with_budget(tiny_budget);
+        let mut roomy = MadeCells::default();
         for rows in 0..1u32 << side {
             let cells = RowCells::build(side, rows);
             // Rebuilt in place after another row set: the same cells.
@@ -402,13 +405,24 @@ fn row_cells_hold_every_placement_of_their_rows_once() {
             assert_eq!(held as u64, count_placements_on(side, rows));
             // Not held: the same cells, made when asked for (and asked
             // twice, from what was made).
-            let mut made = MadeCell::default();
+            // Kept within a tiny budget (cells past a quarter of it made
+            // alone, the others dropped oldest first) and the default one,
+            // carried from row set to row set.
             reused.rebuild_within(side, rows, held as u64 / 2);
             assert_eq!(reused.is_whole(), held == 0);
             assert_eq!(reused.placements(), held);
+            for made in [&mut tiny, &mut roomy] {
+                for _ in 0..2 {
+                    for cols in 0..1u32 << side {
+                        assert_eq!(reused.cell_in(cols, made), cells.cell(cols));
+                        assert_eq!(reused.cell_in(cols, made), cells.cell(cols));
+                    }
+                }
+                assert!(
+                    made.bytes() <= (tiny_budget.max(MadeCells::DEFAULT_BUDGET)) + 8 * held as u64
+                );
+            }
             for cols in 0..1u32 << side {
-                assert_eq!(reused.cell_in(cols, &mut made), cells.cell(cols));
-                assert_eq!(reused.cell_in(cols, &mut made), cells.cell(cols));
                 let mut filled = Vec::new();
                 fill_cell(side, rows, cols, &mut filled);
                 assert_eq!(filled, cells.cell(cols));

@@ -11,6 +11,8 @@
 //! [`WHOLE_PLACEMENTS`] is not held at all: its cells are made one at a
 //! time as the join walks them ([`RowCells::cell_in`]).
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The placements of a quadrant on exactly the rows `rows`, grouped by
@@ -131,37 +133,131 @@ impl RowCells {
     }
 
     /// The placements using exactly the columns `cols`: held, or made in
-    /// `made` (kept there, so asking again for the same cell is free).
+    /// `made` (kept there while it has room, so asking again is free).
     #[inline(always)]
-    pub fn cell_in<'a>(&'a self, cols: u32, made: &'a mut MadeCell) -> &'a [u64] {
+    pub fn cell_in<'a>(&'a self, cols: u32, made: &'a mut MadeCells) -> &'a [u64] {
         if self.whole {
             return self.cell(cols);
         }
-        let key = (self.side, self.rows, cols);
-        if made.key != Some(key) {
-            let index = cols as usize;
-            made.diagonals.clear();
-            made.diagonals
-                .reserve_exact((self.starts[index + 1] - self.starts[index]) as usize);
-            fill_cell(self.side, self.rows, cols, &mut made.diagonals);
-            made.key = Some(key);
-        }
-        &made.diagonals
+        let index = cols as usize;
+        let size = (self.starts[index + 1] - self.starts[index]) as usize;
+        made.cell(self.side, self.rows, cols, size)
     }
 }
 
-/// One cell made on demand, kept until another is asked for.
-#[derive(Default)]
-pub struct MadeCell {
-    /// Side, rows and columns of the cell held.
-    key: Option<(u32, u32, u32)>,
-    diagonals: Vec<u64>,
+/// Cells made on demand, kept within a byte budget and dropped least
+/// recently used first. A grid's groups ask for the same cells again and
+/// again: at N = 28 a task made each cell about 3x, most of them of row
+/// sets that query groups share; a 16 MiB store leaves a third of the
+/// placements to make again (replayed on 5 sampled tasks), and the 4
+/// tasks above took 56.5 s against 59.2 s.
+pub struct MadeCells {
+    /// Per cell (side, rows, columns as one key), its placements and the
+    /// tick of its last use.
+    held: HashMap<u64, (Vec<u64>, u64), BuildHasherDefault<CellKeyHasher>>,
+    tick: u64,
+    bytes: u64,
+    budget: u64,
+    /// A cell too large to keep, and its key.
+    spare: (Option<u64>, Vec<u64>),
 }
 
-impl MadeCell {
-    /// Bytes the buffer holds.
+impl Default for MadeCells {
+    fn default() -> MadeCells {
+        MadeCells::with_budget(MadeCells::DEFAULT_BUDGET)
+    }
+}
+
+impl MadeCells {
+    /// Bytes of made cells a thread keeps by default.
+    pub const DEFAULT_BUDGET: u64 = 16 << 20;
+
+    /// An empty store that keeps about `budget` bytes of cells at most.
+    pub fn with_budget(budget: u64) -> MadeCells {
+        MadeCells {
+            held: HashMap::default(),
+            tick: 0,
+            bytes: 0,
+            budget,
+            spare: (None, Vec::new()),
+        }
+    }
+
+    /// Bytes the store holds.
     pub fn bytes(&self) -> u64 {
-        self.diagonals.capacity() as u64 * 8
+        self.bytes + self.spare.1.capacity() as u64 * 8
+    }
+
+    /// The cell of `rows` and `cols` on a `side` square, of `size`
+    /// placements: kept, or made now.
+    fn cell(&mut self, side: u32, rows: u32, cols: u32, size: usize) -> &[u64] {
+        let key = (u64::from(side) << 40) | (u64::from(rows) << 20) | u64::from(cols);
+        self.tick += 1;
+        let bytes = size as u64 * 8;
+        if bytes > self.budget / 4 {
+            // Made alone, kept until another such cell is asked for.
+            let (held_key, spare) = &mut self.spare;
+            if *held_key != Some(key) {
+                spare.clear();
+                spare.reserve_exact(size);
+                fill_cell(side, rows, cols, spare);
+                *held_key = Some(key);
+            }
+            return &self.spare.1;
+        }
+        if !self.held.contains_key(&key) {
+            if self.bytes + bytes > self.budget {
+                self.drop_oldest(self.budget * 3 / 4 - bytes.min(self.budget * 3 / 4));
+            }
+            let mut placements = Vec::with_capacity(size);
+            fill_cell(side, rows, cols, &mut placements);
+            self.bytes += placements.capacity() as u64 * 8;
+            self.held.insert(key, (placements, 0));
+        }
+        let (placements, used) = self.held.get_mut(&key).expect("held just now");
+        *used = self.tick;
+        placements
+    }
+
+    /// Drops the least recently used cells until at most `keep` bytes are
+    /// held: in one sweep, so a cell made costs a sort only once per
+    /// quarter of the budget.
+    fn drop_oldest(&mut self, keep: u64) {
+        let mut ages: Vec<(u64, u64, u64)> = self
+            .held
+            .iter()
+            .map(|(key, (placements, used))| (*used, *key, placements.capacity() as u64 * 8))
+            .collect();
+        ages.sort_unstable();
+        for (_, key, bytes) in ages {
+            if self.bytes <= keep {
+                break;
+            }
+            self.held.remove(&key);
+            self.bytes -= bytes;
+        }
+    }
+}
+
+/// A hasher for the made cells' keys: one multiply, as the keys are
+/// distinct small integers.
+#[derive(Default)]
+struct CellKeyHasher(u64);
+
+impl Hasher for CellKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        // The high bits of the product are the well mixed ones.
+        self.0 = key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32);
     }
 }
 
@@ -312,10 +408,13 @@ impl Default for CellCache {
 }
 
 impl CellCache {
-    /// Bytes a thread's cache keeps by default: every row set of N <= 19
-    /// (the whole table is ~7 MB there), and at larger N all the north row
-    /// sets that tasks sharing their south rows go through, up to N = 21.
-    pub const DEFAULT_BUDGET: u64 = 32 << 20;
+    /// Bytes a thread's cache keeps by default (from N = 24, where the
+    /// cells are no longer shared). A grid's groups each take another row
+    /// set (the task's rows less the rows of their queens), held whole up
+    /// to 16 MiB each: at 32 MiB they were built again and again (1,100
+    /// builds in 4 sampled N = 28 tasks, a quarter of their time); at 128
+    /// MiB the 4 tasks took 47.0 s against 59.2 on one AVX-512 core.
+    pub const DEFAULT_BUDGET: u64 = 128 << 20;
 
     /// An empty cache that keeps at most about `budget` bytes (always at
     /// least the four row sets a task needs).

@@ -9,7 +9,7 @@
 //!
 //! [`Parts`]: super::Parts
 
-use super::cells::{CellCache, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
+use super::cells::{CellCache, MadeCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::{grid_levels, GRID_HELD_KEYS, MAX_CUTS, QUERY_KEYS, ROUTE_BATCH, STORED_KEYS};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
@@ -86,10 +86,11 @@ pub fn thread_bytes(n: u32) -> u64 {
         0
     } else {
         // A row set past the cap holds its cell sizes only, and its cells
-        // are made one at a time, one per half and quadrant.
+        // are made when asked for and kept within a budget (one larger
+        // cell alone past it).
         let held = |placements: u64| row_set_bytes(side, placements.min(WHOLE_PLACEMENTS));
         let made = if largest > WHOLE_PLACEMENTS {
-            4 * cell * 8
+            MadeCells::DEFAULT_BUDGET + cell * 8
         } else {
             0
         };

@@ -55,12 +55,12 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use glue::{keep_disjoint, Glue, Move, Placed, PortableGlue};
 #[cfg(target_arch = "x86_64")]
 use glue::{Avx2Glue, Avx512Glue};
-use glue::{Glue, Move, Placed, PortableGlue};
 
 pub use cells::{
-    count_placements_on, fill_cell, shared_cells, CellCache, MadeCell, RowCells, SharedCells,
+    count_placements_on, fill_cell, shared_cells, CellCache, MadeCells, RowCells, SharedCells,
     SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
 };
 pub use matcher::{
@@ -222,9 +222,8 @@ impl Scratch {
             .chain(&self.queries)
             .map(Vec::capacity)
             .sum();
-        let made: u64 = self.made.iter().flatten().map(MadeCell::bytes).sum();
         self.cells.bytes()
-            + made
+            + self.made.bytes()
             + placed
             + keys as u64 * 8
             + self.matcher.bytes()
@@ -279,9 +278,8 @@ struct Scratch {
     shared: Option<Arc<SharedCells>>,
     /// Past that, the quadrant cells of the row sets the last tasks used.
     cells: CellCache,
-    /// The cells last made of row sets not held whole, by half (east,
-    /// west) and quadrant (north, south).
-    made: [[MadeCell; 2]; 2],
+    /// The cells made of row sets not held whole.
+    made: MadeCells,
     /// Placements of the quadrant being joined, by class (see
     /// [`HalfSpec::class_keys`]): north and south.
     north: [Placed; 2],
@@ -1012,7 +1010,7 @@ struct Join<'a, G> {
 
 /// A worker's buffers, as a join uses them.
 struct Buffers<'a> {
-    made: &'a mut [[MadeCell; 2]; 2],
+    made: &'a mut MadeCells,
     north: &'a mut [Placed; 2],
     south: &'a mut [Placed; 2],
     stored: &'a mut [Vec<u64>; 3],
@@ -1046,6 +1044,7 @@ impl<G: Glue> Join<'_, G> {
         held: &mut Held,
     ) -> Option<JoinTally> {
         let key = |(d1, d2): (u64, u64)| self.geo.key(d1, d2);
+        let path = matcher_path();
         let limit = self.parts.held_keys;
         let mut tally = JoinTally::default();
         held.east[0].clear();
@@ -1084,34 +1083,31 @@ impl<G: Glue> Join<'_, G> {
                 continue;
             }
             let west_key = key(*west_queen);
+            // The bits the group's queries take, so that the matcher keeps
+            // them: those that leave a stored group's queen alone take
+            // none of its bits.
+            let group_bits = taken_bits(&held.west, *weights, 0);
+            if held
+                .west
+                .iter()
+                .zip(weights)
+                .all(|(class, weight)| *weight == 0 || class.is_empty())
+            {
+                continue;
+            }
             for (group, (east_queen, _)) in grid.stored.iter().enumerate() {
                 let east_key = key(*east_queen);
                 if east_key & west_key != 0 {
                     continue;
                 }
-                // The queries that leave this group's queen alone: the bits
-                // they take, so that the matcher keeps them.
-
-                let mut query_bits = 0;
-                let mut any = false;
-                for (class, weight) in held.west.iter().zip(weights) {
-                    if *weight != 0 {
-                        for key in leaving(class, east_key) {
-                            query_bits |= key;
-                            any = true;
-                        }
-                    }
-                }
-                if !any {
-                    continue;
-                }
+                let query_bits = group_bits & !east_key;
                 let start = group.checked_sub(1).map_or(0, |before| held.ends[before]);
                 let east = &held.east[0][start..held.ends[group]];
-                let mut east = leaving(east, west_key);
+                let mut east_from = 0;
                 loop {
                     let part = &mut buffers.stored[0];
-                    part.clear();
-                    part.extend(east.by_ref().take(self.parts.stored_keys));
+                    let most = self.parts.stored_keys;
+                    fill_leaving(path, east, &mut east_from, west_key, most, part);
                     if part.is_empty() {
                         break;
                     }
@@ -1120,11 +1116,11 @@ impl<G: Glue> Join<'_, G> {
                         if *weight == 0 {
                             continue;
                         }
-                        let mut queries = leaving(class, east_key);
+                        let mut class_from = 0;
                         loop {
                             let batch = &mut buffers.queries[0];
-                            batch.clear();
-                            batch.extend(queries.by_ref().take(self.parts.query_keys));
+                            let most = self.parts.query_keys;
+                            fill_leaving(path, class, &mut class_from, east_key, most, batch);
                             if batch.is_empty() {
                                 break;
                             }
@@ -1290,14 +1286,13 @@ impl<G: Glue> Join<'_, G> {
     fn half_boards(
         &self,
         spec: &HalfSpec,
-        made: &mut [[MadeCell; 2]; 2],
+        made: &mut MadeCells,
         north: &mut [Placed; 2],
         south: &mut [Placed; 2],
         keys: &mut [Vec<u64>; 3],
         cursor: &mut Cursor,
         limit: usize,
     ) {
-        let made = &mut made[usize::from(spec.west)];
         let rows = quadrant_rows(self.geo, spec);
         if let Some(shared) = self.cells.shared {
             let cells = rows.map(|rows| shared.get(rows));
@@ -1315,9 +1310,27 @@ impl<G: Glue> Join<'_, G> {
     }
 }
 
-/// The keys that leave the diagonals of `taken` alone.
-fn leaving(keys: &[u64], taken: u64) -> impl Iterator<Item = &u64> + '_ {
-    keys.iter().filter(move |&&key| key & taken == 0)
+/// Fills `out` with the next keys of `keys`, from `*from` on, that leave
+/// the diagonals of `taken` alone, until it holds `most` of them or the
+/// keys end; `*from` moves past the keys looked at. A vector filter on
+/// `path`: a grid filters every group's keys once per group it meets.
+fn fill_leaving(
+    path: MatcherPath,
+    keys: &[u64],
+    from: &mut usize,
+    taken: u64,
+    most: usize,
+    out: &mut Vec<u64>,
+) {
+    out.clear();
+    while out.len() < most && *from < keys.len() {
+        let len = out.len();
+        let chunk = &keys[*from..keys.len().min(*from + (most - len))];
+        out.resize(len + chunk.len(), 0);
+        let kept = keep_disjoint(path, chunk, taken, &mut out[len..]);
+        out.truncate(len + kept);
+        *from += chunk.len();
+    }
 }
 
 /// The bits the queried classes of `keys` take, with `extra`.
@@ -1364,7 +1377,7 @@ impl Cursor {
 fn half_boards<G: Glue>(
     glue: G,
     [north_cells, south_cells]: [&RowCells; 2],
-    [north_made, south_made]: &mut [MadeCell; 2],
+    cells_made: &mut MadeCells,
     geo: &Geometry,
     spec: &HalfSpec,
     north: &mut [Placed; 2],
@@ -1393,12 +1406,12 @@ fn half_boards<G: Glue>(
         let north_cols = cursor.cols;
         let mut group_done = true;
         if north_cols.count_ones() == north_queens {
-            let cell = north_cells.cell_in(north_cols, north_made);
+            let cell = north_cells.cell_in(north_cols, cells_made);
             glue.place(&moves[0], cell, north);
             let north_total = north[0].len() + north[1].len();
             if north_total > cursor.north_done {
                 let south_cols = spec.cols & !north_cols;
-                let cell = south_cells.cell_in(south_cols, south_made);
+                let cell = south_cells.cell_in(south_cols, cells_made);
                 glue.place(&moves[1], cell, south);
                 let south_total = south[0].len() + south[1].len();
                 // The north placements that fit what is left of the limit,
