@@ -6,9 +6,9 @@
 
 use assert_cmd::Command;
 
-fn nqueens() -> Command {
-    Command::cargo_bin("nqueens").unwrap()
-}
+mod common;
+
+use common::nqueens;
 
 #[test]
 fn a_fault_in_one_task_is_caught_by_compare() {

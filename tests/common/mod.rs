@@ -1,9 +1,94 @@
 //! Helpers shared by the integration tests.
 
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
 use nqueens::{count_with_hooks, CountOptions, Method, RunHooks, SplitDepth, Task};
+
+/// The binary under test.
+// Each test binary compiles this module; not all of them run the binary.
+#[allow(dead_code)]
+pub fn nqueens() -> Command {
+    Command::cargo_bin("nqueens").unwrap()
+}
+
+/// Runs a command expected to be refused as a usage error and returns its
+/// single line of stderr.
+#[allow(dead_code)]
+pub fn usage_error(args: &[&str]) -> String {
+    let output = nqueens().args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    assert!(output.stdout.is_empty(), "{args:?}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// Runs the binary with `args`, reads `read_first` bytes of its output, then
+/// closes the pipe: the program must end with status 0 and say nothing.
+#[allow(dead_code)]
+pub fn closed_pipe_is_quiet(args: &[&str], read_first: usize) {
+    use std::io::Read;
+    use std::process::{Command as StdCommand, Stdio};
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = vec![0u8; read_first];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "{args:?}: {status:?} {stderr}");
+    assert!(stderr.is_empty(), "{args:?}: {stderr}");
+}
+
+/// A fresh scratch directory per test, removed when the test ends.
+#[allow(dead_code)]
+pub fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("nqueens-{name}-"))
+        .tempdir()
+        .unwrap()
+}
+
+/// Counts every shard of `shards` of `count n` into its own result file in
+/// `dir` (with the `extra` arguments), returning the files in shard order.
+#[allow(dead_code)]
+pub fn shard_files(dir: &Path, n: &str, shards: u64, extra: &[&str]) -> Vec<PathBuf> {
+    (0..shards)
+        .map(|index| {
+            let tag: String = extra.concat();
+            let out = dir.join(format!("shard-{n}{tag}-{index}-of-{shards}.json"));
+            nqueens()
+                .args(["count", n, "--shard", &format!("{index}/{shards}"), "--out"])
+                .arg(&out)
+                .args(extra)
+                .assert()
+                .success();
+            out
+        })
+        .collect()
+}
 
 /// Options for `method` on `threads` threads, cut at `split_depth`, with the
 /// default memory limit.
+#[allow(dead_code)]
 pub fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOptions {
     CountOptions::default()
         .with_method(method)

@@ -1,0 +1,238 @@
+//! The real binary's board commands, one test per behaviour: `list`, `solve` and `check`.
+
+mod common;
+
+use common::{closed_pipe_is_quiet, nqueens, usage_error};
+
+#[test]
+fn list_streams_every_board_in_order() {
+    let output = nqueens().args(["list", "8"]).output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 92);
+    assert_eq!(lines[0], "0 4 7 5 2 6 1 3");
+    nqueens()
+        .args(["list", "8", "--one-based", "--limit", "1"])
+        .assert()
+        .success()
+        .stdout("1 5 8 6 3 7 2 4\n");
+    nqueens()
+        .args(["list", "8", "--nth", "91"])
+        .assert()
+        .success()
+        .stdout("7 3 0 2 5 1 6 4\n");
+    nqueens()
+        .args(["list", "8", "--format", "fen", "--limit", "1"])
+        .assert()
+        .success()
+        .stdout("q7/4q3/7q/5q2/2q5/6q1/1q6/3q4\n");
+}
+
+#[test]
+fn list_of_a_board_without_solutions_is_empty() {
+    for n in ["2", "3"] {
+        nqueens().args(["list", n]).assert().success().stdout("");
+    }
+}
+
+#[test]
+fn list_output_passes_check() {
+    let listed = nqueens()
+        .args(["list", "9", "--one-based"])
+        .output()
+        .unwrap();
+    nqueens()
+        .args(["check", "--one-based"])
+        .write_stdin(listed.stdout)
+        .assert()
+        .success()
+        .stderr("checked 352 boards: 352 valid, 0 invalid\n");
+}
+
+#[test]
+fn list_refuses_bad_requests() {
+    let past = usage_error(&["list", "8", "--nth", "92"]);
+    assert!(past.contains("N = 8 has 92 solutions"), "{past}");
+    assert!(usage_error(&["list", "0"]).contains("from 1 to 32"));
+    assert!(usage_error(&["list", "8..9"]).contains("one board size"));
+    assert!(usage_error(&["list", "8", "--format", "png"]).contains("vector, grid, fen, svg"));
+    assert!(usage_error(&["list", "8", "--format", "svg"]).contains("--out-dir"));
+    assert!(usage_error(&["list", "8", "--out-dir", "x"]).contains("--format svg"));
+    assert!(
+        usage_error(&["list", "8", "--nth", "1", "--limit", "2"]).contains("cannot be used with")
+    );
+}
+
+#[test]
+fn list_writes_one_svg_file_per_board() {
+    let scratch_dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir.path().join("boards");
+    nqueens()
+        .args(["list", "6", "--format", "svg", "--out-dir"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 4);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+}
+
+#[test]
+fn list_into_a_closed_pipe_ends_quietly() {
+    closed_pipe_is_quiet(&["list", "14"], 64);
+}
+
+#[test]
+fn solve_gives_valid_boards_that_check_accepts() {
+    for args in [
+        vec!["solve", "4"],
+        vec!["solve", "1000"],
+        vec!["solve", "1000000"],
+        vec!["solve", "1000", "--random", "--seed", "9"],
+        vec!["solve", "500", "--one-based"],
+    ] {
+        let board = nqueens().args(&args).output().unwrap();
+        assert!(board.status.success(), "{args:?}");
+        let mut check = nqueens();
+        check.arg("check");
+        if args.contains(&"--one-based") {
+            check.arg("--one-based");
+        }
+        check.write_stdin(board.stdout).assert().success();
+    }
+    nqueens()
+        .args(["solve", "1"])
+        .assert()
+        .success()
+        .stdout("0\n");
+}
+
+#[test]
+fn solve_refuses_impossible_and_oversized_requests() {
+    for n in ["2", "3"] {
+        let output = nqueens().args(["solve", n]).output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains("no solution exists"), "{stderr}");
+    }
+    assert!(usage_error(&["solve", "2000", "--format", "grid"]).contains("up to N = 1000"));
+    assert!(usage_error(&["solve", "300", "--format", "svg"]).contains("up to N = 256"));
+    assert!(usage_error(&["solve", "0"]).contains("from 1 to"));
+    assert!(usage_error(&["solve", "8", "--seed", "3"]).contains("--random"));
+}
+
+#[test]
+fn check_reports_each_invalid_board() {
+    let output = nqueens()
+        .arg("check")
+        .write_stdin("0 4 7 5 2 6 1 3\n0 1\n1 3 0 3\nfoo\n")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(
+        stdout,
+        "line 2: invalid: rows 0 and 1 are on one diagonal\n\
+         line 3: invalid: rows 1 and 3 share column 3\n\
+         line 4: invalid: 'foo' is not a column number\n"
+    );
+}
+
+#[test]
+fn check_refuses_an_unreadable_file() {
+    let output = nqueens()
+        .args(["check", "/nonexistent/boards.txt"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot read /nonexistent/boards.txt"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn check_reads_any_bytes_line_by_line_and_quotes_them_escaped() {
+    // '-' is stdin; bytes that are not text, escape sequences and a token
+    // of a million digits each make their own line invalid, and the run
+    // goes on to the end.
+    let mut input = b"1 3 0 2\n\xff\xfe 1\nabc\x1b[31m 2\n".to_vec();
+    input.extend(std::iter::repeat_n(b'7', 1_000_000));
+    input.extend(b"\n\n2 0 3 1");
+    let output = nqueens()
+        .args(["check", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r"line 2: invalid: '\xff\xfe' is not a column number",
+            r"line 3: invalid: 'abc\x1b[31m' is not a column number",
+            "line 4: invalid: '777777777777777777777777...' is not a column number",
+        ]
+    );
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "checked 5 boards: 2 valid, 3 invalid\n"
+    );
+}
+
+#[test]
+fn a_random_board_without_a_seed_says_its_seed() {
+    let output = nqueens()
+        .args(["solve", "30", "--random"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    let seed = stderr
+        .trim()
+        .strip_prefix("random board with --seed ")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    nqueens()
+        .args(["solve", "30", "--random", "--seed", seed])
+        .assert()
+        .success()
+        .stdout(output.stdout);
+}
+
+#[test]
+fn a_few_boards_of_any_n_come_at_once_and_in_order() {
+    // --limit K takes the first K boards of the ordered list, from one
+    // search that prints as it finds (the parallel pieces would each search
+    // for K boards first: the first board of N = 32 took 57 s).
+    let full = nqueens()
+        .args(["list", "10", "--format", "grid"])
+        .output()
+        .unwrap();
+    let full = String::from_utf8(full.stdout).unwrap();
+    let few = nqueens()
+        .args(["list", "10", "--format", "grid", "--limit", "3"])
+        .output()
+        .unwrap();
+    let few = String::from_utf8(few.stdout).unwrap();
+    assert!(full.starts_with(&few) && few.lines().count() == 33, "{few}");
+    let first = nqueens()
+        .args(["list", "32", "--limit", "1"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    assert!(first.status.success());
+    nqueens()
+        .args(["list", "32", "--nth", "0"])
+        .assert()
+        .success()
+        .stdout(first.stdout);
+}

@@ -1,0 +1,295 @@
+//! The real binary's measuring commands, one test per behaviour: `bench`, `plan` (and its estimate) and `verify`.
+
+use predicates::prelude::*;
+
+mod common;
+
+use common::{nqueens, usage_error};
+
+#[test]
+fn bench_json_has_every_field() {
+    let output = nqueens()
+        .args([
+            "bench", "--n", "10", "--runs", "2", "-j", "1,2", "--format", "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for field in [
+        "n",
+        "method",
+        "solutions",
+        "nodes",
+        "runs",
+        "cpu_model",
+        "logical_cores",
+        "physical_cores",
+        "version",
+        "profile",
+        "results",
+        "score_all_cores",
+        "score_one_core",
+    ] {
+        assert!(!report[field].is_null(), "{field} missing");
+    }
+    assert_eq!(report["solutions"], 724);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for result in results {
+        for field in [
+            "threads",
+            "seconds",
+            "median_seconds",
+            "min_seconds",
+            "max_seconds",
+            "spread_percent",
+            "nodes_per_second",
+            "nodes_per_second_per_thread",
+            "speedup",
+            "efficiency_percent",
+        ] {
+            assert!(!result[field].is_null(), "{field} missing");
+        }
+        assert_eq!(result["seconds"].as_array().unwrap().len(), 2);
+    }
+}
+
+#[test]
+fn bench_csv_and_markdown_have_a_row_per_thread_count() {
+    let csv = nqueens()
+        .args([
+            "bench", "--n", "10", "--runs", "2", "-j", "1,2", "--format", "csv",
+        ])
+        .output()
+        .unwrap();
+    assert!(csv.status.success());
+    let text = String::from_utf8(csv.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    let columns = lines[0].split(',').count();
+    assert_eq!(columns, 17);
+    assert!(lines[1].starts_with("10,join,1,2,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("10,join,2,2,"), "{}", lines[2]);
+    let markdown = nqueens()
+        .args([
+            "bench",
+            "--n",
+            "10",
+            "--runs",
+            "2",
+            "-j",
+            "1,2",
+            "--format",
+            "markdown",
+            "--no-warmup",
+        ])
+        .output()
+        .unwrap();
+    assert!(markdown.status.success());
+    let text = String::from_utf8(markdown.stdout).unwrap();
+    let rows: Vec<&str> = text.lines().filter(|line| line.starts_with('|')).collect();
+    assert_eq!(rows.len(), 4, "header, rule and two thread counts:\n{text}");
+    assert!(text.contains("score: "), "{text}");
+}
+
+#[test]
+fn bench_refuses_bad_settings() {
+    assert!(usage_error(&["bench", "--runs", "0"])
+        .contains("--runs takes a whole number from 1 to 10000"));
+    assert!(usage_error(&["bench", "-j", "1,0"]).contains("at least 1"));
+    assert!(usage_error(&["bench", "-j", "1,x"]).contains("thread count"));
+    assert!(usage_error(&["bench", "--n", "28"]).contains("--n takes a whole number from 1 to 27"));
+    assert!(usage_error(&["bench", "--format", "xml"]).contains("table, json, csv, markdown"));
+}
+
+/// `plan ARGS --format json`, parsed.
+fn plan_json(args: &[&str]) -> serde_json::Value {
+    let out = nqueens()
+        .arg("plan")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn every_board_size_has_a_plan_under_the_default_method() {
+    for n in 1..=32u64 {
+        // One thread: a join count's memory grows with the threads.
+        let plan = plan_json(&[&n.to_string(), "-j", "1"]);
+        assert_eq!(plan["n"], n);
+        assert!(plan["tasks"].as_u64().unwrap() >= 1, "n={n}");
+        let memory = plan["peak_memory_bytes"].as_u64().unwrap();
+        assert!(memory > 0, "n={n}");
+        let method = plan["method"].as_str().unwrap();
+        // join from 10 through 28 (in bounded memory), d4 beyond.
+        match n {
+            10..=28 => {
+                assert_eq!(method, "join", "n={n}");
+                assert!(memory < 1 << 30, "n={n}: {memory} bytes");
+            }
+            29.. => assert_eq!(method, "d4", "n={n}"),
+            _ => {}
+        }
+    }
+    assert!(usage_error(&["plan", "29", "-m", "join"]).contains("up to 28, not 29"));
+}
+
+#[test]
+fn the_estimate_samples_and_brackets_its_figure() {
+    for method in ["join", "d4", "mirror"] {
+        let plan = plan_json(&[
+            "13",
+            "-m",
+            method,
+            "--estimate",
+            "--sample",
+            "40",
+            "-j",
+            "2",
+        ]);
+        let tasks = plan["tasks"].as_u64().unwrap();
+        assert_eq!(plan["sampled"].as_u64().unwrap(), tasks.min(40), "{method}");
+        let (low, core, high) = (
+            plan["interval_low"].as_f64().unwrap(),
+            plan["estimated_core_seconds"].as_f64().unwrap(),
+            plan["interval_high"].as_f64().unwrap(),
+        );
+        assert!(
+            low <= core && core <= high && core > 0.0,
+            "{method}: {plan}"
+        );
+        assert_eq!(plan["threads"], 2);
+        // The costliest sampled task costs at least the sample's mean (the
+        // estimate's mean task) and at most the whole count.
+        let largest = plan["largest_task_seconds"].as_f64().unwrap();
+        assert!(largest >= core / tasks as f64 * 0.999, "{method}: {plan}");
+        assert!(largest <= core, "{method}: {plan}");
+        // The published count gives core-ns per solution.
+        let per_solution = plan["core_ns_per_solution"].as_f64().unwrap();
+        let published = nqueens::published::total(13).unwrap() as f64;
+        assert!(
+            (per_solution - core * 1e9 / published).abs() < 1e-6 * per_solution,
+            "{method}: {plan}"
+        );
+    }
+    // A sample of every task has no sampling error.
+    let whole = plan_json(&["9", "--estimate", "--sample", "100000"]);
+    assert_eq!(whole["interval_low"], whole["estimated_core_seconds"]);
+    // Large tasks are probed, not counted: N = 24 under d4 answers at once.
+    let probed = plan_json(&[
+        "24",
+        "-m",
+        "d4",
+        "--estimate",
+        "--sample",
+        "8",
+        "--cores",
+        "1000",
+    ]);
+    assert!(
+        probed["estimated_core_seconds"].as_f64().unwrap() > 1000.0,
+        "{probed}"
+    );
+    assert!(probed["cores_wall_seconds"].as_f64().unwrap() > 0.0);
+    assert!(usage_error(&["plan", "12", "--sample", "5"]).contains("--estimate"));
+    assert!(usage_error(&["plan", "12", "--estimate", "--sample", "0"])
+        .contains("--sample takes a whole number from 1 to 1000000"));
+}
+
+#[test]
+fn bench_records_the_build_paths_and_when() {
+    let output = nqueens()
+        .args([
+            "bench", "--n", "10", "--runs", "1", "-j", "1", "--format", "json", "-q",
+        ])
+        .env("NQUEENS_MATCHER", "portable")
+        .env("NQUEENS_LANES", "off")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["matcher"], "portable");
+    assert_eq!(report["lanes"], "off");
+    assert!(report["cpu_features"].is_array());
+    let stamp = report["timestamp"].as_str().unwrap();
+    assert!(
+        predicate::str::is_match(r"^20\d\d-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+            .unwrap()
+            .eval(stamp),
+        "{stamp}"
+    );
+    // The forced loops count right, and a loop that is not one is refused.
+    nqueens()
+        .args(["count", "14", "-m", "join", "--format", "csv"])
+        .env("NQUEENS_MATCHER", "portable")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\n14,365596,45752,"));
+    let refused = nqueens()
+        .args(["count", "8"])
+        .env("NQUEENS_MATCHER", "sse9")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains(
+        "NQUEENS_MATCHER=sse9 is not a matcher loop: accepted values are avx512, avx2, portable"
+    ));
+}
+
+#[test]
+fn verify_counts_sampled_join_tasks_both_ways() {
+    for n in ["8", "15", "18"] {
+        let out = nqueens()
+            .args([
+                "verify", n, "--tasks", "6", "--seed", "3", "--format", "json",
+            ])
+            .assert()
+            .success();
+        let record: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        assert_eq!(record["agree"], true, "{record}");
+        let checks = record["checks"].as_array().unwrap();
+        assert_eq!(
+            checks.len(),
+            6.min(record["tasks"].as_u64().unwrap() as usize)
+        );
+        for check in checks {
+            assert_eq!(check["join"], check["rows"], "{check}");
+        }
+    }
+    // Under every matcher loop this CPU runs (the glue follows it).
+    for (seed, matcher) in ["portable", "avx2", "avx512"].into_iter().enumerate() {
+        let runs = matcher == "portable"
+            || (matcher == "avx2" && std::arch::is_x86_feature_detected!("avx2"))
+            || (matcher == "avx512" && std::arch::is_x86_feature_detected!("avx512f"));
+        if !runs {
+            eprintln!("verify under NQUEENS_MATCHER={matcher}: this CPU cannot run it; skipped");
+            continue;
+        }
+        for n in ["10", "16", "20"] {
+            nqueens()
+                .args(["verify", n, "--tasks", "4", "--seed", &seed.to_string()])
+                .env("NQUEENS_MATCHER", matcher)
+                .assert()
+                .success()
+                .stdout(predicate::str::contains("  NO").not());
+        }
+    }
+    // Bad input: one line, exit 2.
+    for args in [
+        vec!["verify", "3"],
+        vec!["verify", "29"],
+        vec!["verify", "12", "--tasks", "0"],
+    ] {
+        let out = nqueens().args(&args).assert().code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+}
