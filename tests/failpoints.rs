@@ -4,8 +4,6 @@
 //! files).
 #![cfg(feature = "failpoints")]
 
-use assert_cmd::Command;
-
 mod common;
 
 use common::nqueens;
