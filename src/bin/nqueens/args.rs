@@ -54,7 +54,7 @@ pub enum Command {
     /// Time a fixed, checked count at several thread counts: a CPU
     /// throughput benchmark.
     #[command(
-        after_help = "Examples:\n  nqueens bench                           N = 16 at 1, 2, 4, ... threads\n  nqueens bench --n 12 --runs 1 -j 1,2    a quick one\n  nqueens bench --n 12 --runs 1 --format json"
+        after_help = "Examples:\n  nqueens bench                           N = 17 at 1, 2, 4, ... threads\n  nqueens bench --n 12 --runs 1 -j 1,2    a quick one\n  nqueens bench --n 12 --runs 1 --format json"
     )]
     Bench(BenchArgs),
     /// Sum the result files of shards 0..K-1 of one count, after checking

@@ -2,7 +2,7 @@
 //! named (the reading is the library's [`nqueens::boards::validate::check_lines`]).
 
 use std::fs;
-use std::io::{self, BufRead, BufWriter, Write};
+use std::io::{self, BufRead, BufWriter, IsTerminal, Write};
 
 use anyhow::Context;
 use nqueens::boards::validate::check_lines;
@@ -17,7 +17,14 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         Some(path) if path.as_os_str() != "-" => Box::new(io::BufReader::new(
             fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
         )),
-        _ => Box::new(io::BufReader::new(io::stdin())),
+        _ => {
+            // A person who typed `nqueens check` alone would otherwise
+            // meet a silent wait.
+            if io::stdin().is_terminal() {
+                eprintln!("reading boards from standard input, one per line (Ctrl-D ends)");
+            }
+            Box::new(io::BufReader::new(io::stdin()))
+        }
     };
     let shift = u64::from(args.one_based);
     let stdout = io::stdout();
