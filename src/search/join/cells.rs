@@ -207,7 +207,7 @@ impl MadeCells {
         }
         if !self.held.contains_key(&key) {
             if self.bytes + bytes > self.budget {
-                self.drop_oldest(self.budget * 3 / 4 - bytes.min(self.budget * 3 / 4));
+                self.drop_oldest((self.budget * 3 / 4).saturating_sub(bytes));
             }
             let mut placements = Vec::with_capacity(size);
             fill_cell(side, rows, cols, &mut placements);

@@ -1083,10 +1083,7 @@ impl<G: Glue> Join<'_, G> {
                 continue;
             }
             let west_key = key(*west_queen);
-            // The bits the group's queries take, so that the matcher keeps
-            // them: those that leave a stored group's queen alone take
-            // none of its bits.
-            let group_bits = taken_bits(&held.west, *weights, 0);
+            // A group with no queries meets nothing.
             if held
                 .west
                 .iter()
@@ -1095,6 +1092,10 @@ impl<G: Glue> Join<'_, G> {
             {
                 continue;
             }
+            // The bits the group's queries take, so that the matcher keeps
+            // them: those that leave a stored group's queen alone take
+            // none of its bits.
+            let group_bits = taken_bits(&held.west, *weights, 0);
             for (group, (east_queen, _)) in grid.stored.iter().enumerate() {
                 let east_key = key(*east_queen);
                 if east_key & west_key != 0 {
