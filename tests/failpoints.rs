@@ -98,3 +98,49 @@ fn a_fault_in_one_task_is_named_by_verify() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert_eq!(stdout.matches("  NO").count(), 1, "{stdout}");
 }
+
+#[test]
+fn a_full_disk_mid_line_leaves_whole_lines_and_the_count_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("full.ckpt");
+    for method in ["d4", "mirror", "join"] {
+        let _ = std::fs::remove_file(&journal);
+        // The seventh line written (the header is the first) gets half
+        // its bytes on disk, then ENOSPC.
+        let out = nqueens()
+            .args(["count", "14", "-m", method, "-j", "2", "--checkpoint"])
+            .arg(&journal)
+            .env("FAILPOINTS", "journal-write=6*off->1*return->off")
+            .assert()
+            .code(1);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(stderr.contains("cannot write the checkpoint"), "{stderr}");
+        assert!(stderr.contains("No space left on device"), "{stderr}");
+        // The half line was cut away: every line is whole and sealed.
+        let text = std::fs::read_to_string(&journal).unwrap();
+        assert!(text.ends_with('\n'), "{method}: {text}");
+        assert!(text.lines().count() >= 6, "{method}: {text}");
+        for line in text.lines() {
+            let starts = line.matches("task ").count() + line.matches("session ").count();
+            assert!(starts <= 1, "{method}: a torn line was kept: {line}");
+        }
+        let out = nqueens()
+            .args([
+                "count",
+                "14",
+                "-m",
+                method,
+                "--format",
+                "csv",
+                "--checkpoint",
+            ])
+            .arg(&journal)
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert!(stdout.contains(",365596,"), "{method}: {stdout}");
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(stderr.contains("resuming: "), "{method}: {stderr}");
+        assert!(!stderr.contains("cut short"), "{method}: {stderr}");
+    }
+}

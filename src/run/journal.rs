@@ -79,6 +79,18 @@ pub enum JournalError {
         /// Tasks in the plan.
         tasks: u64,
     },
+    /// One task is recorded twice with different counts.
+    #[error("checkpoint {path} records task {task} twice with different counts ({first}; {second}); one of them is wrong: compare against another run, or delete the file to count again")]
+    Conflict {
+        /// The journal.
+        path: String,
+        /// The task.
+        task: u64,
+        /// Its first record.
+        first: String,
+        /// The record that disagrees.
+        second: String,
+    },
     /// A line before the last is damaged.
     #[error("checkpoint {path} is damaged at line {line} ({reason}); refusing to trust it")]
     Corrupt {
@@ -151,9 +163,31 @@ pub struct Resumed {
     pub task_seconds: f64,
     /// A torn last line that was dropped.
     pub dropped_torn_line: bool,
+    /// Lines (numbered from 1) that began with a write cut short, a full
+    /// disk's, before a whole line: the cut task is counted again.
+    pub torn_lines: Vec<usize>,
 }
 
 impl Resumed {
+    /// What reading the journal repaired, one sentence each, for a warning.
+    pub fn repairs(&self) -> Vec<String> {
+        let mut repairs = Vec::new();
+        if self.dropped_torn_line {
+            repairs.push(
+                "dropped a torn last line (a task cut off mid-write will be counted again)"
+                    .to_string(),
+            );
+        }
+        if !self.torn_lines.is_empty() {
+            let lines: Vec<String> = self.torn_lines.iter().map(usize::to_string).collect();
+            repairs.push(format!(
+                "line(s) {} begin with a write cut short (a full disk?) before a whole line; the cut task(s) will be counted again",
+                lines.join(", ")
+            ));
+        }
+        repairs
+    }
+
     /// Tasks already finished.
     pub fn finished(&self) -> usize {
         self.finished
@@ -190,13 +224,63 @@ impl Resumed {
     }
 }
 
+/// The journal's file and what is known of it, behind the lock.
+struct Appender {
+    file: File,
+    last_sync: Instant,
+    /// Bytes of whole lines in the file: where a failed write is cut back to.
+    whole: u64,
+    /// A write failed and the file could not be cut back to its whole lines:
+    /// nothing more is appended, so no whole line follows a torn one.
+    torn: bool,
+}
+
+impl Appender {
+    /// Appends `line` whole, or leaves the file as it was: a write that
+    /// fails part-way (a full disk) is cut back to the last whole line
+    /// before anything else is written.
+    fn append(&mut self, line: &str) -> io::Result<()> {
+        if self.torn {
+            return Err(io::Error::other(
+                "an earlier write failed and could not be undone; nothing more is written",
+            ));
+        }
+        let written = self.write_line(line.as_bytes());
+        match written {
+            Ok(()) => self.whole += line.len() as u64,
+            Err(_) => {
+                if self.file.set_len(self.whole).is_err() {
+                    self.torn = true;
+                }
+            }
+        }
+        written
+    }
+
+    #[cfg(not(feature = "failpoints"))]
+    fn write_line(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes)
+    }
+
+    /// With `FAILPOINTS='journal-write=return'`, a line is written half and
+    /// the disk is full, as on a filesystem that runs out of space.
+    #[cfg(feature = "failpoints")]
+    fn write_line(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if fail::eval("journal-write", |_| ()).is_some() {
+            self.file.write_all(&bytes[..bytes.len() / 2])?;
+            return Err(io::Error::from_raw_os_error(28));
+        }
+        self.file.write_all(bytes)
+    }
+}
+
 /// The journal's file, locked.
-type JournalGuard<'a> = std::sync::MutexGuard<'a, (File, Instant)>;
+type JournalGuard<'a> = std::sync::MutexGuard<'a, Appender>;
 
 /// An open journal, appended to by worker threads.
 pub struct Journal {
     path: PathBuf,
-    file: Mutex<(File, Instant)>,
+    file: Mutex<Appender>,
 }
 
 fn io_error(path: &Path, err: impl std::fmt::Display) -> JournalError {
@@ -260,15 +344,26 @@ impl Journal {
                 .map_err(|err| io_error(path, err))?;
             let reader = BufReader::new(&mut file);
             let tasks = plan.tasks.len() as u64;
-            let mut on_task = |id: u64, count: &TaskCount, micros: u64| {
-                if resumed.mark(id) && keep(id) {
+            // Tasks recorded more than once: checked below that every
+            // record of each says the same.
+            let mut twice = Vec::new();
+            let mut on_task = |id: u64, count: &TaskCount, micros: u64, _line: usize| {
+                if !resumed.mark(id) {
+                    twice.push(id);
+                } else if keep(id) {
                     resumed.prior.add_task(id, count);
                     resumed.task_seconds += micros as f64 * 1e-6;
                 }
             };
             let body = read_body(path, reader, &header, tasks, &mut on_task)?;
+            if !twice.is_empty() {
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|err| io_error(path, err))?;
+                check_repeats(path, BufReader::new(&mut file), &header, tasks, twice)?;
+            }
             resumed.complete = body.complete;
             resumed.sessions = body.sessions;
+            resumed.torn_lines = body.torn_lines;
             resumed.wall_seconds = body.wall_micros as f64 * 1e-6;
             let sound = body.sound;
             if sound < length {
@@ -286,9 +381,15 @@ impl Journal {
                 tasks: plan.tasks.len() as u64,
             });
         }
+        let whole = file.metadata().map_err(|err| io_error(path, err))?.len();
         let journal = Journal {
             path: path.to_path_buf(),
-            file: Mutex::new((file, Instant::now())),
+            file: Mutex::new(Appender {
+                file,
+                last_sync: Instant::now(),
+                whole,
+                torn: false,
+            }),
         };
         Ok((journal, resumed))
     }
@@ -306,11 +407,10 @@ impl Journal {
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (file, last_sync) = &mut *guard;
-        file.write_all(line.as_bytes())?;
-        if last_sync.elapsed() >= SYNC_INTERVAL {
-            file.sync_data()?;
-            *last_sync = Instant::now();
+        guard.append(&line)?;
+        if guard.last_sync.elapsed() >= SYNC_INTERVAL {
+            guard.file.sync_data()?;
+            guard.last_sync = Instant::now();
         }
         Ok(())
     }
@@ -330,10 +430,7 @@ impl Journal {
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (file, _) = &mut *guard;
-        let written = file
-            .write_all(line.as_bytes())
-            .and_then(|()| file.sync_data());
+        let written = guard.append(&line).and_then(|()| guard.file.sync_data());
         (guard, written)
     }
 
@@ -344,8 +441,8 @@ impl Journal {
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        guard.0.write_all(line.as_bytes())?;
-        guard.0.sync_data()
+        guard.append(&line)?;
+        guard.file.sync_data()
     }
 
     /// [`Journal::end_session`] for a process about to exit with tasks in
@@ -363,7 +460,7 @@ impl Journal {
             .file
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        guard.0.sync_data()
+        guard.file.sync_data()
     }
 
     /// Where the journal is.
@@ -462,6 +559,56 @@ pub fn read_plan_of(path: &Path) -> Result<(u32, Method, u32), JournalError> {
     Ok((number("n")?, method, number("split")?))
 }
 
+/// Reads the journal again for the tasks in `twice` (recorded more than
+/// once) and refuses it, naming both lines, if two records of one task
+/// disagree: a task's count does not depend on the run, so one of them is
+/// wrong and the journal cannot say which.
+fn check_repeats(
+    path: &Path,
+    reader: impl BufRead,
+    header: &str,
+    tasks: u64,
+    mut twice: Vec<u64>,
+) -> Result<(), JournalError> {
+    twice.sort_unstable();
+    twice.dedup();
+    let mut first: std::collections::HashMap<u64, (TaskCount, usize)> =
+        std::collections::HashMap::with_capacity(twice.len());
+    let mut conflict = None;
+    let mut on_task = |id: u64, count: &TaskCount, _micros: u64, line: usize| {
+        if conflict.is_some() || twice.binary_search(&id).is_err() {
+            return;
+        }
+        match first.get(&id) {
+            None => {
+                first.insert(id, (*count, line));
+            }
+            Some((earlier, earlier_line)) if earlier != count => {
+                conflict = Some((id, *earlier, *earlier_line, *count, line));
+            }
+            Some(_) => {}
+        }
+    };
+    read_body(path, reader, header, tasks, &mut on_task)?;
+    match conflict {
+        None => Ok(()),
+        Some((task, first, first_line, second, second_line)) => Err(JournalError::Conflict {
+            path: path.display().to_string(),
+            task,
+            first: format!("line {first_line}: {}", describe_count(&first)),
+            second: format!("line {second_line}: {}", describe_count(&second)),
+        }),
+    }
+}
+
+/// A task's count as people read it, for messages.
+fn describe_count(count: &TaskCount) -> String {
+    format!(
+        "{} solutions, {} orbits, {} nodes",
+        count.solutions, count.orbits, count.nodes
+    )
+}
+
 /// Reads every task line of the journal at `path`, which must be of
 /// `plan`, and hands each to `on_task` (a task recorded twice, twice);
 /// returns whether the journal says the count completed. The file is not
@@ -471,7 +618,7 @@ pub fn read_tasks(
     plan: &Plan,
     on_task: &mut dyn FnMut(u64, &TaskCount),
 ) -> Result<bool, JournalError> {
-    let on_task = &mut |id: u64, count: &TaskCount, _micros: u64| on_task(id, count);
+    let on_task = &mut |id: u64, count: &TaskCount, _micros: u64, _line: usize| on_task(id, count);
     check_regular(path)?;
     let file = File::open(path).map_err(|err| io_error(path, err))?;
     let header = header_text(plan);
@@ -502,6 +649,24 @@ struct Body {
     /// `session` lines read, and their wall microseconds summed.
     sessions: u64,
     wall_micros: u64,
+    /// Lines that began with a write cut short (line numbers from 1).
+    torn_lines: Vec<usize>,
+}
+
+/// Where a line starts in `line` after a cut-short write: a torn line is
+/// the first part of a journal line (any number of its bytes) with a whole
+/// line written straight after it. None unless `line` is that.
+fn after_torn_write(line: &[u8]) -> Option<&[u8]> {
+    const STARTS: [&[u8]; 3] = [b"task ", b"session ", b"complete "];
+    // The last start in the line: a write may be cut more than once.
+    let at = (1..line.len())
+        .rev()
+        .find(|&at| STARTS.iter().any(|start| line[at..].starts_with(start)))?;
+    let cut = &line[..at];
+    STARTS
+        .iter()
+        .any(|start| cut.starts_with(start) || start.starts_with(cut))
+        .then_some(&line[at..])
 }
 
 /// Reads the lines of an existing journal one at a time, checking each
@@ -513,7 +678,7 @@ fn read_body(
     mut reader: impl BufRead,
     expected_header: &str,
     tasks: u64,
-    on_task: &mut dyn FnMut(u64, &TaskCount, u64),
+    on_task: &mut dyn FnMut(u64, &TaskCount, u64, usize),
 ) -> Result<Body, JournalError> {
     let path_text = path.display().to_string();
     let read_error = |err: io::Error| io_error(path, err);
@@ -576,11 +741,20 @@ fn read_body(
             line: line_number,
             reason: reason.to_string(),
         };
-        let Some(content) = text(&line) else {
-            if is_last {
-                return Ok(Body { sound, ..body });
-            }
-            return Err(corrupt("checksum mismatch"));
+        let whole = text(&line);
+        let content = match whole {
+            Some(content) => content,
+            None if is_last => return Ok(Body { sound, ..body }),
+            None => match after_torn_write(&line).and_then(&text) {
+                // A write cut short (a full disk) and a whole line written
+                // after it: the cut task was not recorded and is counted
+                // again; the whole line stands.
+                Some(content) => {
+                    body.torn_lines.push(line_number);
+                    content
+                }
+                None => return Err(corrupt("checksum mismatch")),
+            },
         };
         let parse = |text: &str| {
             text.parse::<u64>()
@@ -601,7 +775,7 @@ fn read_body(
                     nodes: parse(numbers[5])?,
                 };
                 let micros = numbers.get(6).map_or(Ok(0), |text| parse(text))?;
-                on_task(id, &count, micros);
+                on_task(id, &count, micros, line_number);
             }
             ["session", micros, threads] => {
                 parse(threads)?;

@@ -194,6 +194,9 @@ pub fn count_journaled(
         if rank == 0 {
             match Journal::open(path, &plan) {
                 Ok((open, resumed)) => {
+                    for repair in resumed.repairs() {
+                        eprintln!("warning: checkpoint {}: {repair}", path.display());
+                    }
                     done.copy_from_slice(resumed.done_words());
                     prior = resumed.prior;
                     history = (resumed.sessions, resumed.wall_seconds, resumed.task_seconds);

@@ -108,11 +108,43 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
 }
 
 /// The command line that resumes this run, quoted for a POSIX shell, for
-/// the interruption message.
+/// the interruption message. Arguments are taken as the system gives them:
+/// a path need not be UTF-8.
 pub fn resume_command() -> String {
-    let args: Vec<String> = std::env::args().collect();
-    // Quoting fails only on a NUL byte, which no argument can hold.
-    shlex::try_join(args.iter().map(String::as_str)).unwrap_or_else(|_| args.join(" "))
+    std::env::args_os()
+        .map(|arg| shell_word(&arg))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One argument as a shell reads it back: quoted where needed, and bytes
+/// that are not UTF-8 written as `$'\xNN'` (bash, zsh and ksh read that).
+fn shell_word(arg: &std::ffi::OsStr) -> String {
+    if let Some(text) = arg.to_str() {
+        // Quoting fails only on a NUL byte, which no argument can hold.
+        return shlex::try_quote(text).map_or_else(|_| text.to_string(), |word| word.into_owned());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut word = String::from("$'");
+        for &byte in arg.as_bytes() {
+            match byte {
+                b'\\' | b'\'' => {
+                    word.push('\\');
+                    word.push(char::from(byte));
+                }
+                0x20..=0x7e => word.push(char::from(byte)),
+                _ => word.push_str(&format!("\\x{byte:02x}")),
+            }
+        }
+        word.push('\'');
+        word
+    }
+    #[cfg(not(unix))]
+    {
+        arg.to_string_lossy().into_owned()
+    }
 }
 
 /// One N with a checkpoint and/or a shard.
@@ -130,13 +162,8 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let (journal, resumed) = match &args.checkpoint {
         Some(path) => {
             let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
-            if resumed.dropped_torn_line {
-                bar.suspend(|| {
-                    eprintln!(
-                        "warning: checkpoint {}: dropped a torn last line (a task cut off mid-write will be counted again)",
-                        path.display()
-                    )
-                });
+            for repair in resumed.repairs() {
+                bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
             }
             (Some(journal), Some(resumed))
         }

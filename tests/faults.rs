@@ -1,0 +1,182 @@
+//! Faults a hostile afternoon found: bytes that are not UTF-8 in a path,
+//! writes cut short by a full disk, one task recorded twice with different
+//! counts, output paths that cannot be written, pipes given as files.
+
+use std::path::Path;
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+
+use common::{nqueens, scratch};
+
+/// 64-bit FNV-1a, the journal's line checksum.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A journal line with its checksum, as the program writes it.
+fn sealed(text: &str) -> String {
+    format!("{text} #{:016x}", fnv1a(text.as_bytes()))
+}
+
+/// Runs `count 12 -m d4` on `journal`: (status, solutions printed, stderr).
+fn count_12(journal: &Path) -> (Option<i32>, String, String) {
+    let output = nqueens()
+        .args(["count", "12", "-m", "d4", "--format", "csv", "--checkpoint"])
+        .arg(journal)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let solutions = stdout
+        .lines()
+        .last()
+        .and_then(|line| line.split(',').nth(1))
+        .unwrap_or_default()
+        .to_string();
+    (
+        output.status.code(),
+        solutions,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// A finished journal of `count 12 -m d4`, without its `complete` and
+/// `session` lines: the header and the task lines.
+fn task_lines(journal: &Path) -> Vec<String> {
+    let (code, solutions, stderr) = count_12(journal);
+    assert_eq!((code, solutions.as_str()), (Some(0), "14200"), "{stderr}");
+    std::fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with("complete ") && !line.starts_with("session "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_line_cut_short_before_whole_lines_is_recovered_not_refused() {
+    let scratch_dir = scratch("torn");
+    let journal = scratch_dir.path().join("j.ckpt");
+    let lines = task_lines(&journal);
+    assert!(lines.len() > 8);
+    for cut in [1, 7, lines[4].len() - 1] {
+        // Line 5 (a task) written only in part, as on a full disk, and
+        // whole lines written after it by other threads.
+        let mut text = lines[..4].join("\n") + "\n";
+        text.push_str(&lines[4][..cut]);
+        text.push_str(&lines[5..].join("\n"));
+        text.push('\n');
+        std::fs::write(&journal, text).unwrap();
+        let (code, solutions, stderr) = count_12(&journal);
+        assert_eq!(code, Some(0), "cut at {cut}: {stderr}");
+        assert_eq!(solutions, "14200", "cut at {cut}");
+        assert!(
+            stderr.contains("line(s) 5 begin with a write cut short"),
+            "{stderr}"
+        );
+    }
+    // Damage that is not a cut write is still refused.
+    let mut text = lines.join("\n") + "\n";
+    text = text.replacen(&lines[4], &lines[4].replacen(' ', "  ", 1), 1);
+    std::fs::write(&journal, text).unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("damaged at line 5"), "{stderr}");
+}
+
+#[test]
+fn one_task_recorded_twice_with_different_counts_is_refused_naming_both() {
+    let scratch_dir = scratch("conflict");
+    let journal = scratch_dir.path().join("j.ckpt");
+    let lines = task_lines(&journal);
+    // `task ID solutions orbits o2 o4 o8 nodes micros #sum`
+    let text = lines[3].rsplit_once(" #").unwrap().0;
+    let mut fields: Vec<String> = text.split(' ').map(str::to_string).collect();
+    let id = fields[1].clone();
+    // The same record again, taken in another run: accepted.
+    let mut same = lines.clone();
+    fields[8] = "12345".to_string();
+    same.push(sealed(&fields.join(" ")));
+    std::fs::write(&journal, same.join("\n") + "\n").unwrap();
+    let (code, solutions, stderr) = count_12(&journal);
+    assert_eq!((code, solutions.as_str()), (Some(0), "14200"), "{stderr}");
+    // A record with one solution more: refused, both lines shown.
+    let mut conflicting = lines.clone();
+    let solutions: u64 = fields[2].parse().unwrap();
+    fields[2] = (solutions + 1).to_string();
+    conflicting.push(sealed(&fields.join(" ")));
+    let before = conflicting.join("\n") + "\n";
+    std::fs::write(&journal, &before).unwrap();
+    let (code, _, stderr) = count_12(&journal);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("task {id} twice with different counts")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("line 4: {solutions} solutions")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "line {}: {} solutions",
+            lines.len() + 1,
+            solutions + 1
+        )),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_that_is_not_utf8_is_quoted_in_the_resume_hint() {
+    use std::os::unix::ffi::OsStrExt;
+    let scratch_dir = scratch("bytes");
+    let journal = scratch_dir
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"run \xff'.ckpt"));
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "17", "-m", "mirror", "-j", "1", "--checkpoint"])
+        .arg(&journal)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for a finished task in the journal, then stop the count.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(&journal).map_or(0, |text| text.lines().count()) < 2 {
+        assert!(Instant::now() < deadline, "no task finished in a minute");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // The hint, run by a shell, resumes the same journal to the end.
+    let hint = stderr
+        .lines()
+        .skip_while(|line| !line.contains("resume with:"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no resume hint: {stderr}"))
+        .trim();
+    assert!(hint.contains(r"$'"), "{hint}");
+    let resumed = StdCommand::new("bash")
+        .args(["-c", &format!("{hint} --format csv")])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(stdout.contains(",95815104,"), "{stdout}");
+}
