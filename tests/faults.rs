@@ -180,3 +180,117 @@ fn a_path_that_is_not_utf8_is_quoted_in_the_resume_hint() {
     );
     assert!(stdout.contains(",95815104,"), "{stdout}");
 }
+
+#[test]
+fn output_paths_are_checked_before_anything_is_counted() {
+    let scratch_dir = scratch("outputs");
+    let dir = scratch_dir.path();
+    let missing = dir.join("no-such-dir");
+    let cases: [(Vec<std::ffi::OsString>, &str); 4] = [
+        (
+            vec!["--profile".into(), missing.join("p.csv").into()],
+            "cannot write the profile",
+        ),
+        (
+            vec![
+                "--shard".into(),
+                "0/2".into(),
+                "--out".into(),
+                missing.join("s.json").into(),
+            ],
+            "cannot write the shard result",
+        ),
+        (
+            vec!["--shard".into(), "0/2".into(), "--out".into(), dir.into()],
+            "it is a directory",
+        ),
+        (
+            vec![
+                "--shard".into(),
+                "0/2".into(),
+                "--checkpoint".into(),
+                dir.join("j.ckpt").into(),
+                "--out".into(),
+                missing.join("s.json").into(),
+            ],
+            "its directory does not exist",
+        ),
+    ];
+    for (extra, expected) in cases {
+        // N = 27 would take years: the refusal must come first.
+        let started = Instant::now();
+        let output = nqueens()
+            .args(["count", "27", "-m", "d4"])
+            .args(&extra)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(1), "{extra:?}: {stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(stderr.contains("nothing was counted"), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(started.elapsed() < Duration::from_secs(30), "{extra:?}");
+    }
+    // Nothing was left in the directory but the journal's file.
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .filter(|name| name != "j.ckpt")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_shard_whose_file_cannot_be_written_at_the_end_still_prints_its_result() {
+    let scratch_dir = scratch("late");
+    let out_dir = scratch_dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = out_dir.join("s.json");
+    // A count of some seconds; its output directory is removed meanwhile.
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "17", "-m", "mirror", "-j", "1", "--shard", "0/1"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::remove_dir(&out_dir).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("it is printed above"), "{stderr}");
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["solutions"], 95815104, "{result}");
+    // The printed result, saved, merges like the file would have.
+    let saved = scratch_dir.path().join("saved.json");
+    std::fs::write(&saved, &output.stdout).unwrap();
+    let merged = nqueens().arg("merge").arg(&saved).output().unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    assert!(String::from_utf8_lossy(&merged.stdout).contains("95815104"));
+}
+
+#[cfg(unix)]
+#[test]
+fn shard_files_are_created_with_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch_dir = scratch("umask");
+    let out = scratch_dir.path().join("s.json");
+    let status = StdCommand::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 022 && exec '{}' count 12 --shard 0/2 --out '{}'",
+            assert_cmd::cargo::cargo_bin("nqueens").display(),
+            out.display()
+        ))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "{mode:o}");
+}

@@ -1,9 +1,8 @@
 //! A count that survives and spreads: one N with a checkpoint journal, a
 //! shard of the plan, or a per-task profile.
 
-use std::fs;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -18,6 +17,7 @@ use nqueens::{resolve_threads, History, RunHooks, RunTotals, Task, TaskOutcome};
 use super::{print_report, usage};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
+use crate::output::PendingFile;
 use crate::progress;
 use crate::signals::{self, INTERRUPTED};
 
@@ -36,8 +36,8 @@ impl Profiler {
             .push(*outcome);
     }
 
-    /// Writes `id,solutions,nodes,seconds` per task, by id.
-    pub fn write(self, path: &Path) -> anyhow::Result<()> {
+    /// `id,solutions,nodes,seconds` per task, by id.
+    pub fn csv(self) -> String {
         let mut rows = self.rows.into_inner().unwrap_or_else(|p| p.into_inner());
         rows.sort_by_key(|row| row.id);
         let mut text = String::from("id,solutions,nodes,seconds\n");
@@ -47,8 +47,7 @@ impl Profiler {
                 row.id, row.count.solutions, row.count.nodes, row.seconds
             ));
         }
-        fs::write(path, text)
-            .with_context(|| format!("cannot write the profile {}", path.display()))
+        text
     }
 }
 
@@ -157,6 +156,23 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let plan = plan_for(n, &options, threads)?;
     super::warn_ignored_split(args.split_depth, &plan);
     let summary = PlanSummary::of(&plan);
+    // Where the results go is checked before anything is counted.
+    let shard_out = shard
+        .map(|shard| {
+            let path = args.out.clone().unwrap_or_else(|| {
+                PathBuf::from(format!(
+                    "nqueens-{n}-{}-shard-{}-of-{}.json",
+                    plan.method, shard.index, shard.count
+                ))
+            });
+            PendingFile::reserve(&path, "the shard result")
+        })
+        .transpose()?;
+    let profile_out = args
+        .profile
+        .as_deref()
+        .map(|path| PendingFile::reserve(path, "the profile"))
+        .transpose()?;
     let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
     let in_shard = |task: &Task| keep(task.id);
     let (journal, resumed) = match &args.checkpoint {
@@ -320,9 +336,6 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         );
         return Ok(ExitCode::Interrupted);
     }
-    if let Some(path) = &args.profile {
-        profiler.write(path)?;
-    }
     if let Some(shard) = shard {
         let result = ShardResult {
             format: SHARD_FORMAT.to_string(),
@@ -353,14 +366,19 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             checksum: Some(checksum_of(&result)),
             ..result
         };
-        let path = args.out.clone().unwrap_or_else(|| {
-            PathBuf::from(format!(
-                "nqueens-{n}-{}-shard-{}-of-{}.json",
-                plan.method, shard.index, shard.count
-            ))
-        });
-        write_shard(&path, &result)?;
         mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
+        let out = shard_out.expect("a shard's result file is reserved");
+        let path = out.path().to_path_buf();
+        let text = format!("{}\n", serde_json::to_string_pretty(&result)?);
+        if let Err(err) = out.commit(text.as_bytes()) {
+            // The count is done: it is not lost with the file.
+            print!("{text}");
+            return Err(anyhow::anyhow!(
+                "cannot write the shard result {} ({err}); it is printed above: save it to a file to merge it",
+                path.display()
+            ));
+        }
+        write_profile(profile_out, profiler)?;
         eprintln!(
             "shard {shard}: {} tasks, {} solutions (partial), written to {}",
             totals.tasks_run,
@@ -381,7 +399,20 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             .expect("a whole count asked run_plan for P and R"),
     );
     report.history = history;
-    print_report(&report, args.format)
+    let code = print_report(&report, args.format)?;
+    write_profile(profile_out, profiler)?;
+    Ok(code)
+}
+
+/// Writes the per-task profile, if one was asked for, after the result is
+/// printed: a profile that cannot be written loses no count.
+fn write_profile(out: Option<PendingFile>, profiler: Profiler) -> anyhow::Result<()> {
+    let Some(out) = out else {
+        return Ok(());
+    };
+    let path = out.path().to_path_buf();
+    out.commit(profiler.csv().as_bytes())
+        .with_context(|| format!("cannot write the profile {}", path.display()))
 }
 
 /// Ends the journal with its `complete` line, unless it already has one.
@@ -396,26 +427,4 @@ fn mark_complete(
         }
         _ => Ok(()),
     }
-}
-
-/// Writes a shard result through a temporary file in the same directory,
-/// synced before it is renamed into place, so a crash never leaves a
-/// half-written result behind.
-fn write_shard(path: &Path, result: &ShardResult) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(result)?;
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let cannot = || format!("cannot write {}", path.display());
-    let mut temporary = tempfile::NamedTempFile::new_in(directory).with_context(cannot)?;
-    temporary
-        .write_all(format!("{text}\n").as_bytes())
-        .and_then(|()| temporary.as_file().sync_all())
-        .with_context(cannot)?;
-    temporary
-        .persist(path)
-        .map_err(|err| err.error)
-        .with_context(cannot)?;
-    Ok(())
 }

@@ -2,9 +2,11 @@
 
 mod bench;
 mod count;
+mod file;
 
 pub use bench::write_bench;
 pub use count::ReportWriter;
+pub use file::PendingFile;
 
 /// A rate with an SI prefix, e.g. `412.3 M/s`.
 pub fn human_rate(per_second: f64) -> String {
