@@ -389,3 +389,83 @@ fn the_kubernetes_job_command_counts_its_shard() {
         .success()
         .stdout(predicates::str::contains(" 14200 "));
 }
+
+#[test]
+fn shards_carry_their_parts_of_p_and_r_and_merge_checks_them() {
+    use nqueens::run::shard::{checksum_of, ShardResult};
+    use nqueens::search::symmetric::{count_symmetric, Turn};
+    let scratch_dir = scratch("turns");
+    let dir = scratch_dir.path();
+    let files = shard_files(dir, "16", 5, &[]);
+    let read = |path: &Path| -> ShardResult {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let write = |path: &Path, result: ShardResult| {
+        let result = ShardResult {
+            checksum: Some(checksum_of(&ShardResult {
+                checksum: None,
+                ..result.clone()
+            })),
+            ..result
+        };
+        std::fs::write(path, serde_json::to_string(&result).unwrap()).unwrap();
+    };
+    let parts: Vec<[u128; 2]> = files
+        .iter()
+        .map(|path| {
+            read(path)
+                .turn_fixed_part
+                .expect("every shard carries its part")
+        })
+        .collect();
+    let sum = |turn: usize| parts.iter().map(|part| part[turn]).sum::<u128>();
+    assert_eq!(sum(0), u128::from(count_symmetric(16, Turn::Half)));
+    assert_eq!(sum(1), u128::from(count_symmetric(16, Turn::Quarter)));
+    // Several shards' parts are not empty: the search is shared.
+    assert!(
+        parts.iter().filter(|part| part[0] > 0).count() >= 3,
+        "{parts:?}"
+    );
+    let expected = "\n16,14772512,1846955,";
+    let merge_csv = |files: &[PathBuf]| {
+        nqueens()
+            .args(["merge", "--format", "csv"])
+            .args(files)
+            .output()
+            .unwrap()
+    };
+    let output = merge_csv(&files);
+    assert!(String::from_utf8_lossy(&output.stdout).contains(expected));
+    // Files of an earlier version carry no parts: the merge searches.
+    let old: Vec<PathBuf> = files
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            let copy = dir.join(format!("old-{index}.json"));
+            write(
+                &copy,
+                ShardResult {
+                    turn_fixed_part: None,
+                    ..read(path)
+                },
+            );
+            copy
+        })
+        .collect();
+    let output = merge_csv(&old);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains(expected));
+    // A part changed with its checksum made again (a forgery, or a fault
+    // in that shard's search) breaks Burnside's lemma: refused, exit 3.
+    let mut forged = files.clone();
+    let mut result = read(&files[2]);
+    result.turn_fixed_part = result
+        .turn_fixed_part
+        .map(|[half, quarter]| [half + 2, quarter]);
+    forged[2] = dir.join("forged.json");
+    write(&forged[2], result);
+    let output = merge_csv(&forged);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("break Burnside's lemma"), "{stderr}");
+}

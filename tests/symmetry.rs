@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use nqueens::search::d4::{classify, rotate};
 use nqueens::search::naive;
-use nqueens::search::symmetric::{count_symmetric, unique_by_burnside, Turn};
+use nqueens::search::symmetric::{count_symmetric, count_symmetric_part, unique_by_burnside, Turn};
 use nqueens::{count, published, Method, SplitDepth};
 
 mod common;
@@ -204,4 +204,19 @@ fn auto_picks_join_d4_or_mirror_by_size() {
     let tiny_d4 = count(4, &options(Method::D4, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(tiny_d4.method, Method::Mirror);
     assert_eq!(tiny_d4.solutions, 2);
+}
+
+#[test]
+fn the_parts_of_the_symmetric_searches_sum_to_the_whole() {
+    for n in [5, 8, 12, 13, 16, 17, 20] {
+        for turn in [Turn::Half, Turn::Quarter] {
+            let whole = count_symmetric(n, turn);
+            for parts in [1, 2, 3, 7, 64, 5000] {
+                let sum: u64 = (0..parts)
+                    .map(|part| count_symmetric_part(n, turn, part, parts))
+                    .sum();
+                assert_eq!(sum, whole, "n={n} {turn:?} parts={parts}");
+            }
+        }
+    }
 }

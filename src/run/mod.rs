@@ -120,7 +120,7 @@ pub fn count_with_hooks(
     let started = Instant::now();
     let plan = plan_for(n, options, threads)?;
     on_plan(&plan);
-    let run = run_plan(&plan, threads, hooks, true)?;
+    let run = run_plan(&plan, threads, hooks, Some((0, 1)))?;
     let complete = run.totals.tasks_cancelled == 0 && run.totals.tasks_skipped == 0;
     Ok(make_report(
         &PlanSummary::of(&plan),
@@ -148,14 +148,15 @@ pub struct PlanRun {
 }
 
 /// Counts the tasks of `plan` on `threads` workers, steered by `hooks`, and
-/// `with_symmetric`, the searches for P and R beside them (a shard or an MPI
-/// rank other than 0 reports no unique count, so it leaves them out): the
-/// one routine behind a plain count, a resumed one, a shard and an MPI rank.
+/// the part `symmetric` = (index, count) of the searches for P and R beside
+/// them ((0, 1) for all of them; a shard computes its own part; an MPI rank
+/// other than 0 none): the one routine behind a plain count, a resumed one,
+/// a shard and an MPI rank.
 pub fn run_plan(
     plan: &Plan,
     threads: usize,
     hooks: &RunHooks<'_>,
-    with_symmetric: bool,
+    symmetric: Option<(u64, u64)>,
 ) -> Result<PlanRun, Error> {
     let pool = engine::worker_pool(threads)?;
     // The symmetric searches run beside the tasks rather than after them:
@@ -163,7 +164,8 @@ pub fn run_plan(
     // cancelled run does not wait for them (minutes from N = 26): their
     // thread is left to end on its own, and the run reports none.
     let n = plan.n;
-    let search = with_symmetric.then(|| std::thread::spawn(move || SymmetricCounts::of(n)));
+    let search = symmetric
+        .map(|(part, parts)| std::thread::spawn(move || SymmetricCounts::part_of(n, part, parts)));
     let totals = engine::run_tasks(&pool, plan.n, &plan.tasks, hooks);
     let cancelled = totals.tasks_cancelled > 0;
     let symmetric = match search {

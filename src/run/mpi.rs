@@ -278,7 +278,7 @@ pub fn count_journaled(
                     scope.spawn(|| chunks.answer(remote_workers));
                 }
                 // Only rank 0 reports, so only it searches for P and R.
-                run_plan(&plan, threads, &hooks, rank == 0)
+                run_plan(&plan, threads, &hooks, (rank == 0).then_some((0, 1)))
             })?;
             let totals = run.totals;
             let words = encode(&totals, threads);

@@ -136,9 +136,44 @@ pub struct SymmetricCounts {
 impl SymmetricCounts {
     /// Runs both symmetric searches for an `n` board.
     pub fn of(n: u32) -> SymmetricCounts {
+        SymmetricCounts::part_of(n, 0, 1)
+    }
+
+    /// Part `part` of `parts` of both searches
+    /// ([`symmetric::count_symmetric_part`]): what a shard carries.
+    pub fn part_of(n: u32, part: u64, parts: u64) -> SymmetricCounts {
         SymmetricCounts {
-            half_turn: u128::from(symmetric::count_symmetric(n, Turn::Half)),
-            quarter_turn: u128::from(symmetric::count_symmetric(n, Turn::Quarter)),
+            half_turn: u128::from(symmetric::count_symmetric_part(n, Turn::Half, part, parts)),
+            quarter_turn: u128::from(symmetric::count_symmetric_part(
+                n,
+                Turn::Quarter,
+                part,
+                parts,
+            )),
+        }
+    }
+
+    /// Both searches on every core of rayon's global pool.
+    pub fn of_on_all_cores(n: u32) -> SymmetricCounts {
+        use rayon::prelude::*;
+        const PARTS: u64 = 256;
+        (0..PARTS)
+            .into_par_iter()
+            .map(|part| SymmetricCounts::part_of(n, part, PARTS))
+            .reduce(
+                || SymmetricCounts {
+                    half_turn: 0,
+                    quarter_turn: 0,
+                },
+                |a, b| a.plus(b),
+            )
+    }
+
+    /// The sum of two parts.
+    pub fn plus(self, other: SymmetricCounts) -> SymmetricCounts {
+        SymmetricCounts {
+            half_turn: self.half_turn + other.half_turn,
+            quarter_turn: self.quarter_turn + other.quarter_turn,
         }
     }
 }

@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::report::SymmetricCounts;
 use crate::error::Error;
 use crate::plan::{check_board_size, Method, Plan};
 
@@ -106,6 +107,13 @@ pub struct ShardResult {
     /// shard's core time; 0 in files of earlier versions.
     #[serde(default)]
     pub task_seconds: f64,
+    /// This shard's part of the solutions unchanged by a half turn (P)
+    /// and by a quarter turn (R), in that order
+    /// ([`SymmetricCounts::part_of`] with the shard's index and count): a
+    /// merge sums them instead of running both searches. Absent in files
+    /// of earlier versions; then the merge searches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_fixed_part: Option<[u128; 2]>,
     /// Wrapping sum of every counted task's digest of its counts
     /// ([`crate::TaskCount::digest`]), 16 hex digits: two runs of this
     /// shard agree on it exactly when they agree task by task (but for a
@@ -162,6 +170,8 @@ pub struct Merged {
     pub seconds: f64,
     /// Core time: the seconds every shard's tasks took, summed.
     pub task_seconds: f64,
+    /// P and R summed over the shards, if every shard carries its part.
+    pub symmetric: Option<SymmetricCounts>,
 }
 
 /// Largest shard file read: a real one is well under a kilobyte.
@@ -313,6 +323,10 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         threads: 0,
         seconds: 0.0,
         task_seconds: 0.0,
+        symmetric: Some(SymmetricCounts {
+            half_turn: 0,
+            quarter_turn: 0,
+        }),
     };
     for (name, result) in results {
         let overflow = || format!("{name}: the sum of the shards' counts overflows 128 bits");
@@ -326,6 +340,13 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         merged.threads = merged.threads.saturating_add(result.threads);
         merged.seconds = merged.seconds.max(result.seconds.max(result.total_seconds));
         merged.task_seconds += result.task_seconds;
+        merged.symmetric = match (merged.symmetric, result.turn_fixed_part) {
+            (Some(sum), Some([half_turn, quarter_turn])) => Some(SymmetricCounts {
+                half_turn: add(sum.half_turn, half_turn)?,
+                quarter_turn: add(sum.quarter_turn, quarter_turn)?,
+            }),
+            _ => None,
+        };
     }
     Ok(merged)
 }

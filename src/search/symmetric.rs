@@ -31,13 +31,68 @@ struct Occupied {
 
 /// Solutions of the `n` board unchanged by `turn`.
 pub fn count_symmetric(n: u32, turn: Turn) -> u64 {
+    count_symmetric_part(n, turn, 0, 1)
+}
+
+/// Orbits placed before the search is cut into parts: enough prefixes (a
+/// few thousand at N = 28) to share among many shards, chosen by `n` alone
+/// so that every shard and every merge cuts the same way.
+fn part_depth(n: u32) -> u32 {
+    match n {
+        0..=11 => 0,
+        12..=19 => 2,
+        _ => 3,
+    }
+}
+
+/// Part `part` of `parts` of [`count_symmetric`]: the search is cut after
+/// [`part_depth`] orbits, and the `k`-th prefix (in search order) belongs to
+/// part `k % parts`. The parts sum to the whole; a shard of a count
+/// computes its own part, so a merge needs no search.
+pub fn count_symmetric_part(n: u32, turn: Turn, part: u64, parts: u64) -> u64 {
+    assert!(part < parts, "part {part} of {parts}");
     let empty = Occupied {
         rows: 0,
         cols: 0,
         sums: 0,
         diffs: 0,
     };
-    descend(n, turn, empty)
+    let mut prefix = 0u64;
+    descend_part(n, turn, empty, part_depth(n), &mut |occupied| {
+        let mine = prefix % parts == part;
+        prefix += 1;
+        if mine {
+            descend(n, turn, occupied)
+        } else {
+            0
+        }
+    })
+}
+
+/// Walks the search to `depth` more orbits and hands each prefix (or a
+/// board finished sooner) to `visit`, summing what it returns.
+fn descend_part(
+    n: u32,
+    turn: Turn,
+    occupied: Occupied,
+    depth: u32,
+    visit: &mut dyn FnMut(Occupied) -> u64,
+) -> u64 {
+    let row = occupied.rows.trailing_ones();
+    if depth == 0 || row >= n {
+        return visit(occupied);
+    }
+    let mut candidates = full_mask(n)
+        & !(occupied.cols | (occupied.sums >> row) | (occupied.diffs >> (n - 1 - row)));
+    let mut total = 0;
+    while candidates != 0 {
+        let col = candidates.trailing_zeros();
+        candidates &= candidates - 1;
+        if let Some(next) = place_orbit(n, turn, occupied, row, col) {
+            total += descend_part(n, turn, next, depth - 1, visit);
+        }
+    }
+    total
 }
 
 fn descend(n: u32, turn: Turn, occupied: Occupied) -> u64 {

@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::Context;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
 use nqueens::run::shard::{check_checksum, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES};
+use nqueens::search::symmetric::unique_by_burnside;
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 
@@ -73,7 +74,28 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         nodes: merged.nodes,
         ..RunTotals::default()
     };
-    let symmetric = SymmetricCounts::of(summary.n);
+    // Shards carry their parts of P and R; files of earlier versions do
+    // not, and then both searches run here, on every core.
+    let symmetric = merged
+        .symmetric
+        .unwrap_or_else(|| SymmetricCounts::of_on_all_cores(summary.n));
+    if merged.symmetric.is_some()
+        && unique_by_burnside(
+            summary.n,
+            totals.solutions,
+            symmetric.half_turn,
+            symmetric.quarter_turn,
+        )
+        .is_none()
+    {
+        // Every honest set of shards passes: a failure is a wrong part of
+        // P or R, or a wrong total, in some file with a valid checksum.
+        eprintln!(
+            "error: DISAGREEMENT: the shards' total {} and their parts of P ({}) and R ({}) break Burnside's lemma (total + P + 2R is not a multiple of 8): some shard counted wrong; compare against a second run",
+            totals.solutions, symmetric.half_turn, symmetric.quarter_turn
+        );
+        return Ok(ExitCode::CountMismatch);
+    }
     let report = make_report(
         &summary,
         merged.threads,

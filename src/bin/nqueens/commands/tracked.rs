@@ -283,8 +283,9 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     };
     let counted = std::thread::scope(|scope| {
         scope.spawn(|| signals::watch(&running, &stop, &in_flight, &say, &abandon));
-        // A shard reports no unique count: only a whole count needs P and R.
-        let counted = run_plan(&plan, threads, &hooks, shard.is_none());
+        // A shard computes its part of P and R; the merge sums the parts.
+        let symmetric_part = shard.map_or((0, 1), |shard| (shard.index, shard.count));
+        let counted = run_plan(&plan, threads, &hooks, Some(symmetric_part));
         running.store(false, Ordering::Relaxed);
         counted
     })?;
@@ -359,6 +360,9 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
                 |history| history.task_seconds,
             ),
+            turn_fixed_part: counted
+                .symmetric
+                .map(|part| [part.half_turn, part.quarter_turn]),
             task_digest: Some(format!("{:016x}", totals.digest)),
             checksum: None,
         };
