@@ -200,3 +200,41 @@ fn check_takes_random_bytes_line_by_line() {
         })
         .unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn check_reads_a_line_of_any_length_in_bounded_memory() {
+    use std::process::{Command as StdCommand, Stdio};
+    // 110 million columns on one line (220 MB): past the most a line may
+    // hold, so refused as it is read. Kept as 8-byte columns it needed
+    // 1.5 GB while growing; under a 1 GB address-space limit it must pass.
+    let mut child = StdCommand::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1000000 && exec '{}' check",
+            assert_cmd::cargo::cargo_bin("nqueens").display()
+        ))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = b"0 ".repeat(1 << 20);
+        for _ in 0..110 {
+            stdin.write_all(&chunk)?;
+        }
+        stdin.write_all(b"\n1 3 0 2\n")
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.contains("line 1: invalid: more than 100000000 columns"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("checked 2 boards: 1 valid, 1 invalid"), "{stderr}");
+}

@@ -76,7 +76,7 @@ impl fmt::Display for Violation {
 /// One pass marks columns and diagonals in bit sets (5N bits in all); only
 /// when a line is found taken twice is the board scanned again for the row
 /// that took it first.
-pub fn check(columns: &[u64]) -> Result<(), Violation> {
+pub fn check<C: Copy + Into<u64>>(columns: &[C]) -> Result<(), Violation> {
     let n = columns.len();
     if n == 0 {
         return Err(Violation::Empty);
@@ -84,7 +84,8 @@ pub fn check(columns: &[u64]) -> Result<(), Violation> {
     let mut taken_cols = BitSet::new(n);
     let mut taken_sums = BitSet::new(2 * n - 1);
     let mut taken_diffs = BitSet::new(2 * n - 1);
-    for (row, &col) in columns.iter().enumerate() {
+    for (row, col) in columns.iter().enumerate() {
+        let col: u64 = (*col).into();
         if col >= n as u64 {
             return Err(Violation::OffBoard { row, col, n });
         }
@@ -92,7 +93,7 @@ pub fn check(columns: &[u64]) -> Result<(), Violation> {
         if !taken_cols.insert(c) {
             let first = columns
                 .iter()
-                .position(|&other| other == col)
+                .position(|&other| other.into() == col)
                 .unwrap_or(row);
             return Err(Violation::SameColumn {
                 first,
@@ -106,7 +107,7 @@ pub fn check(columns: &[u64]) -> Result<(), Violation> {
                 .iter()
                 .enumerate()
                 .position(|(r, &other)| {
-                    let o = other as usize;
+                    let o = other.into() as usize;
                     r + o == sum || r + n - 1 - o == diff
                 })
                 .unwrap_or(row);
@@ -132,6 +133,11 @@ impl BitSet {
         fresh
     }
 }
+
+/// Most columns a line may hold: the largest board `solve` makes. A line
+/// past it is refused as it is read, so that no line, however long, takes
+/// more than about 460 MB (4 bytes a column, and the check's bit sets).
+pub const MAX_CHECKED_COLUMNS: usize = 100_000_000;
 
 /// Longest token quoted in a message; longer ones are cut.
 const QUOTED_BYTES: usize = 24;
@@ -180,7 +186,8 @@ pub fn check_lines(
 /// first thing wrong with it.
 #[derive(Default)]
 struct LineParser {
-    columns: Vec<u64>,
+    /// Columns as given (those past `u32` are off every board read).
+    columns: Vec<u32>,
     /// The token being read (digits accumulate in `value`); its bytes, up
     /// to what a message quotes.
     token: Vec<u8>,
@@ -223,7 +230,22 @@ impl LineParser {
             return;
         }
         match self.value {
-            Some(col) => self.columns.push(col),
+            _ if self.problem.is_some() => {}
+            Some(_) if self.columns.len() == MAX_CHECKED_COLUMNS => {
+                self.problem = Some(format!(
+                    "more than {MAX_CHECKED_COLUMNS} columns (check reads boards up to N = {MAX_CHECKED_COLUMNS})"
+                ));
+                self.columns = Vec::new();
+            }
+            Some(col) => match u32::try_from(col) {
+                Ok(col) if (col as usize) < MAX_CHECKED_COLUMNS + 1 => self.columns.push(col),
+                _ => {
+                    self.problem = Some(format!(
+                        "column {col} is off every board check reads (N up to {MAX_CHECKED_COLUMNS})"
+                    ));
+                    self.columns = Vec::new();
+                }
+            },
             None if self.problem.is_none() => {
                 self.problem = Some(format!("{} is not a column number", self.quoted()));
             }
@@ -254,13 +276,13 @@ impl LineParser {
             None
         } else if let Some(problem) = self.problem.take() {
             Some(Err(problem))
-        } else if let Some(&col) = self.columns.iter().find(|&&col| col < shift) {
+        } else if let Some(&col) = self.columns.iter().find(|&&col| u64::from(col) < shift) {
             Some(Err(format!(
                 "column {col} is not on the board: columns are numbered from 1"
             )))
         } else {
             for col in &mut self.columns {
-                *col -= shift;
+                *col -= shift as u32;
             }
             Some(check(&self.columns).map_err(|violation| violation.describe(shift)))
         };

@@ -45,8 +45,8 @@ fn part_depth(n: u32) -> u32 {
     }
 }
 
-/// Part `part` of `parts` of [`count_symmetric`]: the search is cut after
-/// [`part_depth`] orbits, and the `k`-th prefix (in search order) belongs to
+/// Part `part` of `parts` of [`count_symmetric`]: the search is cut after a
+/// few orbits (as many for every `parts`, by `n` alone), and the `k`-th prefix (in search order) belongs to
 /// part `k % parts`. The parts sum to the whole; a shard of a count
 /// computes its own part, so a merge needs no search.
 pub fn count_symmetric_part(n: u32, turn: Turn, part: u64, parts: u64) -> u64 {
