@@ -76,7 +76,13 @@ impl fmt::Display for Violation {
 /// One pass marks columns and diagonals in bit sets (5N bits in all); only
 /// when a line is found taken twice is the board scanned again for the row
 /// that took it first.
-pub fn check<C: Copy + Into<u64>>(columns: &[C]) -> Result<(), Violation> {
+pub fn check(columns: &[u64]) -> Result<(), Violation> {
+    check_columns(columns)
+}
+
+/// [`check`] over columns of any unsigned width (a line read keeps 4
+/// bytes a column).
+fn check_columns<C: Copy + Into<u64>>(columns: &[C]) -> Result<(), Violation> {
     let n = columns.len();
     if n == 0 {
         return Err(Violation::Empty);
@@ -284,7 +290,7 @@ impl LineParser {
             for col in &mut self.columns {
                 *col -= shift as u32;
             }
-            Some(check(&self.columns).map_err(|violation| violation.describe(shift)))
+            Some(check_columns(&self.columns).map_err(|violation| violation.describe(shift)))
         };
         self.columns.clear();
         self.problem = None;
