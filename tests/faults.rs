@@ -294,3 +294,118 @@ fn shard_files_are_created_with_the_umask() {
     let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o644, "{mode:o}");
 }
+
+#[test]
+fn a_signal_during_setup_ends_the_count_at_once() {
+    let scratch_dir = scratch("setup");
+    let journal = scratch_dir.path().join("j.ckpt");
+    // Building and fingerprinting the plan of N = 27 takes seconds (far
+    // more in a debug build): the signal comes in the middle of it.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "27", "-j", "1", "--checkpoint"])
+        .arg(&journal)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if signalled.elapsed() > Duration::from_secs(3) {
+            let _ = child.kill();
+            panic!("still running 3 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("nothing was counted"), "{stderr}");
+    // No journal is left half made: none, or one with its header.
+    if let Ok(text) = std::fs::read_to_string(&journal) {
+        assert!(text.starts_with("nqueens-journal-v1 "), "{text:?}");
+    }
+}
+
+#[test]
+fn compare_and_merge_refuse_pipes_instead_of_waiting_on_them() {
+    let scratch_dir = scratch("fifo");
+    let fifo = scratch_dir.path().join("pipe");
+    let made = StdCommand::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for args in [vec!["merge"], vec!["compare", "/dev/null"]] {
+        let started = Instant::now();
+        let output = nqueens()
+            .args(&args)
+            .arg(&fifo)
+            .timeout(Duration::from_secs(10))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("is not a regular file"), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
+
+/// Runs `script` in `sh` with `dir` as $1; true if it succeeded.
+fn sh(script: &str, dir: &Path) -> bool {
+    StdCommand::new("sh")
+        .args(["-c", script, "sh"])
+        .arg(dir)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+#[test]
+fn a_finished_journal_on_a_read_only_filesystem_is_read() {
+    let scratch_dir = scratch("erofs");
+    let mount = scratch_dir.path().join("mnt");
+    std::fs::create_dir(&mount).unwrap();
+    // A read-only filesystem needs a mount: root only (CI runs as root).
+    if !sh("mount -t tmpfs -o size=4m tmpfs \"$1\"", &mount) {
+        eprintln!("SKIPPED: cannot mount a tmpfs here (not root, or no mount rights)");
+        return;
+    }
+    // Unmounted however the test ends.
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            sh("umount \"$1\"", self.0);
+        }
+    }
+    let _unmount = Unmount(&mount);
+    let journal = mount.join("done.ckpt");
+    let (code, solutions, stderr) = count_12(&journal);
+    // The same journal cut before its end: unfinished.
+    let mut text = std::fs::read_to_string(&journal).unwrap();
+    text.truncate(text.find("complete ").unwrap_or(text.len()));
+    let half = mount.join("half.ckpt");
+    std::fs::write(&half, &text).unwrap();
+    let read_only = sh("mount -o remount,ro \"$1\"", &mount);
+    let again = count_12(&journal);
+    let half = count_12(&half);
+    assert_eq!((code, solutions.as_str()), (Some(0), "14200"), "{stderr}");
+    assert!(read_only);
+    assert_eq!(
+        (again.0, again.1.as_str()),
+        (Some(0), "14200"),
+        "{}",
+        again.2
+    );
+    assert_eq!(half.0, Some(2), "{}", half.2);
+    assert!(
+        half.2
+            .contains("is read-only and its count is not finished"),
+        "{}",
+        half.2
+    );
+}

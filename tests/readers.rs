@@ -236,5 +236,8 @@ fn check_reads_a_line_of_any_length_in_bounded_memory() {
         stdout.contains("line 1: invalid: more than 100000000 columns"),
         "{stdout}"
     );
-    assert!(stderr.contains("checked 2 boards: 1 valid, 1 invalid"), "{stderr}");
+    assert!(
+        stderr.contains("checked 2 boards: 1 valid, 1 invalid"),
+        "{stderr}"
+    );
 }

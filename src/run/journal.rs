@@ -306,6 +306,9 @@ impl Journal {
         keep: &dyn Fn(u64) -> bool,
     ) -> Result<(Journal, Resumed), JournalError> {
         check_regular(path)?;
+        // The header first: its fingerprint takes seconds at N = 27, and a
+        // file is not created until it can be written at once.
+        let header = header_text(plan);
         let (mut file, writable) = match OpenOptions::new()
             .read(true)
             .append(true)
@@ -315,7 +318,12 @@ impl Journal {
             Ok(file) => (file, true),
             // A finished count's journal may be kept read-only: it is
             // read, and its result reported, if it is complete.
-            Err(err) if err.kind() == io::ErrorKind::PermissionDenied && path.exists() => {
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    io::ErrorKind::PermissionDenied | io::ErrorKind::ReadOnlyFilesystem
+                ) && path.exists() =>
+            {
                 let file = File::open(path).map_err(|err| io_error(path, err))?;
                 (file, false)
             }
@@ -334,7 +342,6 @@ impl Journal {
             done: vec![0; plan.tasks.len().div_ceil(64)],
             ..Resumed::default()
         };
-        let header = header_text(plan);
         if length == 0 {
             file.write_all(sealed(&header).as_bytes())
                 .and_then(|()| file.sync_data())

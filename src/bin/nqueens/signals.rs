@@ -79,3 +79,24 @@ pub fn watch(
     abandon(in_flight());
     std::process::exit(ExitCode::Interrupted.code());
 }
+
+/// Runs `setup` (building the plan, opening the journal: seconds at large
+/// N) so that a signal during it ends the process at once, with `say`
+/// called first: nothing has been counted yet, so nothing can be lost.
+pub fn answered_during<T: Send>(say: &(dyn Fn() + Sync), setup: impl FnOnce() -> T) -> T {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::SeqCst) {
+                if INTERRUPTED.load(Ordering::SeqCst) {
+                    say();
+                    std::process::exit(ExitCode::Interrupted.code());
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        let value = setup();
+        done.store(true, Ordering::SeqCst);
+        value
+    })
+}

@@ -33,6 +33,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         }
         _ => (&args.first, &args.with),
     };
+    for path in first.iter().chain(second) {
+        super::must_be_regular(path, "a journal or shard result")?;
+    }
     let shard_files = first
         .iter()
         .chain(second)

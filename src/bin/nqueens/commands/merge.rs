@@ -20,6 +20,7 @@ use crate::exit_codes::ExitCode;
 /// A file that cannot be read is an I/O error; one that is no shard file
 /// a usage error.
 pub fn read_shard_file(path: &Path) -> anyhow::Result<(String, ShardResult)> {
+    super::must_be_regular(path, "a shard result")?;
     let name = path.display().to_string();
     let mut text = String::new();
     fs::File::open(path)

@@ -153,38 +153,50 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let started = Instant::now();
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let bar = progress::task_bar(args.progress, format!("N={n}"));
-    let plan = plan_for(n, &options, threads)?;
-    super::warn_ignored_split(args.split_depth, &plan);
-    let summary = PlanSummary::of(&plan);
-    // Where the results go is checked before anything is counted.
-    let shard_out = shard
-        .map(|shard| {
-            let path = args.out.clone().unwrap_or_else(|| {
-                PathBuf::from(format!(
-                    "nqueens-{n}-{}-shard-{}-of-{}.json",
-                    plan.method, shard.index, shard.count
-                ))
-            });
-            PendingFile::reserve(&path, "the shard result")
-        })
-        .transpose()?;
-    let profile_out = args
-        .profile
-        .as_deref()
-        .map(|path| PendingFile::reserve(path, "the profile"))
-        .transpose()?;
     let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
     let in_shard = |task: &Task| keep(task.id);
-    let (journal, resumed) = match &args.checkpoint {
-        Some(path) => {
-            let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
-            for repair in resumed.repairs() {
-                bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
-            }
-            (Some(journal), Some(resumed))
-        }
-        None => (None, None),
+    // Until the count begins a signal ends the process at once: nothing
+    // has been counted (building the plan takes seconds at N = 27).
+    let stopped_early = || {
+        bar.finish_and_clear();
+        eprintln!("interrupted before counting began; nothing was counted");
     };
+    let (plan, shard_out, profile_out, journal, resumed) =
+        signals::answered_during(&stopped_early, || -> anyhow::Result<_> {
+            let plan = plan_for(n, &options, threads)?;
+            super::warn_ignored_split(args.split_depth, &plan);
+            // Where the results go is checked before anything is counted.
+            let shard_out = shard
+                .map(|shard| {
+                    let path = args.out.clone().unwrap_or_else(|| {
+                        PathBuf::from(format!(
+                            "nqueens-{n}-{}-shard-{}-of-{}.json",
+                            plan.method, shard.index, shard.count
+                        ))
+                    });
+                    PendingFile::reserve(&path, "the shard result")
+                })
+                .transpose()?;
+            let profile_out = args
+                .profile
+                .as_deref()
+                .map(|path| PendingFile::reserve(path, "the profile"))
+                .transpose()?;
+            let (journal, resumed) = match &args.checkpoint {
+                Some(path) => {
+                    let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
+                    for repair in resumed.repairs() {
+                        bar.suspend(|| {
+                            eprintln!("warning: checkpoint {}: {repair}", path.display())
+                        });
+                    }
+                    (Some(journal), Some(resumed))
+                }
+                None => (None, None),
+            };
+            Ok((plan, shard_out, profile_out, journal, resumed))
+        })?;
+    let summary = PlanSummary::of(&plan);
     let done_before = |task: &Task| {
         resumed
             .as_ref()
