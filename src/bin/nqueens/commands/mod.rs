@@ -171,6 +171,19 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// Refuses a path that exists and is not a regular file before it is
+/// opened: opening a pipe blocks until something writes to it, and a
+/// device may never end.
+pub fn must_be_regular(path: &std::path::Path, what: &str) -> anyhow::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => Err(usage(format!(
+            "{} is not a regular file ({what} is a file of its own, not a pipe, device or directory)",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,18 +235,5 @@ mod tests {
         );
         let wrapped = err.context("while planning");
         assert!(describe(&wrapped).starts_with("while planning: the join method"));
-    }
-}
-
-/// Refuses a path that exists and is not a regular file before it is
-/// opened: opening a pipe blocks until something writes to it, and a
-/// device may never end.
-pub fn must_be_regular(path: &std::path::Path, what: &str) -> anyhow::Result<()> {
-    match std::fs::metadata(path) {
-        Ok(metadata) if !metadata.is_file() => Err(usage(format!(
-            "{} is not a regular file ({what} is a file of its own, not a pipe, device or directory)",
-            path.display()
-        ))),
-        _ => Ok(()),
     }
 }
