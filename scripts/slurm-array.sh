@@ -16,8 +16,9 @@
 # partial sums to RUN/results/. Every task must use the same N, method and
 # split depth: merge refuses shards of different plans.
 #
-# Settings (environment): N (20), RUN (a: the directory of this run),
-# NQUEENS (target/release/nqueens), THREADS (SLURM_CPUS_PER_TASK, else 1).
+# Settings (environment): N (20), METHOD (auto), RUN (a: the directory of
+# this run), NQUEENS (target/release/nqueens), THREADS (SLURM_CPUS_PER_TASK,
+# else 1).
 #
 #SBATCH --job-name=nqueens
 #SBATCH --array=0-15
@@ -28,6 +29,7 @@
 #SBATCH --output=nqueens-%A-%a.log
 set -euo pipefail
 N=${N:-20}
+METHOD=${METHOD:-auto}
 RUN=${RUN:-a}
 NQUEENS=${NQUEENS:-target/release/nqueens}
 THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}
@@ -53,6 +55,7 @@ fi
 : "${SLURM_ARRAY_TASK_COUNT:?run this as a Slurm array task}"
 mkdir -p "$RUN/results" "$RUN/checkpoints"
 exec "$NQUEENS" count "$N" \
+    --method "$METHOD" \
     --threads "$THREADS" \
     --checkpoint "$RUN/checkpoints/nqueens-$N-$SLURM_ARRAY_TASK_ID.ckpt" \
     --out "$RUN/results/nqueens-$N-shard-$SLURM_ARRAY_TASK_ID.json" \

@@ -4,6 +4,8 @@
 
 use std::process::{Command, Output};
 
+mod common;
+
 fn running_as_root() -> bool {
     Command::new("id")
         .arg("-u")
@@ -287,4 +289,78 @@ fn a_stopped_mpi_count_ends_within_seconds_with_tasks_in_flight() {
         .arg(&journal)
         .assert()
         .success();
+}
+
+#[test]
+fn an_mpi_job_under_slurm_cancelled_with_sigterm_and_resubmitted_counts_exactly() {
+    use common::slurm::{job_parts, skip_without_slurm, slurm, wait_for_job};
+    use std::time::{Duration, Instant};
+    if skip_without_slurm("the Slurm MPI test") {
+        return;
+    }
+    let scratch_dir = common::scratch("slurm-mpi");
+    let dir = scratch_dir.path();
+    let journal = dir.join("mpi-18.ckpt");
+    // mpirun inside the allocation, as docs/cluster.md shows it; `exec` so
+    // that the batch step's signal reaches mpirun, which passes it on.
+    let command = format!(
+        "exec mpirun {} -np 2 --bind-to none '{}' count 18 -m d4 -j 1 --mpi --format csv --checkpoint '{}'",
+        if running_as_root() { "--allow-run-as-root" } else { "" },
+        assert_cmd::cargo::cargo_bin("nqueens").display(),
+        journal.display()
+    );
+    let submit = |name: &str| {
+        slurm(
+            "sbatch",
+            &[
+                "--parsable",
+                "--ntasks=2",
+                "--cpus-per-task=1",
+                "--time=10",
+                "--job-name=nqueens-mpi-test",
+                &format!("--output={}", dir.join(name).display()),
+                "--wrap",
+                &command,
+            ],
+            dir,
+        )
+    };
+    let job = submit("first.log");
+    // Cancelled with SIGTERM once it has journaled some hundreds of tasks.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&journal).map_or(0, |text| text.lines().count()) < 200 {
+        assert!(Instant::now() < deadline, "the job journaled nothing");
+        assert!(!job_parts(&job, None).is_empty(), "the job ended too soon");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    slurm("scancel", &["--signal=TERM", "--batch", &job], dir);
+    wait_for_job(&job, Duration::from_secs(60));
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        !text.contains("\ncomplete "),
+        "the first job finished before its cancel"
+    );
+    assert!(
+        text.lines().last().unwrap().starts_with("session "),
+        "stopped cleanly"
+    );
+    let saved = text
+        .lines()
+        .filter(|line| line.starts_with("task "))
+        .count();
+    // Resubmitted: it resumes and the total is exact.
+    let second = submit("second.log");
+    wait_for_job(&second, Duration::from_secs(300));
+    let log = std::fs::read_to_string(dir.join("second.log")).unwrap();
+    assert!(log.contains("\n18,666090624,83263591,"), "{log}");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let sessions = text
+        .lines()
+        .filter(|line| line.starts_with("session "))
+        .count();
+    assert_eq!(sessions, 2, "two runs recorded");
+    assert!(
+        saved > 0 && text.contains("\ncomplete 666090624 "),
+        "{saved}"
+    );
 }

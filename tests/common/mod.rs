@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+pub mod slurm;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
