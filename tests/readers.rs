@@ -241,3 +241,55 @@ fn check_reads_a_line_of_any_length_in_bounded_memory() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_journal_line_cut_at_every_byte_with_whole_lines_after_it_is_recovered() {
+    // A write cut short by a full disk, and other threads' whole lines after
+    // it: at every cut of every task line, the journal is read, the cut task
+    // alone is not counted, and the rest sum as before.
+    let dir = tempfile::tempdir().unwrap();
+    let plan = Plan::build(8, Method::Mirror, SplitDepth::Rows(2)).unwrap();
+    let text = String::from_utf8(real_journal_cached(dir.path())).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.starts_with("complete ") && !line.starts_with("session "))
+        .collect();
+    let path = dir.path().join("cut.ckpt");
+    let read = |text: &str| {
+        std::fs::write(&path, text).unwrap();
+        Journal::open(&path, &plan).map(|(_, resumed)| resumed)
+    };
+    let whole = read(&(lines.join("\n") + "\n")).unwrap();
+    let mut cuts = 0;
+    for torn in 1..lines.len() - 1 {
+        for cut in 0..=lines[torn].len() {
+            let mut text = lines[..torn].join("\n") + "\n";
+            text.push_str(&lines[torn][..cut]);
+            if cut == lines[torn].len() {
+                // The whole line but its newline: then it is whole.
+                text.push('\n');
+            }
+            text.push_str(&(lines[torn + 1..].join("\n") + "\n"));
+            let resumed =
+                read(&text).unwrap_or_else(|err| panic!("line {torn} cut at {cut}: {err}"));
+            let lost = usize::from(cut < lines[torn].len());
+            assert_eq!(
+                resumed.finished(),
+                whole.finished() - lost,
+                "line {torn} cut at {cut}"
+            );
+            if lost == 0 {
+                assert_eq!(resumed.prior, whole.prior);
+            } else {
+                assert!(resumed.prior.solutions <= whole.prior.solutions);
+                assert_eq!(
+                    resumed.torn_lines.len(),
+                    usize::from(cut > 0),
+                    "line {torn} cut at {cut}"
+                );
+            }
+            cuts += 1;
+        }
+    }
+    assert!(cuts > 100, "{cuts}");
+}

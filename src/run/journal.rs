@@ -751,7 +751,6 @@ fn read_body(
         let whole = text(&line);
         let content = match whole {
             Some(content) => content,
-            None if is_last => return Ok(Body { sound, ..body }),
             None => match after_torn_write(&line).and_then(&text) {
                 // A write cut short (a full disk) and a whole line written
                 // after it: the cut task was not recorded and is counted
@@ -760,6 +759,8 @@ fn read_body(
                     body.torn_lines.push(line_number);
                     content
                 }
+                // A torn last line: dropped (and cut off the file).
+                None if is_last => return Ok(Body { sound, ..body }),
                 None => return Err(corrupt("checksum mismatch")),
             },
         };
