@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::engine::TaskCount;
 use super::journal::{read_plan_of, read_tasks, JournalError};
+use super::key::RunKey;
 use super::shard::{check_checksum, check_plan, check_together, ShardResult};
 use crate::plan::Plan;
 
@@ -127,11 +128,11 @@ fn name(path: &Path) -> String {
 
 /// The plan every journal of `files` names, rebuilt; all must name the
 /// same one.
-fn common_plan(files: &[&PathBuf]) -> Result<Plan, CompareError> {
+fn common_plan(files: &[&PathBuf], key: Option<&RunKey>) -> Result<Plan, CompareError> {
     let first = files[0];
-    let (n, method, split) = read_plan_of(first)?;
+    let (n, method, split) = read_plan_of(first, key)?;
     for other in &files[1..] {
-        let (n2, method2, split2) = read_plan_of(other)?;
+        let (n2, method2, split2) = read_plan_of(other, key)?;
         if (n2, method2, split2) != (n, method, split) {
             let describe = |(n, method, split): (u32, crate::Method, u32)| {
                 format!("N = {n}, {method}, split {split}")
@@ -154,6 +155,16 @@ fn common_plan(files: &[&PathBuf]) -> Result<Plan, CompareError> {
 /// Every journal must be of one plan (checked against the plan rebuilt
 /// from what they name) and every line's seal must hold.
 pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, CompareError> {
+    compare_keyed(first, second, None)
+}
+
+/// [`compare`] of journals made with a run key: every line's MAC must hold
+/// under `key`.
+pub fn compare_keyed(
+    first: &[PathBuf],
+    second: &[PathBuf],
+    key: Option<&RunKey>,
+) -> Result<Comparison, CompareError> {
     if first.is_empty() {
         return Err(CompareError::Empty("first"));
     }
@@ -161,7 +172,7 @@ pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, Comp
         return Err(CompareError::Empty("second"));
     }
     let all: Vec<&PathBuf> = first.iter().chain(second).collect();
-    let plan = common_plan(&all)?;
+    let plan = common_plan(&all, key)?;
     let tasks = plan.tasks.len() as u64;
     let mut digests = vec![0u64; tasks as usize];
     // Disagreements as (id, the second side's counts or, within the first
@@ -175,7 +186,7 @@ pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, Comp
         }
     };
     for path in first {
-        read_tasks(path, &plan, &mut |id, count| {
+        read_tasks(path, &plan, key, &mut |id, count| {
             let slot = &mut digests[id as usize];
             let here = digest(id, count);
             if *slot == 0 {
@@ -187,7 +198,7 @@ pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, Comp
     }
     let mut seen = vec![0u64; (tasks as usize).div_ceil(64)];
     for path in second {
-        read_tasks(path, &plan, &mut |id, count| {
+        read_tasks(path, &plan, key, &mut |id, count| {
             seen[(id / 64) as usize] |= 1 << (id % 64);
             let held = digests[id as usize];
             if held != 0 && held != digest(id, count) {
@@ -198,7 +209,7 @@ pub fn compare(first: &[PathBuf], second: &[PathBuf]) -> Result<Comparison, Comp
     // The first side's counts of the tasks named, read again (a few).
     let mut first_counts: Vec<Option<TaskCount>> = vec![None; found.len()];
     for path in first {
-        read_tasks(path, &plan, &mut |id, count| {
+        read_tasks(path, &plan, key, &mut |id, count| {
             for (slot, (named, _)) in first_counts.iter_mut().zip(&found) {
                 if *named == id && slot.is_none() {
                     *slot = Some(*count);

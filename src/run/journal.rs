@@ -18,6 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::engine::{RunTotals, TaskCount};
+use super::key::RunKey;
 use crate::plan::{fnv1a, Method, Plan};
 
 /// How often the journal is synced to disk while a run goes on.
@@ -108,16 +109,46 @@ fn checksum(text: &str) -> u64 {
     fnv1a(text.as_bytes())
 }
 
-/// `text` with its checksum appended, and a newline.
-fn sealed(text: &str) -> String {
-    format!("{text} #{:016x}\n", checksum(text))
+/// `text` with its seal appended, and a newline: its checksum, or with a
+/// run key, its MAC (` #k` and 32 hex digits).
+fn sealed(text: &str, key: Option<&RunKey>) -> String {
+    match key {
+        None => format!("{text} #{:016x}\n", checksum(text)),
+        Some(key) => format!("{text} #k{}\n", key.mac(text.as_bytes())),
+    }
 }
 
-/// The text of a sealed line, if its checksum holds.
-fn unseal(line: &str) -> Option<&str> {
+/// The text of a sealed line, if its seal holds under `key` (or, without
+/// one, its checksum).
+fn unseal<'a>(line: &'a str, key: Option<&RunKey>) -> Option<&'a str> {
     let (text, sum) = line.rsplit_once(" #")?;
-    let sum = u64::from_str_radix(sum, 16).ok()?;
-    (sum == checksum(text)).then_some(text)
+    match key {
+        None => {
+            let sum = u64::from_str_radix(sum, 16).ok()?;
+            (sum == checksum(text)).then_some(text)
+        }
+        Some(key) => key
+            .verify(text.as_bytes(), sum.strip_prefix('k')?)
+            .then_some(text),
+    }
+}
+
+/// Why a header line that did not unseal under `key` is refused: made with
+/// a key and read without, the other way round, or damaged.
+fn header_refusal(line: &str, key: Option<&RunKey>) -> &'static str {
+    let keyed = line
+        .rsplit_once(" #k")
+        .is_some_and(|(_, mac)| mac.len() == 32 && mac.bytes().all(|b| b.is_ascii_hexdigit()));
+    match (keyed, key) {
+        (true, None) => "it was made with --key: give the run's key file",
+        (false, Some(_)) if unseal(line, None).is_some() => {
+            "it was made without a key: run without --key, or start a new file"
+        }
+        (true, Some(_)) => {
+            "its MAC does not match this key: it was made with another key, or edited"
+        }
+        _ => "the first line is not a sealed journal header",
+    }
 }
 
 /// The header text naming a plan.
@@ -281,6 +312,8 @@ type JournalGuard<'a> = std::sync::MutexGuard<'a, Appender>;
 pub struct Journal {
     path: PathBuf,
     file: Mutex<Appender>,
+    /// The run's key, if its lines carry MACs.
+    key: Option<RunKey>,
 }
 
 fn io_error(path: &Path, err: impl std::fmt::Display) -> JournalError {
@@ -304,6 +337,18 @@ impl Journal {
         path: &Path,
         plan: &Plan,
         keep: &dyn Fn(u64) -> bool,
+    ) -> Result<(Journal, Resumed), JournalError> {
+        Journal::open_keyed(path, plan, keep, None)
+    }
+
+    /// [`Journal::open_keeping`] for a run with a key: every line read must
+    /// carry its MAC under `key`, and every line written carries one (a
+    /// journal made without a key is refused, and the other way round).
+    pub fn open_keyed(
+        path: &Path,
+        plan: &Plan,
+        keep: &dyn Fn(u64) -> bool,
+        key: Option<&RunKey>,
     ) -> Result<(Journal, Resumed), JournalError> {
         check_regular(path)?;
         // The header first: its fingerprint takes seconds at N = 27, and a
@@ -343,7 +388,7 @@ impl Journal {
             ..Resumed::default()
         };
         if length == 0 {
-            file.write_all(sealed(&header).as_bytes())
+            file.write_all(sealed(&header, key).as_bytes())
                 .and_then(|()| file.sync_data())
                 .map_err(|err| io_error(path, err))?;
         } else {
@@ -362,11 +407,11 @@ impl Journal {
                     resumed.task_seconds += micros as f64 * 1e-6;
                 }
             };
-            let body = read_body(path, reader, &header, tasks, &mut on_task)?;
+            let body = read_body(path, reader, &header, tasks, key, &mut on_task)?;
             if !twice.is_empty() {
                 file.seek(SeekFrom::Start(0))
                     .map_err(|err| io_error(path, err))?;
-                check_repeats(path, BufReader::new(&mut file), &header, tasks, twice)?;
+                check_repeats(path, BufReader::new(&mut file), &header, tasks, key, twice)?;
             }
             resumed.complete = body.complete;
             resumed.sessions = body.sessions;
@@ -397,6 +442,7 @@ impl Journal {
                 whole,
                 torn: false,
             }),
+            key: key.cloned(),
         };
         Ok((journal, resumed))
     }
@@ -406,10 +452,13 @@ impl Journal {
     pub fn record(&self, id: u64, count: &TaskCount, seconds: f64) -> io::Result<()> {
         let [o2, o4, o8] = count.orbit_sizes;
         let micros = (seconds * 1e6).round() as u64;
-        let line = sealed(&format!(
-            "task {id} {} {} {o2} {o4} {o8} {} {micros}",
-            count.solutions, count.orbits, count.nodes
-        ));
+        let line = sealed(
+            &format!(
+                "task {id} {} {} {o2} {o4} {o8} {} {micros}",
+                count.solutions, count.orbits, count.nodes
+            ),
+            self.key.as_ref(),
+        );
         let mut guard = self
             .file
             .lock()
@@ -432,7 +481,7 @@ impl Journal {
     /// with how that went.
     fn write_session(&self, seconds: f64, threads: usize) -> (JournalGuard<'_>, io::Result<()>) {
         let micros = (seconds * 1e6).round() as u64;
-        let line = sealed(&format!("session {micros} {threads}"));
+        let line = sealed(&format!("session {micros} {threads}"), self.key.as_ref());
         let mut guard = self
             .file
             .lock()
@@ -443,7 +492,7 @@ impl Journal {
 
     /// Marks the run complete and syncs.
     pub fn complete(&self, solutions: u128) -> io::Result<()> {
-        let line = sealed(&format!("complete {solutions}"));
+        let line = sealed(&format!("complete {solutions}"), self.key.as_ref());
         let mut guard = self
             .file
             .lock()
@@ -534,7 +583,7 @@ fn lock_holder(file: &File) -> Option<u32> {
 /// The plan a journal names in its header: N, method and split depth, as
 /// given to [`Plan::build_within`]; the header is checked against the
 /// rebuilt plan when the body is read ([`read_tasks`]).
-pub fn read_plan_of(path: &Path) -> Result<(u32, Method, u32), JournalError> {
+pub fn read_plan_of(path: &Path, key: Option<&RunKey>) -> Result<(u32, Method, u32), JournalError> {
     check_regular(path)?;
     let file = File::open(path).map_err(|err| io_error(path, err))?;
     let mut line = Vec::new();
@@ -543,12 +592,13 @@ pub fn read_plan_of(path: &Path) -> Result<(u32, Method, u32), JournalError> {
         path: path.display().to_string(),
         reason: reason.to_string(),
     };
-    let header = line
+    let first = line
         .strip_suffix(b"\n")
         .and_then(|body| std::str::from_utf8(body).ok())
-        .and_then(unseal)
+        .unwrap_or_default();
+    let header = unseal(first, key)
         .filter(|header| header.starts_with(MAGIC))
-        .ok_or_else(|| bad("the first line is not a sealed journal header"))?;
+        .ok_or_else(|| bad(header_refusal(first, key)))?;
     let field = |name: &str| {
         header
             .split(' ')
@@ -575,6 +625,7 @@ fn check_repeats(
     reader: impl BufRead,
     header: &str,
     tasks: u64,
+    key: Option<&RunKey>,
     mut twice: Vec<u64>,
 ) -> Result<(), JournalError> {
     twice.sort_unstable();
@@ -596,7 +647,7 @@ fn check_repeats(
             Some(_) => {}
         }
     };
-    read_body(path, reader, header, tasks, &mut on_task)?;
+    read_body(path, reader, header, tasks, key, &mut on_task)?;
     match conflict {
         None => Ok(()),
         Some((task, first, first_line, second, second_line)) => Err(JournalError::Conflict {
@@ -623,6 +674,7 @@ fn describe_count(count: &TaskCount) -> String {
 pub fn read_tasks(
     path: &Path,
     plan: &Plan,
+    key: Option<&RunKey>,
     on_task: &mut dyn FnMut(u64, &TaskCount),
 ) -> Result<bool, JournalError> {
     let on_task = &mut |id: u64, count: &TaskCount, _micros: u64, _line: usize| on_task(id, count);
@@ -630,7 +682,7 @@ pub fn read_tasks(
     let file = File::open(path).map_err(|err| io_error(path, err))?;
     let header = header_text(plan);
     let tasks = plan.tasks.len() as u64;
-    let body = read_body(path, BufReader::new(file), &header, tasks, on_task)?;
+    let body = read_body(path, BufReader::new(file), &header, tasks, key, on_task)?;
     Ok(body.complete)
 }
 
@@ -685,6 +737,7 @@ fn read_body(
     mut reader: impl BufRead,
     expected_header: &str,
     tasks: u64,
+    key: Option<&RunKey>,
     on_task: &mut dyn FnMut(u64, &TaskCount, u64, usize),
 ) -> Result<Body, JournalError> {
     let path_text = path.display().to_string();
@@ -699,7 +752,7 @@ fn read_body(
         let body = bytes.strip_suffix(b"\n")?;
         std::str::from_utf8(body)
             .ok()
-            .and_then(unseal)
+            .and_then(|line| unseal(line, key))
             .map(str::to_string)
     };
     match text(&line) {
@@ -727,9 +780,11 @@ fn read_body(
             });
         }
         _ => {
+            let first = line.strip_suffix(b"\n").unwrap_or(&line);
+            let first = std::str::from_utf8(first).unwrap_or_default();
             return Err(JournalError::BadHeader {
                 path: path_text,
-                reason: "the first line is not a sealed journal header".to_string(),
+                reason: header_refusal(first, key).to_string(),
             });
         }
     }

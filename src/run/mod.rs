@@ -12,6 +12,7 @@ pub mod compare;
 pub mod engine;
 pub mod estimate;
 pub mod journal;
+pub mod key;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod report;

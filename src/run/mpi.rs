@@ -135,7 +135,7 @@ pub fn count(
     n: u32,
     options: &CountOptions,
 ) -> Result<Option<Report>, Error> {
-    match count_journaled(world, n, options, None, None, None)? {
+    match count_journaled(world, n, options, None, None, None, None)? {
         RankOutcome::Report(report) => Ok(Some(*report)),
         _ => Ok(None),
     }
@@ -155,6 +155,7 @@ pub fn count_journaled(
     n: u32,
     options: &CountOptions,
     checkpoint: Option<&Path>,
+    key: Option<&super::key::RunKey>,
     stop: Option<&AtomicBool>,
     grace: Option<&StopGrace<'_>>,
 ) -> Result<RankOutcome, Error> {
@@ -192,7 +193,7 @@ pub fn count_journaled(
         let mut opened = 1u64;
         let mut failure = None;
         if rank == 0 {
-            match Journal::open(path, &plan) {
+            match Journal::open_keyed(path, &plan, &|_| true, key) {
                 Ok((open, resumed)) => {
                     for repair in resumed.repairs() {
                         eprintln!("warning: checkpoint {}: {repair}", path.display());

@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::key::RunKey;
 use super::report::SymmetricCounts;
 use crate::error::Error;
 use crate::plan::{check_board_size, Method, Plan};
@@ -125,17 +126,47 @@ pub struct ShardResult {
     /// a file damaged or edited after it was written is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checksum: Option<String>,
+    /// With a run key (`--key`): the keyed MAC of the same text, which only
+    /// a holder of the key can make ([`mac_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mac: Option<String>,
 }
 
 /// The checksum a shard file carries: 64-bit FNV-1a of its JSON without
 /// the checksum, in hex.
 pub fn checksum_of(result: &ShardResult) -> String {
+    format!(
+        "{:016x}",
+        crate::plan::fnv1a(sealed_text(result).as_bytes())
+    )
+}
+
+/// What the checksum and the MAC cover: the result without either.
+fn sealed_text(result: &ShardResult) -> String {
     let bare = ShardResult {
         checksum: None,
+        mac: None,
         ..result.clone()
     };
-    let text = serde_json::to_string(&bare).expect("a shard result serialises");
-    format!("{:016x}", crate::plan::fnv1a(text.as_bytes()))
+    serde_json::to_string(&bare).expect("a shard result serialises")
+}
+
+/// The keyed MAC of a shard result under the run's key.
+pub fn mac_of(result: &ShardResult, key: &RunKey) -> String {
+    key.mac(sealed_text(result).as_bytes())
+}
+
+/// Checks that `result` (read from `name`) was made with `key`.
+pub fn check_mac(name: &str, result: &ShardResult, key: &RunKey) -> Result<(), String> {
+    match &result.mac {
+        None => Err(format!(
+            "{name} carries no MAC: it was not made with this run's key (count its shard again with --key)"
+        )),
+        Some(mac) if key.verify(sealed_text(result).as_bytes(), mac) => Ok(()),
+        Some(_) => Err(format!(
+            "{name}'s MAC does not match this run's key: it was made with another key, or edited"
+        )),
+    }
 }
 
 /// Checks the checksum `result` (read from `name`) carries.

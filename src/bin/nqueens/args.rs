@@ -119,6 +119,13 @@ pub struct CompareArgs {
     /// Output format: text, or one JSON object (csv is not offered).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+
+    /// A secret key file (at least 16 bytes, e.g. `head -c 32 /dev/urandom`):
+    /// journal lines and shard files carry a MAC made with it, and results
+    /// without a valid one are refused. Without it, checksums catch damage
+    /// but not a deliberate edit.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
 }
 
 /// Arguments of `nqueens plan`.
@@ -216,6 +223,13 @@ pub struct MergeArgs {
     /// Output format, as for `count`.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+
+    /// A secret key file (at least 16 bytes, e.g. `head -c 32 /dev/urandom`):
+    /// journal lines and shard files carry a MAC made with it, and results
+    /// without a valid one are refused. Without it, checksums catch damage
+    /// but not a deliberate edit.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
 }
 
 /// Arguments of `nqueens bench`.
@@ -404,6 +418,13 @@ pub struct CountArgs {
     /// (one N only), for `scripts/efficiency.py`.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
+
+    /// A secret key file (at least 16 bytes, e.g. `head -c 32 /dev/urandom`):
+    /// journal lines and shard files carry a MAC made with it, and results
+    /// without a valid one are refused. Without it, checksums catch damage
+    /// but not a deliberate edit.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
 
     /// Count across the ranks of `mpirun` (builds with `--features mpi`);
     /// -j is then the threads of each rank. With --checkpoint, rank 0

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use nqueens::run::compare::{
-    compare, compare_shards, CompareError, Comparison, ShardComparison, ShardRecord, TaskIds,
+    compare_keyed, compare_shards, CompareError, Comparison, ShardComparison, ShardRecord, TaskIds,
 };
+use nqueens::run::key::RunKey;
+use nqueens::run::shard::check_mac;
 use nqueens::TaskCount;
 
 use super::merge::read_shard_file;
@@ -36,6 +38,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for path in first.iter().chain(second) {
         super::must_be_regular(path, "a journal or shard result")?;
     }
+    let key = super::run_key(args.key.as_deref())?;
     let shard_files = first
         .iter()
         .chain(second)
@@ -48,9 +51,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                     .to_string(),
             ));
         }
-        return run_shards(first, second, args.format);
+        return run_shards(first, second, args.format, key.as_ref());
     }
-    let comparison = compare(first, second).map_err(|err| match err {
+    let comparison = compare_keyed(first, second, key.as_ref()).map_err(|err| match err {
         CompareError::Journal(err) => anyhow::Error::new(err),
         other => usage(other.to_string()),
     })?;
@@ -105,11 +108,22 @@ fn is_shard_file(path: &Path) -> bool {
 }
 
 /// Compares two sets of shard files, shard by shard.
-fn run_shards(first: &[PathBuf], second: &[PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+fn run_shards(
+    first: &[PathBuf],
+    second: &[PathBuf],
+    format: Format,
+    key: Option<&RunKey>,
+) -> anyhow::Result<ExitCode> {
     let read = |paths: &[PathBuf]| {
         paths
             .iter()
-            .map(|path| read_shard_file(path))
+            .map(|path| {
+                let (name, result) = read_shard_file(path)?;
+                if let Some(key) = key {
+                    check_mac(&name, &result, key).map_err(usage)?;
+                }
+                Ok((name, result))
+            })
             .collect::<anyhow::Result<Vec<_>>>()
     };
     let comparison = compare_shards(&read(first)?, &read(second)?).map_err(usage)?;

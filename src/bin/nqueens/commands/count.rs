@@ -35,6 +35,12 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
             "--out names a shard's result file: add --shard I/K".to_string(),
         ));
     }
+    if args.key.is_some() {
+        return Err(usage(
+            "--key signs a checkpoint or a shard's result: add --checkpoint FILE or --shard I/K"
+                .to_string(),
+        ));
+    }
     let options = args.count_options();
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
@@ -111,6 +117,12 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
             "--checkpoint takes one N: run one count per N".to_string(),
         ));
     }
+    let key = super::run_key(args.key.as_deref())?;
+    if key.is_some() && args.checkpoint.is_none() {
+        return Err(usage(
+            "--key signs a checkpoint: add --checkpoint FILE".to_string(),
+        ));
+    }
     let universe = nqueens::run::mpi::start()?;
     // mpirun passes SIGINT and SIGTERM on to every rank (at times more
     // than once): each stops taking chunks, and rank 0 journals what
@@ -158,7 +170,15 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     for &n in sizes {
         let stop = Some(&signals::INTERRUPTED);
         // Only rank 0 gets a report, and only it prints.
-        match count_journaled(&world, n, &options, checkpoint, stop, Some(&grace))? {
+        match count_journaled(
+            &world,
+            n,
+            &options,
+            checkpoint,
+            key.as_ref(),
+            stop,
+            Some(&grace),
+        )? {
             RankOutcome::Report(report) => {
                 writer.write(&report).context("cannot write the result")?;
                 mismatches.extend(mismatch(&report));

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use anyhow::Context;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
-use nqueens::run::shard::{check_checksum, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES};
+use nqueens::run::shard::{
+    check_checksum, check_mac, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES,
+};
 use nqueens::search::symmetric::unique_by_burnside;
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
@@ -42,6 +44,7 @@ pub fn read_shard_file(path: &Path) -> anyhow::Result<(String, ShardResult)> {
 
 /// Runs `nqueens merge`.
 pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
+    let key = super::run_key(args.key.as_deref())?;
     let results = args
         .files
         .iter()
@@ -55,6 +58,12 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     // any other change to a file is caught here.
     for (name, result) in &results {
         check_checksum(name, result).map_err(usage)?;
+    }
+    // With the run's key, only results its workers made are taken.
+    if let Some(key) = &key {
+        for (name, result) in &results {
+            check_mac(name, result, key).map_err(usage)?;
+        }
     }
     let first = &merged.first;
     let method: Method = first.method.parse()?;

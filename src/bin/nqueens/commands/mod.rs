@@ -171,6 +171,14 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// The run key of `--key FILE`, read and checked, if one was given.
+pub fn run_key(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<Option<nqueens::run::key::RunKey>> {
+    path.map(|path| nqueens::run::key::RunKey::from_file(path).map_err(usage))
+        .transpose()
+}
+
 /// Refuses a path that exists and is not a regular file before it is
 /// opened: opening a pipe blocks until something writes to it, and a
 /// device may never end.

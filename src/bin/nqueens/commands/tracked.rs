@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 use nqueens::run::journal::{Journal, Resumed};
 use nqueens::run::report::{make_report, PlanSummary};
-use nqueens::run::shard::{checksum_of, ShardResult, ShardSpec, SHARD_FORMAT};
+use nqueens::run::shard::{checksum_of, mac_of, ShardResult, ShardSpec, SHARD_FORMAT};
 use nqueens::run::{plan_for, run_plan};
 use nqueens::{resolve_threads, History, RunHooks, RunTotals, Task, TaskOutcome};
 
@@ -150,6 +150,7 @@ fn shell_word(arg: &std::ffi::OsStr) -> String {
 pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result<ExitCode> {
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
+    let key = super::run_key(args.key.as_deref())?;
     let started = Instant::now();
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let bar = progress::task_bar(args.progress, format!("N={n}"));
@@ -184,7 +185,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 .transpose()?;
             let (journal, resumed) = match &args.checkpoint {
                 Some(path) => {
-                    let (journal, resumed) = Journal::open_keeping(path, &plan, &keep)?;
+                    let (journal, resumed) = Journal::open_keyed(path, &plan, &keep, key.as_ref())?;
                     for repair in resumed.repairs() {
                         bar.suspend(|| {
                             eprintln!("warning: checkpoint {}: {repair}", path.display())
@@ -377,9 +378,11 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 .map(|part| [part.half_turn, part.quarter_turn]),
             task_digest: Some(format!("{:016x}", totals.digest)),
             checksum: None,
+            mac: None,
         };
         let result = ShardResult {
             checksum: Some(checksum_of(&result)),
+            mac: key.as_ref().map(|key| mac_of(&result, key)),
             ..result
         };
         mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
