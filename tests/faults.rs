@@ -409,3 +409,33 @@ fn a_finished_journal_on_a_read_only_filesystem_is_read() {
         half.2
     );
 }
+
+#[test]
+fn auto_says_when_join_does_not_fit_and_refuses_a_fallback_of_days() {
+    // N = 24 in 1 KiB: d4 would take weeks on a few cores; refused at once.
+    let started = Instant::now();
+    let stderr = common::usage_error(&["count", "24", "--max-memory", "1K", "-j", "2"]);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(
+        stderr.contains("auto would count with d4: about"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--allow-slow"), "{stderr}");
+    // A fallback of seconds goes ahead, saying so on one line.
+    let output = nqueens()
+        .args(["count", "12", "--max-memory", "1K", "--format", "csv"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.starts_with("note: join needs "), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\n12,14200,1787,"));
+    // A method asked for by name is not second-guessed.
+    let output = nqueens()
+        .args(["count", "12", "-m", "d4", "--max-memory", "1K"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(output.stderr.is_empty());
+}

@@ -376,6 +376,12 @@ pub struct CountArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
     pub max_memory: Option<u64>,
 
+    /// Count even when `auto` cannot fit join in the memory and falls back
+    /// to d4 with a predicted wall time of more than a day on these threads
+    /// (without it, such a count is refused).
+    #[arg(long)]
+    pub allow_slow: bool,
+
     /// Worker threads [default: every core].
     #[arg(short = 'j', long, value_parser = parse_threads)]
     pub threads: Option<usize>,

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use anyhow::Context;
 use nqueens::{count_with_hooks, RunHooks, Task, TaskOutcome};
 
-use super::{complain, mismatch, tracked, usage, warn_ignored_split};
+use super::{check_fallback, complain, mismatch, tracked, usage, warn_ignored_split};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
@@ -42,6 +42,10 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     let options = args.count_options();
+    let threads = nqueens::resolve_threads(options.threads)?;
+    for &n in &sizes {
+        check_fallback(n, &options, threads, args.allow_slow)?;
+    }
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();

@@ -151,6 +151,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let options = args.count_options();
     let threads = resolve_threads(options.threads)?;
     let key = super::run_key(args.key.as_deref())?;
+    super::check_fallback(n, &options, threads, args.allow_slow)?;
     let started = Instant::now();
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let bar = progress::task_bar(args.progress, format!("N={n}"));
