@@ -135,19 +135,49 @@ pub fn nth_solution(n: u32, index: u128) -> Option<Solution> {
 /// [`nth_solution`] with the subtrees counted on `threads` workers (a
 /// row's candidates taken `threads` at a time, in order, so the search
 /// still stops at the subtree that holds the index), calling `on_row` with
-/// the number of rows fixed as each is decided. The first row's subtrees
-/// past the middle are the mirror images of those before it and are not
-/// counted again.
+/// the number of rows fixed as each is decided.
+///
+/// Mirroring a board (column c to n - 1 - c) reverses lexicographic order,
+/// so where the total is published, an index in the second half is found
+/// as the mirror image of its counterpart in the first (the last solution
+/// is the first one's mirror: found at once, where the search would count
+/// the whole tree).
 pub fn nth_solution_with(
     n: u32,
     index: u128,
     threads: usize,
     on_row: &(dyn Fn(u32) + Sync),
 ) -> Option<Solution> {
-    use rayon::prelude::*;
     assert!((1..=MAX_N).contains(&n), "board size out of range");
+    match crate::published::total(n) {
+        Some(total) if index >= total => None,
+        Some(total) if index >= total / 2 => {
+            let mut solution = nth_in_order(n, total - 1 - index, threads, on_row)?;
+            for column in &mut solution.columns[..n as usize] {
+                *column = n - 1 - *column;
+            }
+            Some(solution)
+        }
+        _ => nth_in_order(n, index, threads, on_row),
+    }
+}
+
+/// [`nth_solution_with`] without the mirror: walked to, or found by
+/// counting subtrees row by row. The first row's subtrees past the middle
+/// are the mirror images of those before it and are not counted again.
+fn nth_in_order(
+    n: u32,
+    index: u128,
+    threads: usize,
+    on_row: &(dyn Fn(u32) + Sync),
+) -> Option<Solution> {
+    use rayon::prelude::*;
     if index < NTH_STREAM_LIMIT {
-        return Solutions::new(n).nth(index as usize);
+        let found = Solutions::new(n).nth(index as usize);
+        if found.is_some() {
+            (1..=n).for_each(on_row);
+        }
+        return found;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
