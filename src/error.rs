@@ -112,7 +112,7 @@ pub enum Error {
 
     /// A checkpoint journal cannot be used (MPI counts open it here).
     #[error(transparent)]
-    Checkpoint(#[from] crate::run::journal::JournalError),
+    Checkpoint(#[from] JournalError),
 
     /// An environment variable that steers the searches has a value they
     /// do not accept; the message names it and what is accepted.
@@ -137,4 +137,84 @@ pub fn excerpt(text: &str, chars: usize) -> String {
         short.push_str("...");
     }
     short.escape_debug().to_string()
+}
+
+/// Why a journal cannot be used.
+/// (Defined here, beside [`enum@Error`] that wraps it, and re-exported as
+/// `run::journal::JournalError`: the error types sit below every layer.)
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+pub enum JournalError {
+    /// The file could not be read or written.
+    #[error("checkpoint {path}: {reason}")]
+    Io {
+        /// The journal.
+        path: String,
+        /// What the system said.
+        reason: String,
+    },
+    /// The file is not a journal, or its header is damaged.
+    #[error("checkpoint {path} is not an nqueens journal or its header is damaged: {reason}")]
+    BadHeader {
+        /// The journal.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The journal belongs to another plan.
+    #[error("checkpoint {path} is for {found}, but this run is {expected}: use another file or the matching options")]
+    Foreign {
+        /// The journal.
+        path: String,
+        /// The plan of this run.
+        expected: String,
+        /// The plan the journal records.
+        found: String,
+    },
+    /// The path is a device, a pipe or a directory.
+    #[error("checkpoint {path} is not a regular file (a checkpoint is a file of its own, not a device, pipe or directory)")]
+    NotRegular {
+        /// The path.
+        path: String,
+    },
+    /// Another process is counting into the journal now.
+    #[error("checkpoint {path} is in use by {holder}; wait for it to finish or stop it first")]
+    InUse {
+        /// The journal.
+        path: String,
+        /// Who holds it, as far as the system tells.
+        holder: String,
+    },
+    /// The journal cannot be written, and the count it records is not
+    /// finished.
+    #[error("checkpoint {path} is read-only and its count is not finished ({finished} of {tasks} tasks); make it writable to go on")]
+    ReadOnly {
+        /// The journal.
+        path: String,
+        /// Tasks it records.
+        finished: usize,
+        /// Tasks in the plan.
+        tasks: u64,
+    },
+    /// One task is recorded twice with different counts.
+    #[error("checkpoint {path} records task {task} twice with different counts ({first}; {second}); one of them is wrong: compare against another run, or delete the file to count again")]
+    Conflict {
+        /// The journal.
+        path: String,
+        /// The task.
+        task: u64,
+        /// Its first record.
+        first: String,
+        /// The record that disagrees.
+        second: String,
+    },
+    /// A line before the last is damaged.
+    #[error("checkpoint {path} is damaged at line {line} ({reason}); refusing to trust it")]
+    Corrupt {
+        /// The journal.
+        path: String,
+        /// Line number, from 1.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
 }

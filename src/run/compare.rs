@@ -134,7 +134,7 @@ fn common_plan(files: &[&PathBuf], key: Option<&RunKey>) -> Result<Plan, Compare
     for other in &files[1..] {
         let (n2, method2, split2) = read_plan_of(other, key)?;
         if (n2, method2, split2) != (n, method, split) {
-            let describe = |(n, method, split): (u32, crate::Method, u32)| {
+            let describe = |(n, method, split): (u32, crate::plan::Method, u32)| {
                 format!("N = {n}, {method}, split {split}")
             };
             return Err(CompareError::OtherPlans {

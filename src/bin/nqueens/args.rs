@@ -13,7 +13,7 @@ use crate::parse::{
     parse_bench_size, parse_board_format, parse_board_size, parse_board_sizes, parse_cores,
     parse_index, parse_limit, parse_method, parse_runs, parse_sample, parse_seed, parse_shard,
     parse_shard_count, parse_solve_size, parse_split_depth, parse_tasks, parse_thread_list,
-    parse_threads,
+    parse_threads, ThreadList,
 };
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -265,10 +265,6 @@ pub struct BenchArgs {
     #[arg(short, long)]
     pub quiet: bool,
 }
-
-/// A list of thread counts.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ThreadList(pub Vec<usize>);
 
 /// Output formats of `bench`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -7,8 +7,6 @@ use nqueens::plan::check_board_size;
 use nqueens::run::shard::ShardSpec;
 use nqueens::{BoardFormat, Method};
 
-use crate::args::ThreadList;
-
 /// Largest board `solve` builds (8 bytes of memory per row, plus output).
 pub const SOLVE_MAX_N: u64 = 100_000_000;
 
@@ -168,6 +166,11 @@ pub fn parse_shard_count(text: &str) -> Result<u64, String> {
     parse_within(text, "--shards", 1..=u64::from(u32::MAX))
 }
 
+/// A list of thread counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadList(pub Vec<usize>);
+
+/// Parses a comma-separated list of thread counts.
 pub fn parse_thread_list(text: &str) -> Result<ThreadList, String> {
     let counts = text
         .split(',')
