@@ -109,6 +109,25 @@ fn sigint_and_sigterm_stop_cleanly_and_resume_exactly() {
         let tasks = record["total_task_seconds"].as_f64().unwrap();
         assert!(wall > 0.4 && tasks > 0.4, "{record}");
         assert_eq!(record["nodes_per_second"], 0.0, "nothing counted again");
+        assert_eq!(record["nodes"], 0, "{record}");
+        assert!(record["total_nodes"].as_u64().unwrap() > 0, "{record}");
+        // Every reading of the finished journal gives the same core time,
+        // and the text row shows no rate for a run that counted nothing.
+        let again = nqueens()
+            .args(["count", "17", "-m", "mirror", "--checkpoint"])
+            .arg(&journal)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&again.stdout);
+        assert!(
+            text.contains(&format!("{tasks:.3} core-seconds of tasks")),
+            "{tasks}: {text}"
+        );
+        assert!(!text.contains(" 0 /s"), "{text}");
+        assert!(
+            text.contains("nodes, seconds and rate above are this run's"),
+            "{text}"
+        );
     }
 }
 

@@ -103,6 +103,9 @@ pub struct Resumed {
     /// Seconds the kept tasks took, summed over threads and runs (tasks
     /// journaled before their time was recorded count 0).
     pub task_seconds: f64,
+    /// The same, in whole microseconds as the lines record them: summed as
+    /// integers, so every reading of a journal gives the same total.
+    pub task_micros: u64,
     /// A torn last line that was dropped.
     pub dropped_torn_line: bool,
     /// Lines (numbered from 1) that began with a write cut short, a full
@@ -315,7 +318,7 @@ impl Journal {
                     twice.push(id);
                 } else if keep(id) {
                     resumed.prior.add_task(id, count);
-                    resumed.task_seconds += micros as f64 * 1e-6;
+                    resumed.task_micros = resumed.task_micros.saturating_add(micros);
                 }
             };
             let body = read_body(path, reader, &header, tasks, key, &mut on_task)?;
@@ -327,6 +330,7 @@ impl Journal {
             resumed.complete = body.complete;
             resumed.sessions = body.sessions;
             resumed.torn_lines = body.torn_lines;
+            resumed.task_seconds = resumed.task_micros as f64 * 1e-6;
             resumed.wall_seconds = body.wall_micros as f64 * 1e-6;
             let sound = body.sound;
             if sound < length {

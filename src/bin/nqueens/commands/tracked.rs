@@ -231,7 +231,8 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         progress::task_finished(outcome.id);
         bar.inc(1);
         finished_tasks.fetch_add(1, Ordering::Relaxed);
-        task_micros.fetch_add((outcome.seconds * 1e6) as u64, Ordering::Relaxed);
+        // Rounded as the journal's lines are, so a rerun sums the same.
+        task_micros.fetch_add((outcome.seconds * 1e6).round() as u64, Ordering::Relaxed);
         if args.profile.is_some() {
             profiler.record(outcome);
         }
@@ -324,7 +325,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         .map(|resumed| History {
             sessions: resumed.sessions + if worked { 1 } else { 0 },
             wall_seconds: resumed.wall_seconds + if worked { seconds } else { 0.0 },
-            task_seconds: resumed.task_seconds + task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
+            task_seconds: (resumed.task_micros + task_micros.load(Ordering::Relaxed)) as f64 * 1e-6,
             session_nodes: run.nodes,
         });
     if let Some(err) = journal_error

@@ -28,7 +28,7 @@ pub struct CountRecord {
     pub threads: usize,
     /// Wall time in seconds.
     pub seconds: f64,
-    /// Queens placed.
+    /// Queens placed (by this run, for a resumed count).
     pub nodes: u128,
     /// Nodes per second of wall time.
     pub nodes_per_second: f64,
@@ -51,6 +51,9 @@ pub struct CountRecord {
     /// the core time of the count (JSON only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_task_seconds: Option<f64>,
+    /// Queens placed over all runs (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_nodes: Option<u128>,
 }
 
 impl From<&Report> for CountRecord {
@@ -64,7 +67,9 @@ impl From<&Report> for CountRecord {
             method: report.method.to_string(),
             threads: report.threads,
             seconds: report.seconds,
-            nodes: report.nodes,
+            nodes: report
+                .history
+                .map_or(report.nodes, |history| history.session_nodes),
             nodes_per_second: report.nodes_per_second(),
             matches_published: report.matches_published(),
             unique_matches_published: report.unique_matches_published(),
@@ -72,6 +77,7 @@ impl From<&Report> for CountRecord {
             runs: report.history.map(|history| history.sessions),
             total_wall_seconds: report.history.map(|history| history.wall_seconds),
             total_task_seconds: report.history.map(|history| history.task_seconds),
+            total_nodes: report.history.map(|_| report.nodes),
         }
     }
 }
@@ -136,14 +142,20 @@ impl<W: Write> ReportWriter<W> {
                     record.threads,
                     record.seconds,
                     record.nodes,
-                    human_rate(record.nodes_per_second),
+                    // A run that counted nothing has no rate.
+                    if record.nodes == 0 {
+                        "-".to_string()
+                    } else {
+                        human_rate(record.nodes_per_second)
+                    },
                     check
                 )?;
                 if let Some(history) = report.history {
                     writeln!(
                         self.out,
-                        "    resumed: {}, {:.3} s wall and {:.3} core-seconds of tasks in all; seconds and rate above are this run's",
+                        "    resumed: nodes, seconds and rate above are this run's; the whole count took {}, {} nodes, {:.3} s wall and {:.3} core-seconds of tasks",
                         super::count_of(history.sessions, "run"),
+                        report.nodes,
                         history.wall_seconds,
                         history.task_seconds
                     )?;
