@@ -3,9 +3,11 @@
 # turns in one run so both see the same machine load, and prints the medians
 # and their ratio.
 #
-# Development script: it needs ../shared/reference/mirror.c beside the
-# repository (override with REFERENCE_C=path). The reference is built into
-# target/reference/ and never committed.
+# The yardstick is the classic reference counter, ../shared/reference/mirror.c
+# beside the repository, where it is (override with REFERENCE_C=path);
+# elsewhere (a fresh clone) the repository's own scripts/reference/queens.c,
+# the same kind of counter written here, and the output says which. Either
+# is built into target/reference/ and never committed.
 #
 #   scripts/compare-reference.sh N THREADS [--method M] [--runs R] [-- extra nqueens flags]
 set -euo pipefail
@@ -34,12 +36,16 @@ done
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 reference_c=${REFERENCE_C:-$top/../shared/reference/mirror.c}
+if [ -z "${REFERENCE_C:-}" ] && [ ! -f "$reference_c" ]; then
+    reference_c=$top/scripts/reference/queens.c
+    echo "(the classic reference is not beside the repository: timing against scripts/reference/queens.c)"
+fi
 if [ ! -f "$reference_c" ]; then
     echo "error: reference source not found at $reference_c (set REFERENCE_C)" >&2
     exit 1
 fi
 mkdir -p "$top/target/reference"
-reference=$top/target/reference/mirror
+reference=$top/target/reference/$(basename "$reference_c" .c)
 if [ ! -x "$reference" ] || [ "$reference_c" -nt "$reference" ]; then
     cc -O3 -march=native -o "$reference" "$reference_c"
 fi

@@ -191,3 +191,35 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!("sideways".parse::<Method>().is_err());
     assert_eq!("MIRROR".parse::<Method>(), Ok(Method::Mirror));
 }
+
+#[test]
+fn the_repositorys_own_reference_counter_agrees_with_the_library() {
+    // scripts/reference/queens.c, the yardstick of compare-reference.sh in
+    // a fresh clone, must count what the library counts.
+    let source =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/reference/queens.c");
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("queens");
+    let built = std::process::Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status();
+    if !built.is_ok_and(|status| status.success()) {
+        eprintln!("SKIPPED: no C compiler (cc) to build scripts/reference/queens.c");
+        return;
+    }
+    for n in 1..=13u32 {
+        let output = std::process::Command::new(&binary)
+            .arg(n.to_string())
+            .output()
+            .unwrap();
+        let expected = nqueens::count(n, &nqueens::CountOptions::default())
+            .unwrap()
+            .solutions;
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout).trim(),
+            format!("{n} {expected}")
+        );
+    }
+}
