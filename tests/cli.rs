@@ -281,6 +281,9 @@ fn completions_and_the_manual_page_are_generated() {
     for section in ["NQUEENS COUNT", "NQUEENS COMPARE", "\\-\\-checkpoint"] {
         assert!(page.contains(section), "{section}");
     }
+    // No pointer to a page that does not exist (nqueens-count(1) and such).
+    assert!(!page.contains("(1)"), "{page}");
+    assert!(page.contains("nqueens count (its section below)"));
 }
 
 #[test]

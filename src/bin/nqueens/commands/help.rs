@@ -28,6 +28,19 @@ pub fn manpage() -> anyhow::Result<ExitCode> {
     clap_mangen::Man::new(command.clone())
         .render(&mut page)
         .context("cannot render the manual page")?;
+    // The generated list of subcommands points to pages of their own
+    // (`nqueens-count(1)`), which do not exist: each has a section below.
+    let mut text = String::from_utf8(page).context("cannot render the manual page")?;
+    for sub in command.get_subcommands() {
+        let name = sub.get_name();
+        text = text.replace(
+            &format!("nqueens\\-{name}(1)"),
+            &format!("nqueens {name} (its section below)"),
+        );
+    }
+    // clap's own `help` has no section: `nqueens help COMMAND` prints it.
+    text = text.replace("nqueens\\-help(1)", "nqueens help");
+    let mut page = text.into_bytes();
     for sub in command.get_subcommands().filter(|sub| !sub.is_hide_set()) {
         let title = format!("nqueens {}", sub.get_name()).to_uppercase();
         let about = sub.get_about().map(ToString::to_string).unwrap_or_default();
