@@ -6,7 +6,7 @@ use std::time::Duration;
 
 mod common;
 
-use common::{nqueens, scratch};
+use common::{nqueens, outcome, scratch};
 
 /// The solutions column of a CSV count.
 fn csv_solutions(stdout: &[u8]) -> String {
@@ -268,11 +268,7 @@ fn count_12(journal: &Path) -> (Option<i32>, String, String) {
         .arg(journal)
         .output()
         .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    outcome(output)
 }
 
 #[test]

@@ -29,18 +29,14 @@ fn count_12(journal: &Path) -> (Option<i32>, String, String) {
         .arg(journal)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let (code, stdout, stderr) = common::outcome(output);
     let solutions = stdout
         .lines()
         .last()
         .and_then(|line| line.split(',').nth(1))
         .unwrap_or_default()
         .to_string();
-    (
-        output.status.code(),
-        solutions,
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    (code, solutions, stderr)
 }
 
 /// A finished journal of `count 12 -m d4`, without its `complete` and

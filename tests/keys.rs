@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 mod common;
 
-use common::{nqueens, scratch, usage_error};
+use common::{nqueens, outcome, scratch, usage_error};
 use nqueens::run::shard::{checksum_of, ShardResult};
 
 /// Writes a key file of `bytes` random-looking bytes.
@@ -26,11 +26,7 @@ fn count_12(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
         .args(args)
         .output()
         .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    outcome(output)
 }
 
 #[test]

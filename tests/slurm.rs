@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::scratch;
 use common::slurm::{job_parts, skip_without_slurm, slurm, wait_for_job};
+use common::{outcome, scratch};
 
 /// The array script, from the repository.
 fn array_script() -> PathBuf {
@@ -60,11 +60,7 @@ fn merge(dir: &Path, env: &[(&str, String)]) -> (Option<i32>, String, String) {
         .envs(env.iter().map(|(name, value)| (name, value)))
         .output()
         .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    outcome(output)
 }
 
 #[test]

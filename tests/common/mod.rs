@@ -14,6 +14,16 @@ pub fn nqueens() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
 
+/// A finished command's exit status, stdout and stderr (as text).
+#[allow(dead_code)]
+pub fn outcome(output: std::process::Output) -> (Option<i32>, String, String) {
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// Runs a command expected to be refused as a usage error and returns its
 /// single line of stderr.
 #[allow(dead_code)]
