@@ -264,9 +264,16 @@ fn joins_cut_into_grids_count_alike() {
         for &cut in cuts {
             // A third level a side only where every task is quick.
             let most = if n <= 12 { 3 } else { 2 };
-            for levels in 1..=most {
+            // Every level cutting both sides, and (up to N = 14) only the
+            // first cutting the east side, as N = 26 and 27 count.
+            let shapes = (1..=most).flat_map(|levels| {
+                let west_only = (levels > 1 && n <= 14).then_some((levels, 1));
+                [(levels, levels)].into_iter().chain(west_only)
+            });
+            for (levels, east_levels) in shapes {
                 let grid = Parts {
                     levels: Some(levels),
+                    east_levels: Some(east_levels),
                     ..Parts::DEFAULT
                 };
                 // Small parts, row sets made cell by cell, and groups too
@@ -288,7 +295,7 @@ fn joins_cut_into_grids_count_alike() {
                         let expected = count_task_in_parts(n, task, plain);
                         assert_eq!(
                             counted.solutions, expected.solutions,
-                            "n={n} {levels} {task:?}"
+                            "n={n} {levels}/{east_levels} {task:?}"
                         );
                     }
                     if n <= 10 {
@@ -302,8 +309,38 @@ fn joins_cut_into_grids_count_alike() {
                     }
                     total += u128::from(counted.solutions);
                 }
-                assert_eq!(Some(total), published::total(n), "n={n} {cut:?} {levels}");
+                assert_eq!(
+                    Some(total),
+                    published::total(n),
+                    "n={n} {cut:?} {levels}/{east_levels}"
+                );
             }
+        }
+    }
+}
+
+#[test]
+fn large_boards_count_alike_in_every_grid_shape() {
+    // N = 24 and 26 as counts take them (cells cut to each group's open
+    // columns, a thread's cache; at 26 two levels, the second on the west
+    // side only) against one level a side and against two on both sides:
+    // tasks a third and two thirds into the plan.
+    use nqueens::search::join::{count_task, count_task_in_parts, JoinTasks, Parts};
+    for n in [24u32, 26] {
+        let tasks = JoinTasks::new(n);
+        for index in [tasks.len() / 3, 2 * tasks.len() / 3] {
+            let task = tasks.get(index);
+            let counted = count_task(n, &task).solutions;
+            for (levels, east_levels) in [(1, 1), (2, 2)] {
+                let parts = Parts {
+                    levels: Some(levels),
+                    east_levels: Some(east_levels),
+                    ..Parts::DEFAULT
+                };
+                let other = count_task_in_parts(n, &task, parts).solutions;
+                assert_eq!(counted, other, "n={n} task {index} {levels}/{east_levels}");
+            }
+            assert!(counted > 0, "n={n} task {index}");
         }
     }
 }

@@ -288,8 +288,45 @@ fn row_cells_hold_every_placement_of_their_rows_once() {
                 fill_cell(side, rows, cols, &mut filled);
                 assert_eq!(filled, cells.cell(cols));
             }
+            // Within open columns (every set of one or two closed, and a
+            // sample of others): the same cells inside them, held or made,
+            // in the same order; none outside.
+            let full = (1u32 << side) - 1;
+            for open in (0..1u32 << side).filter(|o| (full & !o).count_ones() <= 2 || o % 7 == 3) {
+                for most in [u64::MAX, held as u64 / 2] {
+                    reused.rebuild_open(side, rows, open, most);
+                    assert_eq!(reused.open(), open);
+                    let mut within = 0;
+                    for cols in (0..1u32 << side).filter(|c| c & !open == 0) {
+                        assert_eq!(reused.cell_in(cols, &mut roomy), cells.cell(cols));
+                        within += cells.cell(cols).len();
+                    }
+                    assert_eq!(reused.placements(), within, "side {side} {rows:b} {open:b}");
+                }
+            }
         }
     }
+}
+
+#[test]
+fn a_cell_cache_keeps_row_sets_apart_by_their_open_columns() {
+    use nqueens::search::join::{CellCache, RowCells};
+    let side = 7;
+    let mut cache = CellCache::with_budget(0);
+    let rows = 0b0101_101;
+    let whole = RowCells::build(side, rows);
+    for open in [0b111_1111, 0b011_1111, 0b111_1110, 0b101_1011] {
+        cache.load_open(side, &[rows, rows ^ 1], open);
+        let cells = cache.get_open(rows, open);
+        assert_eq!(cells.open(), open);
+        for cols in (0..1u32 << side).filter(|c| c & !open == 0) {
+            assert_eq!(cells.cell(cols), whole.cell(cols));
+        }
+    }
+    // The whole row set is the one `load` and `get` name.
+    cache.load(side, &[rows]);
+    assert_eq!(cache.get(rows).open(), 0b111_1111);
+    assert_eq!(cache.get(rows).placements(), whole.placements());
 }
 
 #[test]

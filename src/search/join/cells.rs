@@ -24,6 +24,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub struct RowCells {
     side: u32,
     rows: u32,
+    /// The columns its placements may use: the cells of column sets
+    /// outside it are empty.
+    open: u32,
     /// Whether `diagonals` holds every placement; else each cell is made
     /// when asked for.
     whole: bool,
@@ -62,16 +65,29 @@ impl RowCells {
     /// most `most_placements`; else only their count per column set is
     /// kept, and [`RowCells::cell_in`] makes each cell when asked for.
     pub fn rebuild_within(&mut self, side: u32, rows: u32, most_placements: u64) {
+        self.rebuild_open(side, rows, (1 << side) - 1, most_placements);
+    }
+
+    /// [`RowCells::rebuild_within`] with the placements on the columns of
+    /// `open` only: the cells a half board whose other columns are taken
+    /// (by the queens a task or a grid group fixes) can use, at a fraction
+    /// of the cost (each fixed column cuts a queen's choices).
+    pub fn rebuild_open(&mut self, side: u32, rows: u32, open: u32, most_placements: u64) {
         assert!(side <= 16, "quadrant side {side} is past the supported 16");
         assert!(rows >> side == 0, "rows {rows:#x} outside a {side} square");
+        assert!(
+            open >> side == 0,
+            "columns {open:#x} outside a {side} square"
+        );
         self.side = side;
         self.rows = rows;
+        self.open = open;
         let cells = 1usize << side;
         self.starts.clear();
         self.starts.resize(cells + 1, 0);
         // Pass 1: placements per column set.
         let starts = &mut self.starts;
-        each_placement_on(side, rows, &mut |cols, _| starts[cols as usize] += 1);
+        each_placement_within(side, rows, open, &mut |cols, _| starts[cols as usize] += 1);
         // Each cell's start; the extra slot holds the total.
         let mut total = 0u32;
         for slot in starts.iter_mut() {
@@ -93,7 +109,7 @@ impl RowCells {
         // Pass 2: each placement at its cell's cursor; the starts serve as
         // cursors and end at the cells' ends, the next cells' starts.
         let (starts, diagonals) = (&mut self.starts, &mut self.diagonals);
-        each_placement_on(side, rows, &mut |cols, diag| {
+        each_placement_within(side, rows, open, &mut |cols, diag| {
             let cursor = &mut starts[cols as usize];
             diagonals[*cursor as usize] = diag;
             *cursor += 1;
@@ -106,6 +122,11 @@ impl RowCells {
     /// The row set these cells are for.
     pub fn rows(&self) -> u32 {
         self.rows
+    }
+
+    /// The columns these cells' placements may use.
+    pub fn open(&self) -> u32 {
+        self.open
     }
 
     /// Placements of the row set (held or not).
@@ -128,6 +149,7 @@ impl RowCells {
     #[inline(always)]
     pub fn cell(&self, cols: u32) -> &[u64] {
         assert!(self.whole, "cell of a row set not held");
+        debug_assert!(cols & !self.open == 0, "cell outside the open columns");
         let index = cols as usize;
         &self.diagonals[self.starts[index] as usize..self.starts[index + 1] as usize]
     }
@@ -136,6 +158,7 @@ impl RowCells {
     /// `made` (kept there while it has room, so asking again is free).
     #[inline(always)]
     pub fn cell_in<'a>(&'a self, cols: u32, made: &'a mut MadeCells) -> &'a [u64] {
+        debug_assert!(cols & !self.open == 0, "cell outside the open columns");
         if self.whole {
             return self.cell(cols);
         }
@@ -253,6 +276,10 @@ impl Hasher for CellKeyHasher {
         for &byte in bytes {
             self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
+    }
+
+    fn write_u32(&mut self, key: u32) {
+        self.write_u64(u64::from(key));
     }
 
     fn write_u64(&mut self, key: u64) {
@@ -389,8 +416,8 @@ pub struct CellCache {
     side: u32,
     /// Entries with the tick of their last use.
     entries: Vec<(RowCells, u64)>,
-    /// Per row set, its entry's position, or `ABSENT`.
-    slot_of: Vec<u32>,
+    /// Per row set and open columns ([`slot_key`]), its entry's position.
+    slot_of: HashMap<u32, u32, BuildHasherDefault<CellKeyHasher>>,
     tick: u64,
     bytes: u64,
     budget: u64,
@@ -399,7 +426,11 @@ pub struct CellCache {
     builds: u64,
 }
 
-const ABSENT: u32 = u32::MAX;
+/// The key of a row set's cells within `open` columns (a side is at most
+/// 16).
+fn slot_key(rows: u32, open: u32) -> u32 {
+    rows | (open << 16)
+}
 
 impl Default for CellCache {
     fn default() -> CellCache {
@@ -430,7 +461,7 @@ impl CellCache {
             whole_placements,
             side: 0,
             entries: Vec::new(),
-            slot_of: Vec::new(),
+            slot_of: HashMap::default(),
             tick: 0,
             bytes: 0,
             budget,
@@ -453,18 +484,23 @@ impl CellCache {
     /// the budget is spent (the wanted ones are all kept, whatever their
     /// size).
     pub fn load(&mut self, side: u32, wanted: &[u32]) {
+        self.load_open(side, wanted, (1 << side) - 1);
+    }
+
+    /// [`CellCache::load`] of the row sets' cells within the columns
+    /// `open` (see [`RowCells::rebuild_open`]), kept apart from the same
+    /// row sets' cells within other columns.
+    pub fn load_open(&mut self, side: u32, wanted: &[u32], open: u32) {
         if side != self.side {
             self.entries.clear();
             self.slot_of.clear();
-            self.slot_of.resize(1 << side, ABSENT);
             self.side = side;
             self.bytes = 0;
         }
         self.tick += 1;
         let tick = self.tick;
         for &rows in wanted {
-            let slot = self.slot_of[rows as usize];
-            if slot != ABSENT {
+            if let Some(&slot) = self.slot_of.get(&slot_key(rows, open)) {
                 self.entries[slot as usize].1 = tick;
                 continue;
             }
@@ -477,15 +513,15 @@ impl CellCache {
                 // those all carry this tick, and there are more entries.
                 let (slot, _) = self.least_recent();
                 let old = &self.entries[slot].0;
-                self.slot_of[old.rows as usize] = ABSENT;
+                self.slot_of.remove(&slot_key(old.rows, old.open));
                 self.bytes -= old.bytes();
                 slot
             };
             let (cells, used) = &mut self.entries[slot];
-            cells.rebuild_within(side, rows, self.whole_placements);
+            cells.rebuild_open(side, rows, open, self.whole_placements);
             *used = tick;
             self.bytes += cells.bytes();
-            self.slot_of[rows as usize] = slot as u32;
+            self.slot_of.insert(slot_key(rows, open), slot as u32);
             // A rebuilt entry keeps its largest buffers: drop old entries
             // while that leaves the cache over its budget.
             while self.bytes > self.budget && self.entries.len() > wanted.len() {
@@ -494,10 +530,11 @@ impl CellCache {
                     break;
                 }
                 let (old, _) = self.entries.swap_remove(oldest);
-                self.slot_of[old.rows as usize] = ABSENT;
+                self.slot_of.remove(&slot_key(old.rows, old.open));
                 self.bytes -= old.bytes();
                 if let Some((moved, _)) = self.entries.get(oldest) {
-                    self.slot_of[moved.rows as usize] = oldest as u32;
+                    self.slot_of
+                        .insert(slot_key(moved.rows, moved.open), oldest as u32);
                 }
             }
         }
@@ -518,9 +555,15 @@ impl CellCache {
     /// present.
     #[inline]
     pub fn get(&self, rows: u32) -> &RowCells {
-        let slot = self.slot_of[rows as usize];
-        assert!(slot != ABSENT, "cells loaded before use");
-        &self.entries[slot as usize].0
+        self.get_open(rows, (1 << self.side) - 1)
+    }
+
+    /// The cells of `rows` within `open`, which [`CellCache::load_open`]
+    /// must have made present.
+    #[inline]
+    pub fn get_open(&self, rows: u32, open: u32) -> &RowCells {
+        let slot = self.slot_of.get(&slot_key(rows, open));
+        &self.entries[*slot.expect("cells loaded before use") as usize].0
     }
 
     /// Bytes the cached cells hold.

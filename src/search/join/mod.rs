@@ -257,8 +257,8 @@ pub fn prepare_cells(n: u32, task: &JoinTask) {
         if geo.h > SHARED_MAX_SIDE {
             scratch.cells.set_whole_placements(WHOLE_PLACEMENTS);
             // In the order a count loads them, a spec at a time.
-            for rows in task_row_sets(&geo, task) {
-                scratch.cells.load(geo.h, &rows);
+            for (rows, open) in task_row_sets(&geo, task) {
+                scratch.cells.load_open(geo.h, &rows, open);
             }
         }
     })
@@ -351,6 +351,10 @@ pub struct Parts {
     /// Columns a side each join is cut by (see [`grid_levels`], which
     /// `None` takes; tests take others).
     pub levels: Option<u32>,
+    /// How many of those levels cut the east side too, the others the
+    /// west side only (see [`grid_east_levels`], which `None` takes when
+    /// `levels` is `None`; else `None` is every level).
+    pub east_levels: Option<u32>,
     /// Most keys a grid holds of its stored groups together, and of one
     /// query group ([`GRID_HELD_KEYS`]); past it a grid's groups are
     /// joined pair by pair, each made again (tests take it tiny).
@@ -365,6 +369,7 @@ impl Parts {
         query_keys: QUERY_KEYS,
         whole_placements: WHOLE_PLACEMENTS,
         levels: None,
+        east_levels: None,
         held_keys: GRID_HELD_KEYS,
     };
 }
@@ -435,9 +440,10 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let (east_spec, west_spec, _) = even_specs(&geo, task, [1, 1, 1]).swap_remove(0);
     let mut cells = CellCache::default();
     let [east_cells, west_cells] = [&east_spec, &west_spec].map(|spec| quadrant_rows(&geo, spec));
-    cells.load(geo.h, &[east_cells, west_cells].concat());
-    let east_cells = east_cells.map(|rows| cells.get(rows));
-    let west_cells = west_cells.map(|rows| cells.get(rows));
+    cells.load_open(geo.h, &east_cells, east_spec.cols);
+    cells.load_open(geo.h, &west_cells, west_spec.cols);
+    let east_cells = east_cells.map(|rows| cells.get_open(rows, east_spec.cols));
+    let west_cells = west_cells.map(|rows| cells.get_open(rows, west_spec.cols));
     let all = usize::MAX;
     let mut cursor = Cursor::start(&east_spec);
     let mut made = Default::default();
@@ -857,14 +863,14 @@ fn count_in<G: Glue>(
         // The east keys are stored (the smaller side: one load per join),
         // the west ones query them, weighted by their class.
         let weights = even_weights(task.east_rows, n);
-        if let Some(grid) = task_grid(&geo, task, parts.levels) {
+        if let Some(grid) = task_grid(&geo, task, parts.levels, parts.east_levels) {
             return join.count_grid(buffers.reborrow(), &grid, held);
         }
         for (east, west, weights) in even_specs(&geo, task, weights) {
             tally += join.count(buffers.reborrow(), &[(east, 0)], &[(west, 0, weights)])?;
         }
     } else {
-        if let Some(grid) = task_grid(&geo, task, parts.levels) {
+        if let Some(grid) = task_grid(&geo, task, parts.levels, parts.east_levels) {
             return join.count_grid(buffers.reborrow(), &grid, held);
         }
         let (east, west, weight) = odd_join(&geo, task);
@@ -874,30 +880,57 @@ fn count_in<G: Glue>(
 }
 
 /// How many columns a side of the middle a join of an `n` board is cut
-/// by, counting those whose queens the task fixes (see the module notes and `Grid`): level k
-/// is the east half's column h - k and the west half's k-th from the
-/// middle; 0 is no grid, the plain joins. Each level leaves about a sixth
-/// of the pairs to decide, but every group of one side makes its boards
-/// from the cells again, so a level pays only where pairs outweigh
-/// making. Sampled tasks on one AVX-512 core (same tasks, one sitting),
-/// seconds with these levels against one fewer: N = 23 0.65 against
-/// 0.42 (so 0 there), N = 25 1.70 / 3.62, N = 27 21.9 / 110, N = 24 1.33 /
-/// 1.33, N = 26 7.24 / 7.83, N = 28 (tasks with both queens beside the
-/// middle fixed) 6.6 / 24.6; one more level lost
-/// everywhere (N = 26 10.4, N = 27 100, N = 28 at 3 not tried).
+/// by, counting those whose queens the task fixes (see the module notes
+/// and `Grid`): level k is the east half's column h - k and the west
+/// half's k-th from the middle; 0 is no grid, the plain joins. Each level
+/// leaves a fraction of the pairs to decide, but every group of one side
+/// makes its boards from the cells again (the cells of its rows within
+/// its open columns), so a level pays only where pairs outweigh making;
+/// [`grid_east_levels`] says which levels cut the east side too.
+/// Core-ns per solution predicted by `plan N --estimate` on one AVX-512
+/// machine, one sitting, same tasks (levels / east levels): N = 24 (150
+/// tasks) 1/1 1.25, 2/1 1.31, 2/2 1.70; N = 25 (150) 1/1 0.90, 2/1 0.93,
+/// 2/2 1.35; N = 26 (100) 2/1 0.81, 2/2 0.89, 3/1 1.20, 1/1 1.30 to 1.47
+/// (60, two seeds); N = 27 (30) 2/1 0.68, 2/2 0.80, 1/1 1.10; N = 28 (16
+/// tasks, core-years) 2/2 59.9, 3/2 75.9, 3/1 77.1, 2/1 90.2. N = 23
+/// without a grid: 0.42 s against 0.65 with one level (sampled tasks,
+/// before the cells were cut to the open columns).
 pub fn grid_levels(n: u32) -> u32 {
     match n {
-        28.. if n.is_multiple_of(2) => 2,
+        26.. => 2,
         BESIDE_MIN_N.. if n.is_multiple_of(2) => 1,
         25.. if !n.is_multiple_of(2) => 1,
         _ => 0,
     }
 }
 
-/// A task's join as a grid of `levels` (`None`: [`grid_levels`]), or
-/// `None` for the plain joins.
-fn task_grid(geo: &Geometry, task: &JoinTask, levels: Option<u32>) -> Option<Grid> {
-    let levels = levels.unwrap_or_else(|| grid_levels(geo.n));
+/// How many of [`grid_levels`] also cut the east side; the others cut
+/// the west side only (the query groups), which leaves the stored groups
+/// larger but made fewer times: at N = 26 and 27 the second level pays on
+/// the west side only, at N = 28 on both (figures at [`grid_levels`]).
+pub fn grid_east_levels(n: u32) -> u32 {
+    match n {
+        28.. => 2,
+        _ => grid_levels(n).min(1),
+    }
+}
+
+/// A task's join as a grid of `levels` (`None`: [`grid_levels`]), the
+/// first `east_levels` of them cutting the east side too (see
+/// [`Parts::east_levels`]), or `None` for the plain joins.
+fn task_grid(
+    geo: &Geometry,
+    task: &JoinTask,
+    levels: Option<u32>,
+    east_levels: Option<u32>,
+) -> Option<Grid> {
+    let (levels, east_levels) = match levels {
+        Some(levels) => (levels, east_levels.unwrap_or(levels)),
+        None => (
+            grid_levels(geo.n),
+            east_levels.unwrap_or_else(|| grid_east_levels(geo.n)),
+        ),
+    };
     let even = geo.n.is_multiple_of(2);
     if levels == 0 || (even && task.middle == 0) {
         return None;
@@ -913,7 +946,7 @@ fn task_grid(geo: &Geometry, task: &JoinTask, levels: Option<u32>) -> Option<Gri
         // An even task fixes the east queen of the first level, and from
         // N = 28 the west one.
         let first = level == 0 && even;
-        let east = (!first).then_some(geo.h - 1 - level);
+        let east = (!first && level < east_levels).then_some(geo.h - 1 - level);
         let west = (!(first && task.west_beside().is_some())).then_some(level);
         grid = grid.deepen(geo, east, west);
     }
@@ -1303,8 +1336,10 @@ impl<G: Glue> Join<'_, G> {
             return;
         }
         let mut cache = self.cells.cache.borrow_mut();
-        cache.load(self.geo.h, &rows);
-        let cells = rows.map(|rows| cache.get(rows));
+        // Only the spec's open columns: a fixed queen's column is never
+        // a cell's.
+        cache.load_open(self.geo.h, &rows, spec.cols);
+        let cells = rows.map(|rows| cache.get_open(rows, spec.cols));
         half_boards(
             self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
         );
@@ -1455,10 +1490,10 @@ fn half_boards<G: Glue>(
     }
 }
 
-/// The quadrant row sets of every spec of a task (north and south), in the
-/// order a count first makes their boards.
-fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<[u32; 2]> {
-    let specs: Vec<HalfSpec> = if let Some(grid) = task_grid(geo, task, None) {
+/// The quadrant row sets of every spec of a task (north and south) with
+/// the spec's open columns, in the order a count first makes their boards.
+fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<([u32; 2], u32)> {
+    let specs: Vec<HalfSpec> = if let Some(grid) = task_grid(geo, task, None, None) {
         grid.specs().collect()
     } else if geo.n.is_multiple_of(2) {
         even_specs(geo, task, [1, 1, 1])
@@ -1469,9 +1504,9 @@ fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<[u32; 2]> {
         let (east, west, _) = odd_join(geo, task);
         east.iter().map(|(spec, _)| *spec).chain([west]).collect()
     };
-    let mut row_sets: Vec<[u32; 2]> = Vec::new();
+    let mut row_sets: Vec<([u32; 2], u32)> = Vec::new();
     for spec in &specs {
-        let rows = quadrant_rows(geo, spec);
+        let rows = (quadrant_rows(geo, spec), spec.cols);
         if !row_sets.contains(&rows) {
             row_sets.push(rows);
         }
