@@ -313,7 +313,7 @@ fn a_cell_cache_keeps_row_sets_apart_by_their_open_columns() {
     use nqueens::search::join::{CellCache, RowCells};
     let side = 7;
     let mut cache = CellCache::with_budget(0);
-    let rows = 0b0101_101;
+    let rows = 0b010_1101;
     let whole = RowCells::build(side, rows);
     for open in [0b111_1111, 0b011_1111, 0b111_1110, 0b101_1011] {
         cache.load_open(side, &[rows, rows ^ 1], open);
