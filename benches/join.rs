@@ -4,14 +4,17 @@
 //! the whole task (half boards built from the quadrant table, then
 //! matched), and the on-demand build of the quadrant cells the task needs.
 //! Every measurement asserts the pairs or placements it counts. Then the
-//! even-N path of large N: a cut task of N = 24.
+//! even-N path of large N: a cut task of N = 24, and a task of N = 26 in
+//! its grid of two levels (the second on the west side only) against one
+//! level, with the cells of one of its row sets built whole and within
+//! the columns its fixed queens leave open.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::search::join::{
-    choose_cuts, count_disjoint_naive, count_task, count_task_by_rows, task_keys, tasks, JoinTasks,
-    Matcher, RowCells, SplitMatcher, LEAF_MIN, MAX_CUTS,
+    choose_cuts, count_disjoint_naive, count_task, count_task_by_rows, count_task_in_parts,
+    task_keys, tasks, JoinTasks, Matcher, Parts, RowCells, SplitMatcher, LEAF_MIN, MAX_CUTS,
 };
 
 const N: u32 = 20;
@@ -92,5 +95,48 @@ fn cut_task(c: &mut Criterion) {
     assert_eq!(count_task_by_rows(LARGE, &task), expected);
 }
 
-criterion_group!(benches, matchers, cut_task);
+/// A task of N = 26 a third into the plan: counted as counts take it (two
+/// grid levels, the second cutting the west side only) and with one level
+/// a side (the build before), and the cells of its east north row set
+/// built whole and within the 12 columns its east queen leaves open.
+fn grid_task(c: &mut Criterion) {
+    const LARGE: u32 = 26;
+    let all = JoinTasks::new(LARGE);
+    let task = all.get(all.len() / 3);
+    let expected = count_task(LARGE, &task).solutions;
+    let one_level = Parts {
+        levels: Some(1),
+        east_levels: Some(1),
+        ..Parts::DEFAULT
+    };
+    let mut group = c.benchmark_group("join-26");
+    group.sample_size(10);
+    group.bench_function("grid-task", |b| {
+        b.iter(|| assert_eq!(count_task(LARGE, black_box(&task)).solutions, expected))
+    });
+    group.bench_function("grid-task-one-level", |b| {
+        b.iter(|| {
+            let counted = count_task_in_parts(LARGE, black_box(&task), one_level);
+            assert_eq!(counted.solutions, expected)
+        })
+    });
+    let side = LARGE / 2;
+    let east_queen = task.east_beside().expect("N = 26 is cut");
+    let north = task.east_rows & !(1 << east_queen) & ((1 << side) - 1);
+    let open = ((1u32 << side) - 1) & !(1 << (side - 1));
+    let mut cells = RowCells::default();
+    cells.rebuild_open(side, north, open, u64::MAX);
+    let within = cells.placements();
+    for (name, columns) in [("cells-whole", (1u32 << side) - 1), ("cells-open", open)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                cells.rebuild_open(side, black_box(north), columns, u64::MAX);
+                assert!(cells.placements() >= within);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, matchers, cut_task, grid_task);
 criterion_main!(benches);

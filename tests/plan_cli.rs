@@ -200,6 +200,9 @@ fn the_estimate_samples_and_brackets_its_figure() {
     );
     assert!(probed["cores_wall_seconds"].as_f64().unwrap() > 0.0);
     assert!(usage_error(&["plan", "12", "--sample", "5"]).contains("--estimate"));
+    assert!(usage_error(&["plan", "12", "--time", "5"]).contains("--estimate"));
+    assert!(usage_error(&["plan", "12", "--estimate", "--time", "0"])
+        .contains("--time takes a whole number from 1 to 604800"));
     assert!(usage_error(&["plan", "12", "--estimate", "--sample", "0"])
         .contains("--sample takes a whole number from 1 to 1000000"));
 }
@@ -292,4 +295,40 @@ fn verify_counts_sampled_join_tasks_both_ways() {
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn the_estimate_keeps_to_its_time() {
+    // N = 24's tasks take tens of ms: 1000 of them would take far longer
+    // than the second asked, so the sample stops early, past its first 10.
+    let plan = plan_json(&["24", "--estimate", "--time", "1", "-j", "2"]);
+    let sampled = plan["sampled"].as_u64().unwrap();
+    assert_eq!(plan["asked"], 1000);
+    assert_eq!(plan["time_budget_seconds"], 1);
+    assert!((10..1000).contains(&sampled), "{plan}");
+    // Tasks start within the second; the last ones started finish after.
+    assert!(plan["estimate_seconds"].as_f64().unwrap() < 30.0, "{plan}");
+    // The text says it stopped, and how to ask for more.
+    let out = nqueens()
+        .args(["plan", "24", "--estimate", "--time", "1"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("N = 24, method join"), "{text}");
+    assert!(
+        text.contains("stopped at the time asked (1 s) before 1000 tasks"),
+        "{text}"
+    );
+    // A sample asked for without a time is timed whole; by default the
+    // budget is half a minute.
+    let asked = plan_json(&["12", "--estimate", "--sample", "30"]);
+    assert_eq!(
+        (
+            asked["sampled"].as_u64(),
+            asked["time_budget_seconds"].as_u64()
+        ),
+        (Some(30), None)
+    );
+    let default = plan_json(&["12", "--estimate"]);
+    assert_eq!(default["time_budget_seconds"], 30);
 }

@@ -13,9 +13,9 @@
 //! 95% interval is the normal one for a simple random sample of tasks
 //! (stratification only narrows it).
 
-use std::time::Instant;
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use super::engine::{count_below, worker_pool};
 use crate::error::Error;
@@ -32,8 +32,16 @@ pub const PROBE_ROWS_LEFT: u32 = 16;
 /// that it is timed as warm as a count meets it.
 pub const WARM_TASKS: usize = 8;
 
-/// Sampled tasks by default.
+/// Sampled tasks by default, at most.
 pub const DEFAULT_SAMPLE: usize = 1000;
+
+/// Seconds a sample takes by default, at most (past its first
+/// [`MIN_TIMED`] tasks): about half a minute at any N.
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(30);
+
+/// Tasks a sample with a time budget times whatever the budget, so that
+/// its interval means something.
+pub const MIN_TIMED: usize = 10;
 
 /// The predicted cost of counting a plan.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +49,9 @@ pub const DEFAULT_SAMPLE: usize = 1000;
 pub struct Estimate {
     /// Tasks timed (or probed).
     pub sampled: usize,
+    /// Tasks the sample was to hold (`sampled` is fewer when the time
+    /// budget ran out first).
+    pub asked: usize,
     /// Tasks in the plan.
     pub tasks: usize,
     /// Predicted thread-seconds of all the tasks.
@@ -74,23 +85,49 @@ impl Estimate {
 /// Times a sample of `sample` tasks of `plan` (all of them if it has
 /// fewer), drawn with `seed`, on `threads` threads.
 pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result<Estimate, Error> {
+    estimate_within(plan, threads, sample, seed, None, &|_| {})
+}
+
+/// [`estimate`] that starts no task once `budget` has passed (past the
+/// first [`MIN_TIMED`]), calling `progress` with the tasks timed so far
+/// after each one.
+///
+/// The strata are timed in a random order, so the tasks timed when the
+/// budget runs out are a random sample of the plan's (each task as likely
+/// as any other), whatever their costs: which tasks start depends on the
+/// order alone, and every task started is finished.
+pub fn estimate_within(
+    plan: &Plan,
+    threads: usize,
+    sample: usize,
+    seed: u64,
+    budget: Option<Duration>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Estimate, Error> {
     if sample == 0 {
         return Err(Error::EmptySample);
     }
     let started = Instant::now();
     let pool = worker_pool(threads)?;
     let total = plan.tasks.len();
-    let sampled = sample.min(total);
-    // One task from each of `sampled` equal runs of the plan.
+    let asked = sample.min(total);
+    // One task from each of `asked` equal runs of the plan, the runs in a
+    // random order.
     let picks: Vec<(usize, u64)> = {
         let mut rng = SplitMix64(seed ^ 0x6573_7469_6d61_7465);
-        (0..sampled)
+        let mut picks: Vec<(usize, u64)> = (0..asked)
             .map(|stratum| {
-                let low = stratum * total / sampled;
-                let high = (stratum + 1) * total / sampled;
+                let low = stratum * total / asked;
+                let high = (stratum + 1) * total / asked;
                 (low + rng.below(high - low), rng.next())
             })
-            .collect()
+            .collect();
+        if budget.is_some() {
+            for last in (1..picks.len()).rev() {
+                picks.swap(last, rng.below(last + 1));
+            }
+        }
+        picks
     };
     // The join's shared quadrant cells are built once per count, not per
     // task: built here, untimed, so no sampled task carries their cost
@@ -98,13 +135,32 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
     let _cells = (plan.method == crate::plan::Method::Join
         && plan.n / 2 <= crate::search::join::SHARED_MAX_SIDE)
         .then(|| crate::search::join::shared_cells(plan.n / 2));
-    let costs: Vec<f64> = pool.install(|| {
-        picks
-            .par_iter()
-            .with_max_len(1)
-            .map(|&(index, probe_seed)| probe(plan, index, probe_seed))
-            .collect()
+    // Each worker takes the next pick in turn, so the tasks timed are the
+    // first picks, however far the budget reaches.
+    let next = AtomicUsize::new(0);
+    let timed = Mutex::new(Vec::with_capacity(asked));
+    pool.install(|| {
+        rayon::broadcast(|_| loop {
+            let within = budget.is_none_or(|budget| started.elapsed() < budget);
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(task, probe_seed)) = picks.get(index) else {
+                break;
+            };
+            if index >= MIN_TIMED && !within {
+                break;
+            }
+            let cost = probe(plan, task, probe_seed);
+            let mut timed = timed
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            timed.push(cost);
+            progress(timed.len());
+        })
     });
+    let costs = timed
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let sampled = costs.len();
     let mean = costs.iter().sum::<f64>() / sampled as f64;
     let variance = if sampled > 1 {
         costs.iter().map(|cost| (cost - mean).powi(2)).sum::<f64>() / (sampled - 1) as f64
@@ -118,6 +174,7 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
     let core_seconds = mean * total as f64;
     Ok(Estimate {
         sampled,
+        asked,
         tasks: total,
         core_seconds,
         interval: (
@@ -205,6 +262,25 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
 mod tests {
     use super::*;
     use crate::plan::{Method, SplitDepth};
+
+    #[test]
+    fn a_spent_budget_times_the_first_picks_only() {
+        let plan = Plan::build(12, Method::Mirror, SplitDepth::Rows(3)).unwrap();
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let progress = |timed: usize| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            assert!(timed <= MIN_TIMED);
+        };
+        let spent = Some(Duration::ZERO);
+        let estimate = estimate_within(&plan, 2, 100, 7, spent, &progress).unwrap();
+        assert_eq!((estimate.sampled, estimate.asked), (MIN_TIMED, 100));
+        assert_eq!(calls.load(Ordering::Relaxed), MIN_TIMED);
+        // Without a budget every task asked for is timed, and the same
+        // seed draws the same tasks either way.
+        let whole = estimate_within(&plan, 2, 100, 7, None, &|_| {}).unwrap();
+        assert_eq!((whole.sampled, whole.asked), (100, 100));
+        assert!(whole.interval.0 <= whole.core_seconds && whole.core_seconds <= whole.interval.1);
+    }
 
     #[test]
     fn an_empty_sample_is_refused_in_its_own_words() {

@@ -10,10 +10,10 @@ use nqueens::units::parse_bytes;
 use nqueens::{BoardFormat, CountOptions, Method, SplitDepth};
 
 use crate::parse::{
-    parse_bench_size, parse_board_format, parse_board_size, parse_board_sizes, parse_cores,
-    parse_index, parse_limit, parse_method, parse_runs, parse_sample, parse_seed, parse_shard,
-    parse_shard_count, parse_solve_size, parse_split_depth, parse_tasks, parse_thread_list,
-    parse_threads, ThreadList,
+    parse_bench_size, parse_board_format, parse_board_size, parse_board_sizes, parse_budget,
+    parse_cores, parse_index, parse_limit, parse_method, parse_runs, parse_sample, parse_seed,
+    parse_shard, parse_shard_count, parse_solve_size, parse_split_depth, parse_tasks,
+    parse_thread_list, parse_threads, ThreadList,
 };
 
 /// Counts the solutions of the N-queens problem on every core.
@@ -66,7 +66,7 @@ pub enum Command {
     /// Show the task plan of a count: tasks, fingerprint, estimated cost
     /// spread.
     #[command(
-        after_help = "Examples:\n  nqueens plan 20                         tasks, fingerprint, memory\n  nqueens plan 16 --estimate --sample 20  predicted time here and on a cluster\n  nqueens plan 22 --format json"
+        after_help = "Examples:\n  nqueens plan 20                         tasks, fingerprint, memory\n  nqueens plan 24 --estimate              predicted time here, in about 30 s\n  nqueens plan 28 --estimate --time 600   a closer prediction, 10 minutes\n  nqueens plan 22 --format json"
     )]
     Plan(PlanArgs),
     /// Compare two runs of one plan task by task, from their checkpoint
@@ -152,10 +152,16 @@ pub struct PlanArgs {
     #[arg(long)]
     pub estimate: bool,
 
-    /// Tasks sampled by --estimate (one from each of K equal runs of the
-    /// plan).
-    #[arg(long, value_name = "K", default_value_t = nqueens::run::estimate::DEFAULT_SAMPLE, value_parser = parse_sample, requires = "estimate")]
-    pub sample: usize,
+    /// Tasks sampled by --estimate, at most (one from each of K equal
+    /// runs of the plan) [default: 1000, within --time]. Given without
+    /// --time, all K are timed, however long that takes.
+    #[arg(long, value_name = "K", value_parser = parse_sample, requires = "estimate")]
+    pub sample: Option<usize>,
+
+    /// Seconds --estimate may take: no sampled task starts after them
+    /// (past the first 10) [default: 30, unless --sample is given].
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget, requires = "estimate")]
+    pub time: Option<u64>,
 
     /// Seed of the --estimate sample: the same seed draws the same tasks.
     #[arg(long, value_name = "S", default_value_t = 0, value_parser = parse_seed, requires = "estimate")]

@@ -131,6 +131,14 @@ pub fn parse_sample(text: &str) -> Result<usize, String> {
     parse_within(text, "--sample", 1..=MAX_SAMPLE)
 }
 
+/// Most seconds `--time` gives an estimate: a week.
+pub const MAX_BUDGET_SECONDS: u64 = 7 * 24 * 3600;
+
+/// `--time` of `plan --estimate`: whole seconds, up to a week.
+pub fn parse_budget(text: &str) -> Result<u64, String> {
+    parse_within(text, "--time", 1..=MAX_BUDGET_SECONDS)
+}
+
 /// `--tasks` of `verify`: how many tasks to count both ways.
 pub fn parse_tasks(text: &str) -> Result<usize, String> {
     parse_within(text, "--tasks", 1..=MAX_SAMPLE)

@@ -29,7 +29,9 @@
 //! with the second, each side keeping only the boards the other side's
 //! queen leaves alone. Those joins, and the odd-N ones from N = 25, are
 //! cut again inside the task by the queens of the next columns a side
-//! (see [`grid_levels`]).
+//! (see [`grid_levels`] and [`grid_east_levels`]), and each group's
+//! quadrant cells are built within the columns its fixed queens leave
+//! open.
 //!
 //! Odd N: every solution has a queen in the middle row and one in the middle
 //! column. Either one queen stands on the centre (the four flips of R above

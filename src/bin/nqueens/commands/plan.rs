@@ -2,10 +2,11 @@
 //! spread of its tasks' estimated costs; with `--estimate`, its predicted
 //! time from a timed sample.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+use std::time::Duration;
 
 use nqueens::plan::estimate_costs;
-use nqueens::run::estimate::{estimate, Estimate};
+use nqueens::run::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
 use nqueens::search::join::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
@@ -34,6 +35,9 @@ struct PlanRecord {
 #[derive(Debug, Serialize)]
 struct EstimateRecord {
     sampled: usize,
+    /// Tasks the sample was to hold, and the seconds it was given.
+    asked: usize,
+    time_budget_seconds: Option<u64>,
     seed: u64,
     threads: usize,
     estimated_core_seconds: f64,
@@ -59,13 +63,25 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let plan = Plan::build_within(args.n, args.method, split, args.max_memory, threads)?;
     super::warn_ignored_split(args.split_depth, &plan);
     let peak_memory = plan.peak_memory();
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    // A person sees the plan at once; the estimate follows.
+    if args.format == PlanFormat::Text {
+        write_plan(&mut out, &plan, threads, peak_memory)?;
+        out.flush()?;
+    }
+    // Half a minute unless a sample or a time is asked for.
+    let budget = match (args.time, args.sample) {
+        (Some(seconds), _) => Some(Duration::from_secs(seconds)),
+        (None, None) => Some(DEFAULT_BUDGET),
+        (None, Some(_)) => None,
+    };
     let estimated = if args.estimate {
-        Some(estimate(&plan, threads, args.sample, args.seed)?)
+        let sample = args.sample.unwrap_or(DEFAULT_SAMPLE);
+        Some(estimate_talking(&plan, threads, sample, args.seed, budget)?)
     } else {
         None
     };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
     if args.format == PlanFormat::Json {
         let record = PlanRecord {
             n: plan.n,
@@ -78,6 +94,8 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
                 let (wall, low, high) = estimate.wall_seconds(estimate.threads);
                 EstimateRecord {
                     sampled: estimate.sampled,
+                    asked: estimate.asked,
+                    time_budget_seconds: budget.map(|budget| budget.as_secs()),
                     seed: args.seed,
                     threads: estimate.threads,
                     estimated_core_seconds: estimate.core_seconds,
@@ -98,6 +116,61 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         writeln!(out)?;
         return Ok(ExitCode::Success);
     }
+    match &estimated {
+        Some(estimate) => write_estimate(&mut out, estimate, args, budget)?,
+        None => writeln!(
+            out,
+            "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
+            plan.n, plan.method
+        )?,
+    }
+    Ok(ExitCode::Success)
+}
+
+/// The estimate, with a line on a terminal saying how far it is.
+fn estimate_talking(
+    plan: &Plan,
+    threads: usize,
+    sample: usize,
+    seed: u64,
+    budget: Option<Duration>,
+) -> anyhow::Result<Estimate> {
+    let asked = sample.min(plan.tasks.len());
+    let talk = io::stderr().is_terminal();
+    let limit = budget.map_or(String::new(), |budget| {
+        format!(" (at most {} s)", budget.as_secs())
+    });
+    let started = std::time::Instant::now();
+    // Redrawn at most 8 times a second.
+    let drawn = std::sync::atomic::AtomicU64::new(0);
+    let progress = |timed: usize| {
+        let now = started.elapsed().as_millis() as u64;
+        let last = drawn.load(std::sync::atomic::Ordering::Relaxed);
+        if talk && (timed == 0 || now >= last + 125) {
+            drawn.store(now, std::sync::atomic::Ordering::Relaxed);
+            // Fits 80 columns; \x1b[K clears what a longer line left.
+            eprint!(
+                "\restimating: {timed} of {asked} tasks timed, {:.0} s{limit}\x1b[K",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    progress(0);
+    let estimate = estimate_within(plan, threads, sample, seed, budget, &progress);
+    if talk {
+        eprint!("\r\x1b[K");
+    }
+    Ok(estimate?)
+}
+
+/// The plan's header: tasks, memory, fingerprint, and how tasks are cut or
+/// their costs spread.
+fn write_plan(
+    out: &mut impl Write,
+    plan: &Plan,
+    threads: usize,
+    peak_memory: u64,
+) -> io::Result<()> {
     writeln!(
         out,
         "N = {}, method {}, split depth {}",
@@ -138,7 +211,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         )?;
     } else {
         const PROBE_ROWS: u32 = 3;
-        let mut costs = estimate_costs(&plan, PROBE_ROWS);
+        let mut costs = estimate_costs(plan, PROBE_ROWS);
         costs.sort_unstable();
         let total: u64 = costs.iter().sum();
         let mean = total as f64 / costs.len().max(1) as f64;
@@ -150,15 +223,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             if mean > 0.0 { max as f64 / mean } else { 0.0 }
         )?;
     }
-    match &estimated {
-        Some(estimate) => write_estimate(&mut out, estimate, args)?,
-        None => writeln!(
-            out,
-            "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
-            plan.n, plan.method
-        )?,
-    }
-    Ok(ExitCode::Success)
+    Ok(())
 }
 
 /// Nanoseconds of core time per solution of an `n` board, where its count
@@ -167,7 +232,12 @@ fn core_ns(n: u32, core_seconds: f64) -> Option<f64> {
     nqueens::published::total(n).map(|total| core_seconds * 1e9 / total as f64)
 }
 
-fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) -> io::Result<()> {
+fn write_estimate(
+    out: &mut impl Write,
+    estimate: &Estimate,
+    args: &PlanArgs,
+    budget: Option<Duration>,
+) -> io::Result<()> {
     let (low, high) = estimate.interval;
     writeln!(
         out,
@@ -178,6 +248,14 @@ fn write_estimate(out: &mut impl Write, estimate: &Estimate, args: &PlanArgs) ->
         count_of(estimate.threads as u64, "thread"),
         human_duration(estimate.seconds)
     )?;
+    if let Some(budget) = budget.filter(|_| estimate.sampled < estimate.asked) {
+        writeln!(
+            out,
+            "  stopped at the time asked ({} s) before {} tasks: --time SECONDS or --sample K for a closer figure",
+            budget.as_secs(),
+            estimate.asked
+        )?;
+    }
     writeln!(
         out,
         "  core time: {} (95% interval {} to {})",
