@@ -236,3 +236,19 @@ fn a_few_boards_of_any_n_come_at_once_and_in_order() {
         .success()
         .stdout(first.stdout);
 }
+
+#[test]
+fn the_board_pictures_in_docs_are_what_the_program_draws() {
+    // Redrawn by scripts/boards.sh; a change to the drawing shows up here.
+    let out = nqueens()
+        .args(["list", "8", "--limit", "1", "--format", "svg"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/queens-8.svg");
+    let pictured = std::fs::read(path).unwrap();
+    assert!(
+        pictured == out.stdout,
+        "docs/queens-8.svg is not what `nqueens list 8 --limit 1 --format svg` draws: run scripts/boards.sh"
+    );
+}

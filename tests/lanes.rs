@@ -1,4 +1,4 @@
-//! The eight-lane frontier search against the depth-first kernel and the
+//! The eight-lane frontier search (`search::lanes`) against the depth-first kernel and the
 //! naive search: same solutions and the same nodes, from every kind of start.
 
 use nqueens::boards::construct;
@@ -7,7 +7,7 @@ use nqueens::search::board::RowBounds;
 use nqueens::search::d4::{self, Subtree};
 use nqueens::search::kernel::count_completions;
 use nqueens::search::lanes::Lanes;
-use nqueens::search::{lanes as frontier, naive};
+use nqueens::search::{lanes, naive};
 use nqueens::{Board, Method, Plan, SplitDepth, Tally};
 use proptest::prelude::*;
 
@@ -36,9 +36,9 @@ fn builds_here() -> Vec<Lanes> {
     builds
 }
 
-/// `frontier::count_completions` with the build `lanes`.
+/// `lanes::count_completions` with the build `lanes`.
 fn lanes_count(lanes: Lanes, n: u32, board: Board) -> Tally {
-    frontier::count_bounded_with(lanes, n, board, &RowBounds::unbounded(n))
+    lanes::count_bounded_with(lanes, n, board, &RowBounds::unbounded(n))
 }
 
 #[test]
@@ -75,11 +75,11 @@ fn frontier_counts_the_whole_board() {
         assert_eq!(fast, count_completions(14, Board::EMPTY), "{lanes:?}");
     }
     // The dispatched build is one of them.
-    if frontier::supported() {
-        let best = frontier::best().unwrap();
+    if lanes::supported() {
+        let best = lanes::best().unwrap();
         assert!(best.runs_here());
         assert_eq!(
-            frontier::count_completions(12, Board::EMPTY),
+            lanes::count_completions(12, Board::EMPTY),
             lanes_count(best, 12, Board::EMPTY)
         );
     }
@@ -170,7 +170,7 @@ proptest! {
         n in 4u32..=12,
         prefix in prop::collection::vec(0u32..12, 0..8),
     ) {
-        prop_assume!(frontier::supported());
+        prop_assume!(lanes::supported());
         let prefix: Vec<u32> = prefix.into_iter().take(n as usize).map(|col| col % n).collect();
         if let Some(board) = board_of(n, &prefix) {
             for lanes in builds_here() {
@@ -190,7 +190,7 @@ proptest! {
         holes in prop::collection::vec((0u32..12, 0u32..12), 0..12),
         force_row in 0u32..16,
     ) {
-        prop_assume!(frontier::supported());
+        prop_assume!(lanes::supported());
         let prefix: Vec<u32> = prefix.into_iter().take(n as usize).map(|col| col % n).collect();
         let mut bounds = RowBounds::unbounded(n);
         for (row, col) in holes {
@@ -200,7 +200,7 @@ proptest! {
         if let Some(board) = board_of(n, &prefix) {
             for lanes in builds_here() {
                 prop_assert_eq!(
-                    frontier::count_bounded_with(lanes, n, board, &bounds),
+                    lanes::count_bounded_with(lanes, n, board, &bounds),
                     bounded_naive(n, board, &bounds),
                     "{:?}", lanes
                 );
