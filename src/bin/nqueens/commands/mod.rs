@@ -186,17 +186,16 @@ pub fn check_fallback(
     threads: usize,
     allow_slow: bool,
 ) -> anyhow::Result<()> {
-    if options.method != nqueens::Method::Auto {
+    let auto = nqueens::Method::Auto;
+    if options.method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
         return Ok(());
     }
-    let join = nqueens::Plan::build_within(
-        n,
-        nqueens::Method::Join,
-        nqueens::SplitDepth::Auto,
-        options.memory_limit,
-        threads,
-    );
-    let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = join else {
+    // The plan's own memory check, on its task list alone: the plan is
+    // built once, by the count (building and fingerprinting it here too
+    // had cost seconds at N = 27).
+    let task_list = nqueens::search::join::JoinTasks::new(n).bytes();
+    let fits = nqueens::plan::join_fits(n, options.memory_limit, threads, task_list);
+    let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits else {
         return Ok(());
     };
     // Q(N) from the table; past it (N = 28), about 10x Q(27).
