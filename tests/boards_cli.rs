@@ -252,3 +252,42 @@ fn the_board_pictures_in_docs_are_what_the_program_draws() {
         "docs/queens-8.svg is not what `nqueens list 8 --limit 1 --format svg` draws: run scripts/boards.sh"
     );
 }
+
+#[test]
+fn the_cost_chart_in_docs_is_drawn_from_the_tables_beside_it() {
+    // docs/cost.svg is scripts/cost-chart.py over docs/data/*.md (the
+    // README's command): redrawn, it must come out the same.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = tempfile::tempdir().unwrap();
+    let drawn = dir.path().join("cost.svg");
+    let run = std::process::Command::new("python3")
+        .current_dir(root)
+        .arg("scripts/cost-chart.py")
+        .arg(&drawn)
+        .args([
+            "AVX-512 join=docs/data/estimate-avx512.md",
+            "AVX2 join (forced)=docs/data/estimate-avx2.md",
+        ])
+        .output();
+    let Ok(run) = run else {
+        eprintln!("SKIPPED: no python3 here");
+        return;
+    };
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stored = std::fs::read_to_string(format!("{root}/docs/cost.svg")).unwrap();
+    assert_eq!(std::fs::read_to_string(&drawn).unwrap(), stored);
+    // One point per N of each table: 8 AVX-512 rows and 5 AVX2 ones.
+    assert_eq!(stored.matches("<circle").count(), 13);
+    // A table without the column is refused in one line.
+    let bad = dir.path().join("bad.md");
+    std::fs::write(&bad, "| N | tasks |\n| 20 | 5 |\n").unwrap();
+    let refused = std::process::Command::new("python3")
+        .current_dir(root)
+        .arg("scripts/cost-chart.py")
+        .arg(dir.path().join("x.svg"))
+        .arg(format!("x={}", bad.display()))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).starts_with("error: "));
+}
