@@ -273,7 +273,11 @@ fn the_cost_chart_in_docs_is_drawn_from_the_tables_beside_it() {
         eprintln!("SKIPPED: no python3 here");
         return;
     };
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let stored = std::fs::read_to_string(format!("{root}/docs/cost.svg")).unwrap();
     assert_eq!(std::fs::read_to_string(&drawn).unwrap(), stored);
     // One point per N of each table: 8 AVX-512 rows and 5 AVX2 ones.
