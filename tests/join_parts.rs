@@ -316,17 +316,17 @@ fn a_cell_cache_keeps_row_sets_apart_by_their_open_columns() {
     let rows = 0b010_1101;
     let whole = RowCells::build(side, rows);
     for open in [0b111_1111, 0b011_1111, 0b111_1110, 0b101_1011] {
-        cache.load_open(side, &[rows, rows ^ 1], open);
-        let cells = cache.get_open(rows, open);
+        cache.load(side, &[rows, rows ^ 1], open);
+        let cells = cache.get(rows, open);
         assert_eq!(cells.open(), open);
         for cols in (0..1u32 << side).filter(|c| c & !open == 0) {
             assert_eq!(cells.cell(cols), whole.cell(cols));
         }
     }
-    // The whole row set is the one `load` and `get` name.
-    cache.load(side, &[rows]);
-    assert_eq!(cache.get(rows).open(), 0b111_1111);
-    assert_eq!(cache.get(rows).placements(), whole.placements());
+    // Within every column: the whole row set.
+    cache.load(side, &[rows], 0b111_1111);
+    assert_eq!(cache.get(rows, 0b111_1111).open(), 0b111_1111);
+    assert_eq!(cache.get(rows, 0b111_1111).placements(), whole.placements());
 }
 
 #[test]

@@ -141,12 +141,12 @@ pub fn estimate_within(
     let timed = Mutex::new(Vec::with_capacity(asked));
     pool.install(|| {
         rayon::broadcast(|_| loop {
-            let within = budget.is_none_or(|budget| started.elapsed() < budget);
             let index = next.fetch_add(1, Ordering::Relaxed);
             let Some(&(task, probe_seed)) = picks.get(index) else {
                 break;
             };
-            if index >= MIN_TIMED && !within {
+            let spent = budget.is_some_and(|budget| started.elapsed() >= budget);
+            if index >= MIN_TIMED && spent {
                 break;
             }
             let cost = probe(plan, task, probe_seed);

@@ -479,18 +479,13 @@ impl CellCache {
         }
     }
 
-    /// Makes sure the cells of every row set in `wanted` are present for
-    /// squares of `side`, rebuilding the least recently used others once
-    /// the budget is spent (the wanted ones are all kept, whatever their
+    /// Makes sure the cells of every row set in `wanted` within the
+    /// columns `open` (see [`RowCells::rebuild_open`]) are present for
+    /// squares of `side`, kept apart from the same row sets' cells within
+    /// other columns, rebuilding the least recently used others once the
+    /// budget is spent (the wanted ones are all kept, whatever their
     /// size).
-    pub fn load(&mut self, side: u32, wanted: &[u32]) {
-        self.load_open(side, wanted, (1 << side) - 1);
-    }
-
-    /// [`CellCache::load`] of the row sets' cells within the columns
-    /// `open` (see [`RowCells::rebuild_open`]), kept apart from the same
-    /// row sets' cells within other columns.
-    pub fn load_open(&mut self, side: u32, wanted: &[u32], open: u32) {
+    pub fn load(&mut self, side: u32, wanted: &[u32], open: u32) {
         if side != self.side {
             self.entries.clear();
             self.slot_of.clear();
@@ -551,17 +546,10 @@ impl CellCache {
             .expect("the cache is not empty")
     }
 
-    /// The cells of `rows`, which [`CellCache::load`] must have made
-    /// present.
+    /// The cells of `rows` within `open`, which [`CellCache::load`] must
+    /// have made present.
     #[inline]
-    pub fn get(&self, rows: u32) -> &RowCells {
-        self.get_open(rows, (1 << self.side) - 1)
-    }
-
-    /// The cells of `rows` within `open`, which [`CellCache::load_open`]
-    /// must have made present.
-    #[inline]
-    pub fn get_open(&self, rows: u32, open: u32) -> &RowCells {
+    pub fn get(&self, rows: u32, open: u32) -> &RowCells {
         let slot = self.slot_of.get(&slot_key(rows, open));
         &self.entries[*slot.expect("cells loaded before use") as usize].0
     }

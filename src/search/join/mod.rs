@@ -260,7 +260,7 @@ pub fn prepare_cells(n: u32, task: &JoinTask) {
             scratch.cells.set_whole_placements(WHOLE_PLACEMENTS);
             // In the order a count loads them, a spec at a time.
             for (rows, open) in task_row_sets(&geo, task) {
-                scratch.cells.load_open(geo.h, &rows, open);
+                scratch.cells.load(geo.h, &rows, open);
             }
         }
     })
@@ -442,10 +442,10 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     let (east_spec, west_spec, _) = even_specs(&geo, task, [1, 1, 1]).swap_remove(0);
     let mut cells = CellCache::default();
     let [east_cells, west_cells] = [&east_spec, &west_spec].map(|spec| quadrant_rows(&geo, spec));
-    cells.load_open(geo.h, &east_cells, east_spec.cols);
-    cells.load_open(geo.h, &west_cells, west_spec.cols);
-    let east_cells = east_cells.map(|rows| cells.get_open(rows, east_spec.cols));
-    let west_cells = west_cells.map(|rows| cells.get_open(rows, west_spec.cols));
+    cells.load(geo.h, &east_cells, east_spec.cols);
+    cells.load(geo.h, &west_cells, west_spec.cols);
+    let east_cells = east_cells.map(|rows| cells.get(rows, east_spec.cols));
+    let west_cells = west_cells.map(|rows| cells.get(rows, west_spec.cols));
     let all = usize::MAX;
     let mut cursor = Cursor::start(&east_spec);
     let mut made = Default::default();
@@ -1340,8 +1340,8 @@ impl<G: Glue> Join<'_, G> {
         let mut cache = self.cells.cache.borrow_mut();
         // Only the spec's open columns: a fixed queen's column is never
         // a cell's.
-        cache.load_open(self.geo.h, &rows, spec.cols);
-        let cells = rows.map(|rows| cache.get_open(rows, spec.cols));
+        cache.load(self.geo.h, &rows, spec.cols);
+        let cells = rows.map(|rows| cache.get(rows, spec.cols));
         half_boards(
             self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
         );
