@@ -19,4 +19,6 @@ pub mod join;
 pub mod kernel;
 pub mod lanes;
 pub mod naive;
+#[cfg(target_arch = "x86_64")]
+mod pack;
 pub mod symmetric;

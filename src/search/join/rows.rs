@@ -9,7 +9,8 @@
 //! whole board by the same symmetry rule. The rules themselves are checked
 //! by the published tables, through whole counts.
 
-use super::{centre_weight, even_weights, Geometry, JoinTask};
+use super::geometry::{centre_weight, even_weights, Geometry};
+use super::JoinTask;
 
 /// The weighted solutions of `task` of an `n` board, counted row by row.
 /// Equals [`super::count_task`]'s `solutions`; much slower (a whole

@@ -15,7 +15,8 @@
 //! cut bits above its position in the batch.
 
 use super::glue::{keep_disjoint, split_by_bit};
-use super::matcher::{chunk_count, matcher_path, Layout, Leaf, MatcherPath, Routed};
+use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed};
+use super::squeeze::{gather_bits, Squeeze};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;
@@ -239,13 +240,12 @@ impl SplitMatcher {
         queries: &[u64],
         extra: u64,
     ) -> Option<Result<u64, UnexpectedBits>> {
-        if !path.runs_here() {
-            return None;
-        }
-        let chosen = self.layout.replace_path(Some(path));
-        let sum = self.sum_disjoint(queries, extra);
-        self.layout.replace_path(chosen);
-        Some(sum)
+        on_path(
+            self,
+            |split| &mut split.layout,
+            path,
+            |split| split.sum_disjoint(queries, extra),
+        )
     }
 
     /// Bytes the buffers hold (their capacity).
@@ -344,124 +344,6 @@ fn fill_entries_bmi2(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut V
     }));
 }
 
-/// The bits of `value` under `mask`, packed to the low bits in order (what
-/// `pext` does), a bit at a time: the naive twin of the packings here.
-pub fn gather_bits(value: u64, mask: u64) -> u64 {
-    let mut packed = 0;
-    let mut rest = mask;
-    let mut rank = 0;
-    while rest != 0 {
-        if value & rest & rest.wrapping_neg() != 0 {
-            packed |= 1 << rank;
-        }
-        rest &= rest - 1;
-        rank += 1;
-    }
-    packed
-}
-
-/// The key bits the leaves keep, packed to the low bits in order: bits no
-/// leaf needs are squeezed out of keys and queries alike, so the leaves'
-/// chunks cover fewer bits. Used only where that saves a chunk; else keys
-/// pass unchanged.
-#[derive(Clone, Debug, Default)]
-pub struct Squeeze {
-    /// The bits kept; 0 when keys pass unchanged.
-    mask: u64,
-    /// The bits keys use when they pass unchanged.
-    used: u64,
-    /// The mask's runs of set bits, (first bit, the run's bits, where it
-    /// lands): the packing on CPUs without `pext`.
-    runs: Vec<(u32, u64, u32)>,
-}
-
-impl Squeeze {
-    /// For keys that take the bits `used` and need only those of `keep`.
-    pub fn set(&mut self, used: u64, keep: u64) {
-        let width = (64 - used.leading_zeros()).max(1);
-        self.used = used;
-        self.mask = 0;
-        self.runs.clear();
-        if chunk_count(keep.count_ones().max(1)) >= chunk_count(width) {
-            return;
-        }
-        self.mask = keep;
-        let mut rest = keep;
-        let mut landed = 0;
-        while rest != 0 {
-            let first = rest.trailing_zeros();
-            let len = (rest >> first).trailing_ones();
-            let bits = u64::MAX >> (64 - len);
-            self.runs.push((first, bits, landed));
-            landed += len;
-            rest &= !(bits << first);
-        }
-    }
-
-    /// The key bits kept: the mask, or every bit when keys pass unchanged.
-    pub fn kept(&self) -> u64 {
-        if self.mask == 0 {
-            u64::MAX
-        } else {
-            self.mask
-        }
-    }
-
-    /// The bits a squeezed key may take.
-    pub fn width_mask(&self) -> u64 {
-        if self.mask == 0 {
-            self.used
-        } else {
-            u64::MAX >> (64 - self.mask.count_ones())
-        }
-    }
-
-    /// Squeezes `values` where they are.
-    pub fn apply_in_place(&self, values: &mut [u64]) {
-        if self.mask == 0 {
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the CPU has BMI2.
-            return unsafe { squeeze_bmi2(values, self.mask) };
-        }
-        self.apply_by_runs(values);
-    }
-
-    /// [`Squeeze::apply_in_place`] a run of bits at a time.
-    fn apply_by_runs(&self, values: &mut [u64]) {
-        for value in values {
-            *value = self.runs.iter().fold(0, |packed, &(first, bits, landed)| {
-                packed | ((*value >> first) & bits) << landed
-            });
-        }
-    }
-
-    /// `queries`, `extra` added to each, squeezed into `out`; returns the
-    /// bits they took before the squeeze.
-    pub fn apply(&self, queries: &[u64], extra: u64, out: &mut Vec<u64>) -> u64 {
-        out.clear();
-        let mut taken = extra;
-        out.extend(queries.iter().map(|&query| {
-            taken |= query;
-            query | extra
-        }));
-        self.apply_in_place(out);
-        taken
-    }
-}
-
-/// [`Squeeze::apply_in_place`] with one `pext` a value.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn squeeze_bmi2(values: &mut [u64], mask: u64) {
-    use std::arch::x86_64::_pext_u64;
-    for value in values {
-        *value = _pext_u64(*value, mask);
-    }
-}
-
 /// Reorders `keys` so that those leaving `bit` free come first, each part
 /// in its old order; returns the two parts (`taken` is scratch).
 fn partition<'k>(
@@ -544,49 +426,6 @@ mod tests {
             }
         }
         (counts, sampled)
-    }
-
-    #[test]
-    fn squeezes_equal_the_naive_gather() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut squeeze = Squeeze::default();
-        let mut squeezed = 0;
-        for round in 0..2000 {
-            // Wide and narrow masks, with runs of every length.
-            let used = next() >> (round % 64);
-            let keep = used & (next() | next() >> (round % 7));
-            squeeze.set(used, keep);
-            let values: Vec<u64> = (0..20).map(|_| next() & used).collect();
-            let mut by_runs = values.clone();
-            let mut chosen = values.clone();
-            squeeze.apply_by_runs(&mut by_runs);
-            squeeze.apply_in_place(&mut chosen);
-            if squeeze.mask == 0 {
-                // No chunk saved: keys pass unchanged.
-                assert_eq!(chosen, values);
-                continue;
-            }
-            squeezed += 1;
-            let naive: Vec<u64> = values
-                .iter()
-                .map(|&value| gather_bits(value, keep))
-                .collect();
-            assert_eq!(by_runs, naive, "used {used:#x} keep {keep:#x}");
-            assert_eq!(chosen, naive, "used {used:#x} keep {keep:#x}");
-            assert!(naive
-                .iter()
-                .all(|&value| value & !squeeze.width_mask() == 0));
-        }
-        assert!(squeezed > 500, "{squeezed} of 2000 masks saved a chunk");
-        // A gather takes the bits in order.
-        assert_eq!(gather_bits(0b1011_0100, 0b1111_0000), 0b1011);
-        assert_eq!(gather_bits(u64::MAX, 1 << 63 | 1), 0b11);
     }
 
     #[test]

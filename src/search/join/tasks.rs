@@ -2,7 +2,7 @@
 //! queens beside the middle) each task takes, enumerated in a stable order
 //! and found by position without holding a list of every task.
 
-use super::{centre_weight, reverse_rows, Geometry};
+use super::geometry::{centre_weight, reverse_rows, Geometry};
 
 /// One `join` task: a set of east rows and, for odd N, where the middle
 /// queens stand.

@@ -1,11 +1,13 @@
 //! Four boards per vector with AVX2: lane flags are all-ones lanes, and a
-//! 16-entry permutation table stands in for AVX-512's compress.
+//! shuffle from a 16-entry table ([`crate::search::pack`]) stands in for
+//! AVX-512's compress.
 
 use std::arch::x86_64::*;
 
 use super::search::{search as lane_search, LaneVector};
 use super::Row;
 use crate::search::board::{Board, RowBounds, Tally, MAX_N};
+use crate::search::pack::pack_order;
 
 /// Four lanes of 64 bits.
 #[derive(Clone, Copy)]
@@ -23,29 +25,6 @@ pub(super) unsafe fn search(
     rows: &mut [Row; MAX_N as usize],
 ) -> Tally {
     lane_search::<Avx2>(n, start, bounds, rows)
-}
-
-/// For each set of kept lanes (4 bits), the `vpermd` indices that move
-/// those lanes (two 32-bit halves each) to the front.
-const PACK: [[i32; 8]; 16] = pack_table();
-
-const fn pack_table() -> [[i32; 8]; 16] {
-    let mut table = [[0i32; 8]; 16];
-    let mut keep = 0;
-    while keep < 16 {
-        let mut packed = 0;
-        let mut lane: i32 = 0;
-        while lane < 4 {
-            if keep & (1 << lane) != 0 {
-                table[keep][2 * packed] = 2 * lane;
-                table[keep][2 * packed + 1] = 2 * lane + 1;
-                packed += 1;
-            }
-            lane += 1;
-        }
-        keep += 1;
-    }
-    table
 }
 
 impl LaneVector for Avx2 {
@@ -196,9 +175,7 @@ impl LaneVector for Avx2 {
     #[inline(always)]
     unsafe fn append(row: &mut Row, at: usize, lanes: __m256i, boards: [Self; 4]) -> usize {
         let keep = _mm256_movemask_pd(_mm256_castsi256_pd(lanes)) as usize;
-        let indices = &PACK[keep];
-        // `indices` holds the 8 i32 the unaligned load reads.
-        let pack = _mm256_loadu_si256(indices.as_ptr().cast());
+        let pack = pack_order(keep);
         let [cols, ld, rd, free] = boards;
         store(
             &mut row.cols[at..],

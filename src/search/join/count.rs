@@ -1,0 +1,442 @@
+//! A task's count: the halves' boards made from the cells, stored in
+//! parts and matched against batches of queries, plain or by grid.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::cells::{CellCache, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
+use super::geometry::{even_weights, Geometry};
+use super::glue::{keep_disjoint, Glue, Placed};
+use super::grid::{task_grid, Grid};
+use super::halves::{half_boards, Cursor};
+use super::matcher::{matcher_path, MatcherPath};
+use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
+use super::split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+use super::{Held, JoinTally, JoinTask, Parts, Scratch};
+
+#[inline(always)]
+pub(super) fn count_in<G: Glue>(
+    glue: G,
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+    scratch: &mut Scratch,
+) -> Option<JoinTally> {
+    let geo = Geometry::new(n);
+    let Scratch {
+        shared,
+        cells,
+        made,
+        north,
+        south,
+        stored,
+        queries,
+        matcher,
+        held,
+    } = scratch;
+    let shared = shared
+        .as_deref()
+        .filter(|_| geo.h <= SHARED_MAX_SIDE && parts.whole_placements >= WHOLE_PLACEMENTS);
+    if shared.is_none() {
+        cells.set_whole_placements(parts.whole_placements);
+    }
+    let join = Join {
+        glue,
+        geo: &geo,
+        cells: CellSource {
+            shared,
+            cache: RefCell::new(cells),
+        },
+        parts,
+        stop,
+    };
+    let mut buffers = Buffers {
+        made,
+        north,
+        south,
+        stored,
+        queries,
+        matcher,
+    };
+    let mut tally = JoinTally::default();
+    if n.is_multiple_of(2) {
+        // The east keys are stored (the smaller side: one load per join),
+        // the west ones query them, weighted by their class.
+        let weights = even_weights(task.east_rows, n);
+        if let Some(grid) = task_grid(&geo, task, parts.levels, parts.east_levels) {
+            return join.count_grid(buffers.reborrow(), &grid, held);
+        }
+        for (east, west, weights) in even_specs(&geo, task, weights) {
+            tally += join.count(buffers.reborrow(), &[(east, 0)], &[(west, 0, weights)])?;
+        }
+    } else {
+        if let Some(grid) = task_grid(&geo, task, parts.levels, parts.east_levels) {
+            return join.count_grid(buffers.reborrow(), &grid, held);
+        }
+        let (east, west, weight) = odd_join(&geo, task);
+        tally += join.count(buffers.reborrow(), &east, &[(west, 0, [weight, 0, 0])])?;
+    }
+    Some(tally)
+}
+
+/// Where a task's quadrant cells are: shared by all threads, or this
+/// thread's cache, which loads a spec's row sets as its boards are made
+/// (a task cut beside the middle has a west row set per place of its west
+/// queen, and the cache holds them only in turn).
+struct CellSource<'a> {
+    shared: Option<&'a SharedCells>,
+    cache: RefCell<&'a mut CellCache>,
+}
+
+/// The quadrant cells of one task's halves, and the glue that pairs them.
+struct Join<'a, G> {
+    glue: G,
+    geo: &'a Geometry,
+    /// The cells of every row set the task's specs use.
+    cells: CellSource<'a>,
+    parts: Parts,
+    /// When set, the count is abandoned.
+    stop: Option<&'a AtomicBool>,
+}
+
+/// A worker's buffers, as a join uses them.
+struct Buffers<'a> {
+    made: &'a mut MadeCells,
+    north: &'a mut [Placed; 2],
+    south: &'a mut [Placed; 2],
+    stored: &'a mut [Vec<u64>; 3],
+    queries: &'a mut [Vec<u64>; 3],
+    matcher: &'a mut SplitMatcher,
+}
+
+impl Buffers<'_> {
+    /// The same buffers, for one join.
+    fn reborrow(&mut self) -> Buffers<'_> {
+        Buffers {
+            made: &mut *self.made,
+            north: &mut *self.north,
+            south: &mut *self.south,
+            stored: &mut *self.stored,
+            queries: &mut *self.queries,
+            matcher: &mut *self.matcher,
+        }
+    }
+}
+
+impl<G: Glue> Join<'_, G> {
+    /// The count of a grid (see [`Grid`]): its stored groups made once and
+    /// held, each query group made once and held in turn, each pair of
+    /// groups that meets matched on the keys that leave the other group's
+    /// queen alone. A grid too large to hold is joined pair by pair.
+    fn count_grid(
+        &self,
+        mut buffers: Buffers<'_>,
+        grid: &Grid,
+        held: &mut Held,
+    ) -> Option<JoinTally> {
+        let key = |(d1, d2): (u64, u64)| self.geo.key(d1, d2);
+        let path = matcher_path();
+        let limit = self.parts.held_keys;
+        let mut tally = JoinTally::default();
+        held.east[0].clear();
+        held.ends.clear();
+        for (_, specs) in &grid.stored {
+            for (spec, extra) in specs {
+                let from = held.east[0].len();
+                if !self.hold(
+                    &mut buffers,
+                    spec,
+                    &mut held.east,
+                    limit.saturating_sub(from),
+                ) {
+                    for (stored, query, weights) in grid.pairs(self.geo, &grid.queries) {
+                        tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
+                    }
+                    return Some(tally);
+                }
+                if *extra != 0 {
+                    for key in &mut held.east[0][from..] {
+                        *key |= *extra;
+                    }
+                }
+            }
+            held.ends.push(held.east[0].len());
+        }
+        for (index, (west_queen, query, weights)) in grid.queries.iter().enumerate() {
+            for class in held.west.iter_mut() {
+                class.clear();
+            }
+            if !self.hold(&mut buffers, query, &mut held.west, limit) {
+                let group = &grid.queries[index..=index];
+                for (stored, query, weights) in grid.pairs(self.geo, group) {
+                    tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
+                }
+                continue;
+            }
+            let west_key = key(*west_queen);
+            // A group with no queries meets nothing.
+            if held
+                .west
+                .iter()
+                .zip(weights)
+                .all(|(class, weight)| *weight == 0 || class.is_empty())
+            {
+                continue;
+            }
+            // The bits the group's queries take, so that the matcher keeps
+            // them: those that leave a stored group's queen alone take
+            // none of its bits.
+            let group_bits = taken_bits(&held.west, *weights, 0);
+            for (group, (east_queen, _)) in grid.stored.iter().enumerate() {
+                let east_key = key(*east_queen);
+                if east_key & west_key != 0 {
+                    continue;
+                }
+                let query_bits = group_bits & !east_key;
+                let start = group.checked_sub(1).map_or(0, |before| held.ends[before]);
+                let east = &held.east[0][start..held.ends[group]];
+                let mut east_from = 0;
+                loop {
+                    let part = &mut buffers.stored[0];
+                    let most = self.parts.stored_keys;
+                    fill_leaving(path, east, &mut east_from, west_key, most, part);
+                    if part.is_empty() {
+                        break;
+                    }
+                    let mut loaded = false;
+                    for (class, weight) in held.west.iter().zip(weights) {
+                        if *weight == 0 {
+                            continue;
+                        }
+                        let mut class_from = 0;
+                        loop {
+                            let batch = &mut buffers.queries[0];
+                            let most = self.parts.query_keys;
+                            fill_leaving(path, class, &mut class_from, east_key, most, batch);
+                            if batch.is_empty() {
+                                break;
+                            }
+                            if !loaded {
+                                let cuts = choose_cuts(part, batch, MAX_CUTS);
+                                buffers.matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                                loaded = true;
+                            }
+                            tally.pairs += (part.len() * batch.len()) as u64;
+                            let sum = buffers
+                                .matcher
+                                .sum_disjoint(batch, 0)
+                                .expect("the matcher keeps every bit the queries take");
+                            tally.solutions += weight * sum;
+                        }
+                    }
+                    if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(tally)
+    }
+
+    /// Makes every board of `spec` into `keys`, unless that is more than
+    /// `limit` keys: whether it did.
+    fn hold(
+        &self,
+        buffers: &mut Buffers<'_>,
+        spec: &HalfSpec,
+        keys: &mut [Vec<u64>; 3],
+        limit: usize,
+    ) -> bool {
+        let mut cursor = Cursor::start(spec);
+        let before: usize = keys.iter().map(Vec::len).sum();
+        self.half_boards(
+            spec,
+            buffers.made,
+            buffers.north,
+            buffers.south,
+            keys,
+            &mut cursor,
+            limit,
+        );
+        let made: usize = keys.iter().map(Vec::len).sum::<usize>() - before;
+        cursor.finished && made <= limit
+    }
+
+    /// Sums, over the half boards of each stored spec and of each query
+    /// spec, the pairs with disjoint keys (each spec's extra key added to
+    /// its boards'), weighted by the query board's class. The stored boards
+    /// (all of class 0) are taken in parts and the queries in batches (see
+    /// [`Parts`]), so memory stays bounded at any N; the sum does not
+    /// depend on their sizes.
+    #[inline(always)]
+    fn count(
+        &self,
+        buffers: Buffers<'_>,
+        stored: &[(HalfSpec, u64)],
+        queries: &[(HalfSpec, u64, [u64; 3])],
+    ) -> Option<JoinTally> {
+        let Buffers {
+            made,
+            north,
+            south,
+            stored: stored_keys,
+            queries: query_keys,
+            matcher,
+        } = buffers;
+        let mut tally = JoinTally::default();
+        // The bits the queries take, as far as seen: the first batch, and
+        // any later batch that took more (kept for the later parts).
+        let mut query_bits = 0;
+        let start = |(spec, extra): &(HalfSpec, u64)| (Cursor::start(spec), *extra);
+        let mut stored_specs = stored.iter().zip(stored.iter().map(start));
+        let mut current = stored_specs.next();
+        while current.is_some() {
+            // A part: the keys of the stored specs in turn, each with its
+            // shared diagonals added, until the part is full.
+            for class in stored_keys.iter_mut() {
+                class.clear();
+            }
+            while let Some(((spec, _), (cursor, extra))) = &mut current {
+                let from = stored_keys[0].len();
+                let limit = self.parts.stored_keys.saturating_sub(from);
+                self.half_boards(spec, made, north, south, stored_keys, cursor, limit);
+                if *extra != 0 {
+                    for key in &mut stored_keys[0][from..] {
+                        *key |= *extra;
+                    }
+                }
+                if cursor.finished {
+                    current = stored_specs.next();
+                }
+                if stored_keys[0].len() >= self.parts.stored_keys {
+                    break;
+                }
+            }
+            let part = &stored_keys[0];
+            if part.is_empty() {
+                continue;
+            }
+            // The cuts, once loaded.
+            let mut loaded = false;
+            let mut cuts = Vec::new();
+            for (query, extra, weights) in queries {
+                let weights = *weights;
+                let mut cursor = Cursor::start(query);
+                while !cursor.finished {
+                    for class in query_keys.iter_mut() {
+                        class.clear();
+                    }
+                    self.half_boards(
+                        query,
+                        made,
+                        north,
+                        south,
+                        query_keys,
+                        &mut cursor,
+                        self.parts.query_keys,
+                    );
+                    if !loaded {
+                        // Split on the diagonals both sides take most
+                        // often, and keep the bits the queries take, as
+                        // the first queries show them.
+                        cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
+                        query_bits |= taken_bits(query_keys, weights, *extra);
+                        matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                        loaded = true;
+                    }
+                    for (keys, weight) in query_keys.iter().zip(weights) {
+                        if weight != 0 {
+                            tally.pairs += (part.len() * keys.len()) as u64;
+                            let sum = loop {
+                                match matcher.sum_disjoint(keys, *extra) {
+                                    Ok(sum) => break sum,
+                                    // Later queries took more bits (from
+                                    // N ~ 22, where queries come in several
+                                    // batches): load again keeping them.
+                                    Err(UnexpectedBits(bits)) => {
+                                        query_bits |= bits;
+                                        matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                                    }
+                                }
+                            };
+                            tally.solutions += weight * sum;
+                        }
+                    }
+                    if self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(tally)
+    }
+
+    /// [`half_boards`] with this task's cells for the spec's half, appended
+    /// to `keys`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn half_boards(
+        &self,
+        spec: &HalfSpec,
+        made: &mut MadeCells,
+        north: &mut [Placed; 2],
+        south: &mut [Placed; 2],
+        keys: &mut [Vec<u64>; 3],
+        cursor: &mut Cursor,
+        limit: usize,
+    ) {
+        let rows = quadrant_rows(self.geo, spec);
+        if let Some(shared) = self.cells.shared {
+            let cells = rows.map(|rows| shared.get(rows));
+            half_boards(
+                self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
+            );
+            return;
+        }
+        let mut cache = self.cells.cache.borrow_mut();
+        // Only the spec's open columns: a fixed queen's column is never
+        // a cell's.
+        cache.load(self.geo.h, &rows, spec.cols);
+        let cells = rows.map(|rows| cache.get(rows, spec.cols));
+        half_boards(
+            self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
+        );
+    }
+}
+
+/// Fills `out` with the next keys of `keys`, from `*from` on, that leave
+/// the diagonals of `taken` alone, until it holds `most` of them or the
+/// keys end; `*from` moves past the keys looked at. A vector filter on
+/// `path`: a grid filters every group's keys once per group it meets.
+fn fill_leaving(
+    path: MatcherPath,
+    keys: &[u64],
+    from: &mut usize,
+    taken: u64,
+    most: usize,
+    out: &mut Vec<u64>,
+) {
+    out.clear();
+    while out.len() < most && *from < keys.len() {
+        let len = out.len();
+        let chunk = &keys[*from..keys.len().min(*from + (most - len))];
+        out.resize(len + chunk.len(), 0);
+        let kept = keep_disjoint(path, chunk, taken, &mut out[len..]);
+        out.truncate(len + kept);
+        *from += chunk.len();
+    }
+}
+
+/// The bits the queried classes of `keys` take, with `extra`.
+#[inline(always)]
+fn taken_bits(keys: &[Vec<u64>; 3], weights: [u64; 3], extra: u64) -> u64 {
+    let mut bits = extra;
+    for (keys, weight) in keys.iter().zip(weights) {
+        if weight != 0 {
+            // A fold per list, which vectorizes.
+            bits |= keys.iter().fold(0, |all, key| all | key);
+        }
+    }
+    bits
+}

@@ -1,0 +1,448 @@
+//! Glues quadrant placements into half boards: moves a cell's placements
+//! onto the board ([`Glue::place`]) and pairs every north placement with
+//! every south one that it does not attack ([`Glue::join`]).
+//!
+//! Both are the glue of every half board a task makes: up to half the time
+//! of a count at N = 18, a quarter at N = 20. Each pair and placement is a
+//! few operations, so they run 8 (AVX-512) or 4 (AVX2) at a time, the
+//! survivors packed to the front of the vector (a compress, or a shuffle
+//! from a table on AVX2) and stored whole. The portable loops are the naive
+//! twins the vector ones are tested against. [`keep_disjoint`] packs the
+//! same way for the split's routes.
+//!
+//! The vector loops are written once (`vector.rs`) over a vector trait;
+//! each width (`avx512.rs`, `avx2.rs`) is that trait's one-line
+//! operations and entry points built with its target features.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod vector;
+
+use super::geometry::Geometry;
+use super::matcher::MatcherPath;
+
+/// Slots written past the end of [`Placed`] lists and of the keys a join
+/// appends to: a vector loop reads and stores whole registers of 8.
+pub const PAD: usize = 8;
+
+/// Placements of one quadrant moved onto the board, as parallel lists:
+/// each placement's overlap check (the diagonals the other quadrant of the
+/// half can share, ANDed with the other's check) and its key. After a
+/// place, the [`PAD`] slots past the end of each list are written (zeros),
+/// so the vector joins read whole registers.
+#[derive(Default)]
+pub struct Placed {
+    pub checks: Vec<u64>,
+    pub keys: Vec<u64>,
+}
+
+impl Placed {
+    /// Placements held.
+    pub fn len(&self) -> usize {
+        self.checks.len()
+    }
+
+    /// Bytes the lists hold (their capacity).
+    pub fn bytes(&self) -> u64 {
+        ((self.checks.capacity() + self.keys.capacity()) * 8) as u64
+    }
+
+    /// Empties both lists and makes room for `len` placements and the
+    /// padding, exactly (the memory bound counts no doubling).
+    fn clear_for(&mut self, len: usize) {
+        for list in [&mut self.checks, &mut self.keys] {
+            list.clear();
+            list.reserve_exact(len + PAD);
+        }
+    }
+
+    /// Sets the lengths to `len` and writes the padding past it.
+    ///
+    /// # Safety
+    /// The first `len` slots of both lists are written, and both have
+    /// room for `len + PAD`.
+    unsafe fn finish(&mut self, len: usize) {
+        for list in [&mut self.checks, &mut self.keys] {
+            debug_assert!(list.capacity() >= len + PAD);
+            // SAFETY: within the capacity (the caller's promise).
+            unsafe {
+                list.as_mut_ptr().add(len).write_bytes(0, PAD);
+                list.set_len(len);
+            }
+        }
+    }
+}
+
+/// How a quadrant's placements move onto the board for one half: the
+/// shifts from local to board diagonals, the diagonals the half must leave
+/// free, where the overlap check and the key are cut from, and the class
+/// diagonals that sort placements into two lists.
+#[derive(Clone, Copy, Debug)]
+pub struct Move {
+    /// Shifts of the local diagonals (`i - j + side - 1` in the low 32
+    /// bits of a placement, `i + j` in the high) to the board's.
+    pub shifts: (u32, u32),
+    /// Shifts taking the diagonals both quadrants reach to the low bits.
+    pub overlap: (u32, u32),
+    /// Board diagonals no placement may take.
+    pub forbid: (u64, u64),
+    /// The board, whose crossing diagonals make the key.
+    pub geo: Geometry,
+    /// Key bits of the class diagonals: a placement taking one goes to the
+    /// second list.
+    pub class_keys: u64,
+}
+
+impl Move {
+    /// The overlap check and key of a placement, whether the half allows
+    /// it, and whether it is in the class.
+    #[inline(always)]
+    fn apply(&self, diag: u64) -> (u64, u64, bool, bool) {
+        let d1 = (diag & 0xffff_ffff) << self.shifts.0;
+        let d2 = (diag >> 32) << self.shifts.1;
+        let allowed = d1 & self.forbid.0 | d2 & self.forbid.1 == 0;
+        let check = (d1 >> self.overlap.0) | (d2 >> self.overlap.1) << 32;
+        let key = self.geo.key(d1, d2);
+        (check, key, allowed, key & self.class_keys != 0)
+    }
+}
+
+/// Empties both lists of `out` for a cell of `len` placements; returns
+/// where their slots start: checks and keys outside the class, then inside.
+#[inline(always)]
+fn start_place(out: &mut [Placed; 2], len: usize) -> [*mut u64; 4] {
+    let [plain, classed] = out;
+    plain.clear_for(len);
+    classed.clear_for(len);
+    [
+        plain.checks.as_mut_ptr(),
+        plain.keys.as_mut_ptr(),
+        classed.checks.as_mut_ptr(),
+        classed.keys.as_mut_ptr(),
+    ]
+}
+
+/// Sets the lengths of the lists a place wrote, with their padding.
+///
+/// # Safety
+/// As [`Placed::finish`], for each list of `out` (opened by
+/// [`start_place`] for at least as many placements).
+#[inline(always)]
+unsafe fn finish_place(out: &mut [Placed; 2], plain_len: usize, classed_len: usize) {
+    let [plain, classed] = out;
+    // SAFETY: the caller's promise.
+    unsafe {
+        plain.finish(plain_len);
+        classed.finish(classed_len);
+    }
+}
+
+/// The loops that glue half boards, for one kind of CPU. A value is proof
+/// that this CPU runs them: [`Glue::here`] makes one only after checking.
+pub trait Glue: Copy {
+    /// This glue, if this CPU runs it.
+    fn here() -> Option<Self>;
+
+    /// Moves `cell`'s placements onto the board by `how` into `out`: those
+    /// the half allows, outside the class into `out[0]` and inside into
+    /// `out[1]` (each in cell order).
+    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]);
+
+    /// Appends to `keys` the key (OR) of every pair of a north placement
+    /// (`north_checks`, `north_keys`) and a south one whose checks are
+    /// disjoint, north by north, each in south order. `left`: keys the
+    /// part still takes, to reserve at once.
+    fn join(
+        self,
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    );
+}
+
+/// Makes room in `keys` for `pairs` more keys and the padding: grown to
+/// what the part has `left` to take, exactly (a doubling would hold up
+/// to twice the part, past what the memory bound counts), at most doubled
+/// on the way (`left` is unbounded where every key is wanted at once).
+#[inline(always)]
+fn reserve_keys(keys: &mut Vec<u64>, pairs: usize, left: usize) {
+    if keys.capacity() - keys.len() < pairs + PAD {
+        keys.reserve_exact((pairs + PAD).max(left.min(keys.capacity())));
+    }
+}
+
+/// The loops in plain Rust: any CPU, and the naive twins of the others.
+#[derive(Clone, Copy, Debug)]
+pub struct PortableGlue;
+
+impl Glue for PortableGlue {
+    fn here() -> Option<Self> {
+        Some(PortableGlue)
+    }
+
+    /// Branch-free: each placement is written to both lists and kept by
+    /// one (or none).
+    #[inline(always)]
+    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+        let lists = start_place(out, cell.len());
+        let (mut plain_len, mut classed_len) = (0, 0);
+        for &diag in cell {
+            let (check, key, allowed, in_class) = how.apply(diag);
+            // SAFETY: each list has room for the cell, and a length stays
+            // at or below the placements seen.
+            unsafe {
+                lists[0].add(plain_len).write(check);
+                lists[1].add(plain_len).write(key);
+                lists[2].add(classed_len).write(check);
+                lists[3].add(classed_len).write(key);
+            }
+            plain_len += usize::from(allowed & !in_class);
+            classed_len += usize::from(allowed & in_class);
+        }
+        // SAFETY: a length only grows past a slot just written; room for
+        // the padding was made.
+        unsafe { finish_place(out, plain_len, classed_len) }
+    }
+
+    /// Branch-free: every pair is written, and the length only moves past
+    /// the good ones (about half of them die, in no pattern a predictor
+    /// could learn).
+    #[inline(always)]
+    fn join(
+        self,
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    ) {
+        let pairs = north_checks.len() * south.len();
+        reserve_keys(keys, pairs, left);
+        let start = keys.len();
+        let slots = &mut keys.spare_capacity_mut()[..pairs];
+        let mut len = 0;
+        for (&north_check, &north_key) in north_checks.iter().zip(north_keys) {
+            for (&south_check, &south_key) in south.checks.iter().zip(&south.keys) {
+                slots[len].write(north_key | south_key);
+                len += usize::from(north_check & south_check == 0);
+            }
+        }
+        // SAFETY: the first `len` slots were written: the length only
+        // grows past a slot just written.
+        unsafe { keys.set_len(start + len) };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub use vector::{Avx2Glue, Avx512Glue};
+
+/// Copies to the front of `out` the values that share no bit with `test`,
+/// in order, on the loop `path` (which this CPU must run); returns how
+/// many. `out` holds at least as many slots as `values`.
+pub fn keep_disjoint(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    assert!(out.len() >= values.len(), "room for every value");
+    match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { avx512::keep_disjoint(values, test, out) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::keep_disjoint(values, test, out) },
+        _ => keep_disjoint_portable(values, test, out),
+    }
+}
+
+/// Reorders `keys` so that those leaving `bit` free come first, each part
+/// in its old order, on the loop `path` (which this CPU must run); returns
+/// how many leave it free. `taken` is scratch, as long as `keys`.
+pub fn split_by_bit(path: MatcherPath, keys: &mut [u64], bit: u64, taken: &mut [u64]) -> usize {
+    assert!(taken.len() >= keys.len(), "room for every key");
+    let (free_len, taken_len) = match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { avx512::split_by_bit(keys, bit, taken) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::split_by_bit(keys, bit, taken) },
+        _ => split_by_bit_from(keys, 0, (0, 0), bit, taken),
+    };
+    keys[free_len..].copy_from_slice(&taken[..taken_len]);
+    free_len
+}
+
+/// Goes on splitting `keys` from `start`, with `lens` free and taken keys
+/// placed so far: the free ones moved to the front of `keys`, the taken to
+/// `taken`; returns the final lengths. Branch-free: each key is written to
+/// both places and counted in one.
+fn split_by_bit_from(
+    keys: &mut [u64],
+    start: usize,
+    (mut free_len, mut taken_len): (usize, usize),
+    bit: u64,
+    taken: &mut [u64],
+) -> (usize, usize) {
+    for index in start..keys.len() {
+        let key = keys[index];
+        // free_len <= index: the slot was already read.
+        keys[free_len] = key;
+        taken[taken_len] = key;
+        let takes = usize::from(key & bit != 0);
+        free_len += 1 - takes;
+        taken_len += takes;
+    }
+    (free_len, taken_len)
+}
+
+/// [`keep_disjoint`] one value a step, branch-free: every value is
+/// written, and the length moves past those kept (about half, in no order
+/// a predictor could learn).
+fn keep_disjoint_portable(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    let mut len = 0;
+    for &value in values {
+        out[len] = value;
+        len += usize::from(value & test == 0);
+    }
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    /// Every glue this CPU runs places and joins as the portable one does,
+    /// on random cells of every length up to 40 and random moves.
+    fn agrees_with_portable<G: Glue>(glue: G) {
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let (mut placed, mut expected) = (<[Placed; 2]>::default(), <[Placed; 2]>::default());
+        let (mut keys, mut expected_keys) = (Vec::new(), Vec::new());
+        let mut kept = [0usize; 2];
+        for round in 0..3000 {
+            let geo = Geometry::new(5 + (round % 28) as u32);
+            let (side, lo) = (geo.h, geo.lo);
+            let how = Move {
+                shifts: (
+                    random(&mut state) as u32 % lo + 1,
+                    random(&mut state) as u32 % lo,
+                ),
+                overlap: (
+                    random(&mut state) as u32 % lo,
+                    random(&mut state) as u32 % lo,
+                ),
+                forbid: (
+                    random(&mut state) & random(&mut state) & random(&mut state),
+                    random(&mut state) & random(&mut state) & random(&mut state),
+                ),
+                geo,
+                class_keys: random(&mut state) & random(&mut state) & random(&mut state),
+            };
+            let local = (1u64 << (2 * side - 1)) - 1;
+            let cell: Vec<u64> = (0..round % 41)
+                .map(|_| random(&mut state) & (local | local << 32))
+                .collect();
+            glue.place(&how, &cell, &mut placed);
+            PortableGlue.place(&how, &cell, &mut expected);
+            for class in 0..2 {
+                assert_eq!(
+                    placed[class].checks, expected[class].checks,
+                    "round {round}"
+                );
+                assert_eq!(placed[class].keys, expected[class].keys, "round {round}");
+                kept[class] += placed[class].len();
+            }
+            // North from the first list, south from a second cell.
+            let south_cell: Vec<u64> = (0..(round * 7) % 37)
+                .map(|_| random(&mut state) & (local | local << 32))
+                .collect();
+            let mut south = <[Placed; 2]>::default();
+            PortableGlue.place(&how, &south_cell, &mut south);
+            let north = &expected[0];
+            let left = random(&mut state) as usize % 64;
+            let prefix = random(&mut state) % 5;
+            keys.clear();
+            expected_keys.clear();
+            keys.extend(0..prefix);
+            expected_keys.extend(0..prefix);
+            glue.join(&north.checks, &north.keys, &south[0], left, &mut keys);
+            PortableGlue.join(
+                &north.checks,
+                &north.keys,
+                &south[0],
+                left,
+                &mut expected_keys,
+            );
+            assert_eq!(keys, expected_keys, "round {round}");
+        }
+        // Both lists were exercised.
+        assert!(kept.iter().all(|&count| count > 1000), "{kept:?}");
+    }
+
+    #[test]
+    fn vector_glues_agree_with_portable() {
+        agrees_with_portable(PortableGlue);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(glue) = Avx2Glue::here() {
+                agrees_with_portable(glue);
+            }
+            if let Some(glue) = Avx512Glue::here() {
+                agrees_with_portable(glue);
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_keeps_the_disjoint_values() {
+        let mut state = 0x0bad_cafe_f00d_d00du64;
+        for len in 0..70 {
+            let values: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
+            let test = random(&mut state) & random(&mut state);
+            let expected: Vec<u64> = values.iter().copied().filter(|v| v & test == 0).collect();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut out = vec![0; len];
+                let kept = keep_disjoint(path, &values, test, &mut out);
+                assert_eq!(out[..kept], expected, "{path:?}, {len} values");
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_splits_by_bit_in_order() {
+        let mut state = 0x5eed_1234_abcd_0001u64;
+        for len in 0..70 {
+            let keys: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
+            let bit = 1 << (random(&mut state) % 64);
+            let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
+            let taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut split = keys.clone();
+                let mut scratch = vec![0; len];
+                let free_len = split_by_bit(path, &mut split, bit, &mut scratch);
+                assert_eq!(split[..free_len], free, "{path:?}, {len} keys");
+                assert_eq!(split[free_len..], taken, "{path:?}, {len} keys");
+            }
+        }
+    }
+
+    #[test]
+    fn portable_join_keeps_the_disjoint_pairs() {
+        let mut south = Placed::default();
+        south.clear_for(3);
+        south.checks.extend([0b001, 0b010, 0b100]);
+        south.keys.extend([10 << 8, 20 << 8, 30 << 8]);
+        let mut keys = Vec::new();
+        PortableGlue.join(&[0b011, 0b000], &[1, 2], &south, 0, &mut keys);
+        assert_eq!(keys, [1 | 30 << 8, 2 | 10 << 8, 2 | 20 << 8, 2 | 30 << 8]);
+    }
+}

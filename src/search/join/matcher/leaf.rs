@@ -1,0 +1,436 @@
+//! Stored keys as bit-sliced blocks, and the sums of queries over them
+//! on every matcher path.
+
+use super::{
+    count_disjoint_naive, low_bits, transpose64, Chunk, Layout, Line, MatcherPath,
+    AVX2_BYTE_ROUNDS, BLOCK_KEYS, LINE_BYTES, NARROW, SMALL_SET, WIDE,
+};
+
+/// Stored keys in bit-sliced blocks laid out by a [`Layout`]; reused
+/// across loads so a leaf keeps its allocations.
+#[derive(Default)]
+pub struct Leaf {
+    /// The keys when there are fewer than [`SMALL_SET`].
+    small: Vec<u64>,
+    lines: Vec<Line>,
+    pub(super) blocks: usize,
+}
+
+/// The queries a leaf sums over: `entries` name them by position (the
+/// low 32 bits of each), in `queries` and in `offsets` (a layout's
+/// stride apart).
+#[derive(Clone, Copy)]
+pub struct Routed<'a> {
+    pub queries: &'a [u64],
+    pub offsets: &'a [u16],
+    pub entries: &'a [u64],
+}
+
+impl Routed<'_> {
+    /// The offsets of each query, as arrays of `S`.
+    fn offset_rows<const S: usize>(&self) -> &[[u16; S]] {
+        self.offsets.as_chunks::<S>().0
+    }
+}
+
+/// The position an entry names.
+#[inline(always)]
+fn position(entry: u64) -> usize {
+    entry as u32 as usize
+}
+
+impl Leaf {
+    /// Replaces the stored keys with `keys`, in `layout`'s chunks (which
+    /// must cover every bit the keys use).
+    pub fn load(&mut self, keys: &[u64], layout: &Layout) {
+        self.small.clear();
+        self.blocks = 0;
+        if keys.len() < SMALL_SET {
+            self.lines.clear();
+            self.small.reserve_exact(keys.len());
+            self.small.extend_from_slice(keys);
+            return;
+        }
+        debug_assert!(layout.chunks.last().is_some_and(|chunk| {
+            let used = keys.iter().fold(0, |all, key| all | key);
+            used >> chunk.shift <= chunk.mask
+        }));
+        self.blocks = keys.len().div_ceil(BLOCK_KEYS);
+        let lines = self.blocks * layout.lines_per_block;
+        // Exactly: the memory bound counts the lines a load uses, not a
+        // doubling past them.
+        // Every line is written by the fill, so only a growth is zeroed
+        // (zeroing them all had cost a tenth of a load).
+        if self.lines.len() < lines {
+            self.lines.reserve_exact(lines - self.lines.len());
+            self.lines.resize(lines, Line::ZERO);
+        } else {
+            self.lines.truncate(lines);
+        }
+        match layout.path() {
+            // SAFETY: a path is chosen only if the CPU runs it.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx512 => unsafe { fill_blocks_avx512(layout, keys, &mut self.lines) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx2 => unsafe { fill_blocks_avx2(layout, keys, &mut self.lines) },
+            _ => fill_blocks(layout, keys, &mut self.lines),
+        }
+    }
+
+    /// Bytes the current load uses.
+    pub fn used_bytes(&self) -> u64 {
+        (self.small.len() * 8 + self.lines.len() * LINE_BYTES) as u64
+    }
+
+    /// Gives back the buffers' room past the current load.
+    pub fn shrink_to_fit(&mut self) {
+        self.small.shrink_to_fit();
+        self.lines.shrink_to_fit();
+    }
+
+    /// Bytes the buffers hold (their capacity).
+    pub fn bytes(&self) -> u64 {
+        (self.small.capacity() * 8 + self.lines.capacity() * LINE_BYTES) as u64
+    }
+
+    /// The sum over the routed queries of the stored keys disjoint from
+    /// each; `routed.offsets` filled by `layout`, the layout of the load.
+    pub fn sum(&self, layout: &Layout, routed: Routed) -> u64 {
+        if self.blocks == 0 {
+            return routed
+                .entries
+                .iter()
+                .map(|&entry| count_disjoint_naive(&self.small, routed.queries[position(entry)]))
+                .sum();
+        }
+        // Unrolled for the usual chunk counts (keys of 25 to 60 bits); any
+        // other count takes the general loops (0).
+        macro_rules! by_chunks {
+            ($loop:ident) => {
+                match layout.chunks.len() {
+                    5 => self.$loop::<NARROW, 5>(layout, routed),
+                    6 => self.$loop::<NARROW, 6>(layout, routed),
+                    7 => self.$loop::<NARROW, 7>(layout, routed),
+                    8 => self.$loop::<NARROW, 8>(layout, routed),
+                    9 => self.$loop::<WIDE, 9>(layout, routed),
+                    10 => self.$loop::<WIDE, 10>(layout, routed),
+                    chunks if chunks <= NARROW => self.$loop::<NARROW, 0>(layout, routed),
+                    _ => self.$loop::<WIDE, 0>(layout, routed),
+                }
+            };
+        }
+        match layout.path() {
+            // SAFETY: a path is chosen only if the CPU runs it (checked
+            // once, in `matcher_path`).
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx512 => unsafe { by_chunks!(sum_avx512) },
+            // SAFETY: as above, popcnt and AVX2 are present.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx2 => unsafe { by_chunks!(sum_avx2) },
+            _ => by_chunks!(sum_portable),
+        }
+    }
+
+    /// Blocks outside, queries inside: a block's tables (a few KB) stay in
+    /// the first-level cache while every query passes over them. `S`
+    /// offsets a query, `CHUNKS` of them used (0: the layout's count).
+    #[inline(always)]
+    fn sum_portable<const S: usize, const CHUNKS: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+    ) -> u64 {
+        let chunks = if CHUNKS > 0 {
+            CHUNKS
+        } else {
+            layout.chunks.len()
+        };
+        let rows = routed.offset_rows::<S>();
+        let mut total = 0u64;
+        for block in self.lines.chunks_exact(layout.lines_per_block) {
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
+                let line = |offset: u16| &block[usize::from(offset) / LINE_BYTES];
+                let mut acc = *line(offsets[0]);
+                for &offset in &offsets[1..] {
+                    for (word, other) in acc.0.iter_mut().zip(line(offset).0) {
+                        *word &= other;
+                    }
+                }
+                total += acc
+                    .0
+                    .iter()
+                    .map(|word| u64::from(word.count_ones()))
+                    .sum::<u64>();
+            }
+        }
+        total
+    }
+
+    /// The AVX2 loop. A line is two 256-bit halves, and only the total
+    /// over all queries is wanted, so the ANDs are not counted one by one:
+    /// carry-save adders (Harley and Seal) fold the halves of two queries
+    /// into running ones, twos and fours, and only their weight-8 carry is
+    /// counted per byte (a nibble table lookup); the byte counts of up to
+    /// [`AVX2_BYTE_ROUNDS`] carries are
+    /// summed before one `vpsadbw` widens them. Counting every half by
+    /// lookup had been 28 of the 44 vector steps of a query and block pair.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt,avx2")]
+    fn sum_avx2<const S: usize, const CHUNKS: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+    ) -> u64 {
+        use std::arch::x86_64::*;
+        let chunks = if CHUNKS > 0 {
+            CHUNKS
+        } else {
+            layout.chunks.len()
+        };
+        let rows = routed.offset_rows::<S>();
+        let lookup = _mm256_setr_epi8(
+            0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2,
+            3, 3, 4,
+        );
+        let nibbles = _mm256_set1_epi8(0x0f);
+        let zero = _mm256_setzero_si256();
+        let count_bytes = |words: __m256i| {
+            let low = _mm256_and_si256(words, nibbles);
+            let high = _mm256_and_si256(_mm256_srli_epi16::<4>(words), nibbles);
+            _mm256_add_epi8(
+                _mm256_shuffle_epi8(lookup, low),
+                _mm256_shuffle_epi8(lookup, high),
+            )
+        };
+        // A carry-save adder: the bits of a + b + c as (carry, sum).
+        let add3 = |a: __m256i, b: __m256i, c: __m256i| {
+            let partial = _mm256_xor_si256(a, b);
+            let carry = _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(partial, c));
+            (carry, _mm256_xor_si256(partial, c))
+        };
+        // The AND of a query's lines at `base`: two halves.
+        let and_lines = |base: *const __m256i, offsets: &[u16]| {
+            // SAFETY: every offset is the byte offset of a line below
+            // lines_per_block (a chunk's first line plus a pattern of its
+            // own bits), so each line and its two halves lie in the block
+            // at `base`, and lines are 64-byte aligned as the aligned loads
+            // need.
+            unsafe {
+                let line = base.byte_add(usize::from(offsets[0]));
+                let (mut low, mut high) = (_mm256_load_si256(line), _mm256_load_si256(line.add(1)));
+                for &offset in &offsets[1..] {
+                    let line = base.byte_add(usize::from(offset));
+                    low = _mm256_and_si256(low, _mm256_load_si256(line));
+                    high = _mm256_and_si256(high, _mm256_load_si256(line.add(1)));
+                }
+                (low, high)
+            }
+        };
+        let (mut ones, mut twos, mut fours) = (zero, zero, zero);
+        // Four halves into the running ones and twos; returns their
+        // weight-4 carry.
+        let mut add4 = |a: __m256i, b: __m256i, c: __m256i, d: __m256i| {
+            let (two_ab, one) = add3(ones, a, b);
+            let (two_cd, one) = add3(one, c, d);
+            ones = one;
+            let (four, two) = add3(twos, two_ab, two_cd);
+            twos = two;
+            four
+        };
+        // Two weight-4 carries into the running fours; the weight-8 carry
+        // is counted per byte, and the byte counts widened every
+        // AVX2_BYTE_ROUNDS carries.
+        let (mut eights_bytes, mut eights_sums, mut rounds) = (zero, zero, 0);
+        let mut add_fours = |four_first: __m256i, four_second: __m256i| {
+            let (eight, four) = add3(fours, four_first, four_second);
+            fours = four;
+            eights_bytes = _mm256_add_epi8(eights_bytes, count_bytes(eight));
+            rounds += 1;
+            if rounds == AVX2_BYTE_ROUNDS {
+                eights_sums = _mm256_add_epi64(eights_sums, _mm256_sad_epu8(eights_bytes, zero));
+                (eights_bytes, rounds) = (zero, 0);
+            }
+        };
+        // Blocks in pairs, as in the AVX-512 loop: a query's offsets, read
+        // once, serve both; and queries in twos, for the adders (a lone
+        // query's partner is zeros).
+        let per_block = layout.lines_per_block;
+        let paired = self.blocks / 2 * 2 * per_block;
+        let (twos_of_entries, lone_entry) = routed.entries.as_chunks::<2>();
+        for pair in self.lines[..paired].chunks_exact(2 * per_block) {
+            let first = pair.as_ptr().cast::<__m256i>();
+            let second = pair[per_block..].as_ptr().cast::<__m256i>();
+            // A query's four halves, through the adders.
+            let mut add_query = |entry: u64| {
+                let offsets = &rows[position(entry)][..chunks];
+                let (a, b) = and_lines(first, offsets);
+                let (c, d) = and_lines(second, offsets);
+                add4(a, b, c, d)
+            };
+            for &[first_entry, second_entry] in twos_of_entries {
+                let four_first = add_query(first_entry);
+                add_fours(four_first, add_query(second_entry));
+            }
+            for &entry in lone_entry {
+                add_fours(add_query(entry), zero);
+            }
+        }
+        for block in self.lines[paired..].chunks_exact(per_block) {
+            let base = block.as_ptr().cast::<__m256i>();
+            let halves = |entry: Option<u64>| {
+                entry.map_or((zero, zero), |entry| {
+                    and_lines(base, &rows[position(entry)][..chunks])
+                })
+            };
+            // Two queries' halves a step.
+            let lone = lone_entry.iter().map(|&entry| [Some(entry), None]);
+            let entry_twos = twos_of_entries
+                .iter()
+                .map(|&[first, second]| [Some(first), Some(second)]);
+            for [first_entry, second_entry] in entry_twos.chain(lone) {
+                let (a, b) = halves(first_entry);
+                let (c, d) = halves(second_entry);
+                add_fours(add4(a, b, c, d), zero);
+            }
+        }
+        let widen = |bytes: __m256i| _mm256_sad_epu8(bytes, zero);
+        let sums = _mm256_add_epi64(
+            _mm256_add_epi64(
+                _mm256_slli_epi64::<3>(_mm256_add_epi64(eights_sums, widen(eights_bytes))),
+                _mm256_slli_epi64::<2>(widen(count_bytes(fours))),
+            ),
+            _mm256_add_epi64(
+                _mm256_slli_epi64::<1>(widen(count_bytes(twos))),
+                widen(count_bytes(ones)),
+            ),
+        );
+        let mut lanes = [0u64; 4];
+        // SAFETY: `lanes` holds the 4 u64 the unaligned store writes.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), sums) };
+        lanes.iter().sum()
+    }
+
+    /// The AVX-512 loop. A line is one register; each query's AND is
+    /// popcounted per u64 lane.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+    fn sum_avx512<const S: usize, const CHUNKS: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+    ) -> u64 {
+        use std::arch::x86_64::*;
+        let chunks = if CHUNKS > 0 {
+            CHUNKS
+        } else {
+            layout.chunks.len()
+        };
+        let rows = routed.offset_rows::<S>();
+        let mut sums = _mm512_setzero_si512();
+        // Blocks in pairs: a query's offsets, read once, serve both (the
+        // offsets are half the loads), and the pair's tables still fit the
+        // first-level cache.
+        let per_block = layout.lines_per_block;
+        let paired = self.blocks / 2 * 2 * per_block;
+        for pair in self.lines[..paired].chunks_exact(2 * per_block) {
+            let first = pair.as_ptr().cast::<__m512i>();
+            let second = pair[per_block..].as_ptr().cast::<__m512i>();
+            let mut second_sums = _mm512_setzero_si512();
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
+                // SAFETY: as below, in each block of the pair.
+                unsafe {
+                    let at = usize::from(offsets[0]);
+                    let mut acc = _mm512_load_si512(first.byte_add(at));
+                    let mut second_acc = _mm512_load_si512(second.byte_add(at));
+                    for &offset in &offsets[1..] {
+                        let at = usize::from(offset);
+                        acc = _mm512_and_si512(acc, _mm512_load_si512(first.byte_add(at)));
+                        second_acc =
+                            _mm512_and_si512(second_acc, _mm512_load_si512(second.byte_add(at)));
+                    }
+                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
+                    second_sums = _mm512_add_epi64(second_sums, _mm512_popcnt_epi64(second_acc));
+                }
+            }
+            sums = _mm512_add_epi64(sums, second_sums);
+        }
+        for block in self.lines[paired..].chunks_exact(per_block) {
+            let base = block.as_ptr().cast::<__m512i>();
+            for &entry in routed.entries {
+                let offsets = &rows[position(entry)][..chunks];
+                // SAFETY: every offset is the byte offset of a line below
+                // lines_per_block (a chunk's first line plus a pattern of
+                // its own bits), so each line lies in this block, and lines
+                // are 64-byte aligned as the aligned loads need.
+                unsafe {
+                    let mut acc = _mm512_load_si512(base.byte_add(usize::from(offsets[0])));
+                    for &offset in &offsets[1..] {
+                        let line = _mm512_load_si512(base.byte_add(usize::from(offset)));
+                        acc = _mm512_and_si512(acc, line);
+                    }
+                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
+                }
+            }
+        }
+        _mm512_reduce_add_epi64(sums) as u64
+    }
+}
+
+/// Builds the tables of every block of `keys` into `lines`.
+#[inline(always)]
+fn fill_blocks(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
+    for (block_keys, tables) in keys
+        .chunks(BLOCK_KEYS)
+        .zip(lines.chunks_exact_mut(layout.lines_per_block))
+    {
+        fill_block(&layout.chunks, block_keys, tables);
+    }
+}
+
+/// [`fill_blocks`] built for AVX-512: a line is one register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn fill_blocks_avx512(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
+    fill_blocks(layout, keys, lines);
+}
+
+/// [`fill_blocks`] built for AVX2: a line is two registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn fill_blocks_avx2(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
+    fill_blocks(layout, keys, lines);
+}
+
+/// Builds one block's tables from its (up to 512) keys: every line.
+#[inline(always)]
+fn fill_block(chunks: &[Chunk], keys: &[u64], tables: &mut [Line]) {
+    // free[j] = which keys leave bit j free; padding keys leave nothing.
+    let mut free = [Line::ZERO; 64];
+    let mut valid = Line::ZERO;
+    for (word, group) in keys.chunks(64).enumerate() {
+        let mut rows = [0u64; 64];
+        for (row, &key) in rows.iter_mut().zip(group) {
+            *row = !key;
+        }
+        let columns = transpose64(rows);
+        for (bit, &column) in columns.iter().enumerate() {
+            free[bit].0[word] = column & low_bits(group.len());
+        }
+        valid.0[word] = low_bits(group.len());
+    }
+    for chunk in chunks {
+        let table = &mut tables[chunk.first_line..chunk.first_line + chunk.mask as usize + 1];
+        table[0] = valid;
+        for pattern in 1..table.len() {
+            let lowest = pattern.trailing_zeros() as usize;
+            let mut line = table[pattern & (pattern - 1)];
+            for (word, other) in line.0.iter_mut().zip(free[chunk.shift as usize + lowest].0) {
+                *word &= other;
+            }
+            table[pattern] = line;
+        }
+    }
+}
