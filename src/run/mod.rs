@@ -5,7 +5,9 @@
 //! A plain count, a resumed count, a shard and an MPI rank differ only in
 //! their [`RunHooks`]: which tasks to skip, what to do with each finished
 //! task, where the workers take their tasks from. [`run_plan`] does the rest
-//! for all of them.
+//! for all of them; [`tracked::Tracked`] wraps it with the journal, the
+//! shard, a stop with a grace and the cost over runs, for the command and
+//! MPI rank 0 alike.
 
 pub mod bench;
 pub mod compare;
@@ -17,6 +19,8 @@ pub mod key;
 pub mod mpi;
 pub mod report;
 pub mod shard;
+pub mod stop;
+pub mod tracked;
 pub mod verify;
 
 use std::time::Instant;

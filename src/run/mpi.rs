@@ -22,7 +22,9 @@ use mpi::traits::*;
 
 use super::engine::{Dispatch, RunHooks, RunTotals, TaskCount, TaskOutcome};
 use super::journal::Journal;
-use super::report::{make_report, History, PlanSummary, Report};
+use super::report::Report;
+use super::stop::{self, StopGrace};
+use super::tracked::{RunEnd, Tracked, TrackedOutcome};
 use super::{plan_for, resolve_threads, run_plan, CountOptions};
 use crate::error::Error;
 use crate::plan::Task;
@@ -57,75 +59,13 @@ fn chunk_size(tasks: usize, workers: usize) -> u64 {
 
 /// What a rank's part of an MPI count ended with.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum RankOutcome {
-    /// Rank 0 of a finished count: the report.
-    Report(Box<Report>),
-    /// Rank 0 of a count stopped by a signal: tasks counted (these and
-    /// earlier runs') and in the plan; what was finished is journaled.
-    Interrupted {
-        /// Tasks counted so far.
-        counted: u64,
-        /// Tasks in the plan.
-        tasks: u64,
-        /// The count's cost over all runs, where a journal was resumed.
-        history: Option<History>,
-    },
+    /// Rank 0: what the count ended with (a report, or how far a stopped
+    /// count got; what was finished is journaled).
+    Root(TrackedOutcome),
     /// Any other rank.
     Worker,
-}
-
-/// What rank 0 kept when it ended a stopped count whose tasks in flight
-/// would have outlasted the grace.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Abandoned {
-    /// Tasks counted and journaled, this run's and earlier runs'; `None`
-    /// without a journal (nothing was kept).
-    pub counted: Option<u64>,
-    /// Tasks in the plan.
-    pub tasks: u64,
-    /// Whether the journal was synced (always `Ok` without one).
-    pub synced: Result<(), String>,
-}
-
-/// How a count stopped by its flag ends when tasks are still in flight.
-pub struct StopGrace<'a> {
-    /// How long the tasks in flight get to finish.
-    pub grace: Duration,
-    /// Told at once when the flag is seen set, with the grace.
-    pub stopping: &'a (dyn Fn(Duration) + Sync),
-    /// Told, past the grace, what was kept; then rank 0 aborts the job
-    /// with status [`ABANDONED_STATUS`].
-    pub abandon: &'a (dyn Fn(&Abandoned) + Sync),
-}
-
-/// Exit status of a job abandoned past its grace (as for a count stopped
-/// by a signal).
-pub const ABANDONED_STATUS: i32 = 130;
-
-/// Rank 0's watcher: once `stop` is set, waits `grace` for the count to be
-/// `done`, then keeps what finished and aborts every rank.
-fn watch_grace(
-    done: &AtomicBool,
-    stop: &AtomicBool,
-    grace: &StopGrace<'_>,
-    abandon_now: &(dyn Fn() -> Abandoned + Sync),
-) {
-    while !stop.load(Ordering::SeqCst) {
-        if done.load(Ordering::SeqCst) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    (grace.stopping)(grace.grace);
-    let deadline = Instant::now() + grace.grace;
-    while Instant::now() < deadline {
-        if done.load(Ordering::SeqCst) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    (grace.abandon)(&abandon_now());
-    SimpleCommunicator::world().abort(ABANDONED_STATUS)
 }
 
 /// Counts `n` across every rank of `world`. Rank 0 gets the report; the
@@ -135,28 +75,30 @@ pub fn count(
     n: u32,
     options: &CountOptions,
 ) -> Result<Option<Report>, Error> {
-    match count_journaled(world, n, options, None, None, None, None)? {
-        RankOutcome::Report(report) => Ok(Some(*report)),
+    let no_stop = AtomicBool::new(false);
+    match count_journaled(world, n, options, None, None, &no_stop, None)? {
+        RankOutcome::Root(TrackedOutcome::Counted(report)) => Ok(Some(*report)),
         _ => Ok(None),
     }
 }
 
 /// [`count`] with a checkpoint journal kept by rank 0, and a flag that
-/// stops the count. Rank 0 opens (or resumes) the journal and sends every
-/// rank the finished tasks to skip; each remote worker sends each task's
-/// counts as the task finishes, and rank 0 journals them as they come (its
-/// own workers' at once), so a killed job loses only the tasks in flight.
-/// When `stop` is set (on any rank) no rank starts a new chunk, `join`
-/// tasks in flight are abandoned, and what finished is journaled before
-/// the ranks return; with `grace`, rank 0 ends the whole job once the
-/// grace has passed (tasks in flight abandoned, the journal synced).
+/// stops the count: the flow of [`Tracked`] across ranks. Rank 0 opens (or
+/// resumes) the journal and sends every rank the finished tasks to skip;
+/// each remote worker sends each task's counts as the task finishes, and
+/// rank 0 journals them as they come (its own workers' at once), so a
+/// killed job loses only the tasks in flight. When `stop` is set (on any
+/// rank) no rank starts a new chunk, `join` tasks in flight are
+/// abandoned, and what finished is journaled before the ranks return;
+/// with `grace`, rank 0 tells its `abandon` once the grace has passed
+/// (the journal synced), where the front end ends the job.
 pub fn count_journaled(
     world: &SimpleCommunicator,
     n: u32,
     options: &CountOptions,
     checkpoint: Option<&Path>,
     key: Option<&super::key::RunKey>,
-    stop: Option<&AtomicBool>,
+    stop: &AtomicBool,
     grace: Option<&StopGrace<'_>>,
 ) -> Result<RankOutcome, Error> {
     let threads = resolve_threads(options.threads)?;
@@ -178,9 +120,27 @@ pub fn count_journaled(
     // Rank 0 opens the journal and tells every rank whether it could,
     // then which tasks it holds.
     let task_count = plan.tasks.len() as u64;
-    let mut journal = None;
-    let mut prior = RunTotals::default();
-    let mut history = (0u64, 0.0f64, 0.0f64);
+    let opened = Tracked::with_plan(plan, threads, None, checkpoint.filter(|_| rank == 0), key);
+    let mut opened_flag = u64::from(opened.is_ok());
+    if checkpoint.is_some() {
+        root.broadcast_into(&mut opened_flag);
+    }
+    let tracked = match opened {
+        Ok(tracked) if opened_flag == 1 => tracked,
+        Ok(_) => {
+            return Err(Error::Mpi(
+                "rank 0 could not open the checkpoint (it says why)".to_string(),
+            ))
+        }
+        Err(err) => return Err(err),
+    };
+    if rank == 0 {
+        for repair in tracked.repairs() {
+            if let Some(path) = checkpoint {
+                eprintln!("warning: checkpoint {}: {repair}", path.display());
+            }
+        }
+    }
     let mut done = vec![
         0u64;
         if checkpoint.is_some() {
@@ -189,34 +149,9 @@ pub fn count_journaled(
             0
         }
     ];
-    if let Some(path) = checkpoint {
-        let mut opened = 1u64;
-        let mut failure = None;
+    if checkpoint.is_some() {
         if rank == 0 {
-            match Journal::open_keyed(path, &plan, &|_| true, key) {
-                Ok((open, resumed)) => {
-                    for repair in resumed.repairs() {
-                        eprintln!("warning: checkpoint {}: {repair}", path.display());
-                    }
-                    done.copy_from_slice(resumed.done_words());
-                    prior = resumed.prior;
-                    history = (resumed.sessions, resumed.wall_seconds, resumed.task_seconds);
-                    journal = Some(open);
-                }
-                Err(err) => {
-                    opened = 0;
-                    failure = Some(err);
-                }
-            }
-        }
-        root.broadcast_into(&mut opened);
-        if let Some(err) = failure {
-            return Err(err.into());
-        }
-        if opened == 0 {
-            return Err(Error::Mpi(
-                "rank 0 could not open the checkpoint (it says why)".to_string(),
-            ));
+            done.copy_from_slice(tracked.done_words());
         }
         root.broadcast_into(&mut done[..]);
     }
@@ -230,9 +165,7 @@ pub fn count_journaled(
     world.all_gather_into(&(threads as u64), &mut thread_counts[..]);
     let remote_workers: u64 = thread_counts[1..].iter().sum();
     let all_workers: u64 = thread_counts.iter().sum();
-    let chunk = chunk_size(plan.tasks.len(), all_workers as usize);
-    let no_stop = AtomicBool::new(false);
-    let stop = stop.unwrap_or(&no_stop);
+    let chunk = chunk_size(tracked.plan().tasks.len(), all_workers as usize);
     let journal_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
     let chunks = Chunks {
         rank,
@@ -240,7 +173,7 @@ pub fn count_journaled(
         task_count,
         next: AtomicU64::new(0),
         stop,
-        journal: journal.as_ref(),
+        journal: tracked.journal(),
         journal_error: &journal_error,
         task_micros: AtomicU64::new(0),
         journaled: AtomicU64::new(0),
@@ -256,22 +189,22 @@ pub fn count_journaled(
     // Rank 0 watches a stopped count: tasks in flight that would keep it
     // past the grace (depth-first tasks of large N take minutes) are
     // abandoned with the whole job, as after a kill, once the journal
-    // holds every task finished.
+    // holds every task finished. Which tasks are in flight on other ranks
+    // is not known here.
     let done = AtomicBool::new(false);
-    let abandon_now = || Abandoned {
-        counted: journal
-            .as_ref()
-            .map(|_| prior.tasks_run + chunks.journaled.load(Ordering::Relaxed)),
-        tasks: task_count,
-        synced: journal.as_ref().map_or(Ok(()), |journal| {
-            journal
-                .end_before_exit(started.elapsed().as_secs_f64(), all_workers as usize)
-                .map_err(|err| err.to_string())
-        }),
+    let kept = || {
+        tracked.keep_now(
+            // Without a journal rank 0 hears of no other rank's tasks.
+            tracked
+                .journal()
+                .map(|_| chunks.journaled.load(Ordering::Relaxed)),
+            None,
+            all_workers as usize,
+        )
     };
     std::thread::scope(|watcher| {
         if let (0, Some(grace)) = (rank, grace) {
-            watcher.spawn(|| watch_grace(&done, stop, grace, &abandon_now));
+            watcher.spawn(|| stop::watch(&done, stop, stop, Some(grace), None, &kept));
         }
         let outcome = (|| {
             let run = std::thread::scope(|scope| {
@@ -279,10 +212,14 @@ pub fn count_journaled(
                     scope.spawn(|| chunks.answer(remote_workers));
                 }
                 // Only rank 0 reports, so only it searches for P and R.
-                run_plan(&plan, threads, &hooks, (rank == 0).then_some((0, 1)))
+                run_plan(
+                    tracked.plan(),
+                    threads,
+                    &hooks,
+                    (rank == 0).then_some((0, 1)),
+                )
             })?;
-            let totals = run.totals;
-            let words = encode(&totals, threads);
+            let words = encode(&run.totals, threads);
             if rank != 0 {
                 root.gather_into(&words[..]);
                 return Ok(RankOutcome::Worker);
@@ -293,64 +230,24 @@ pub fn count_journaled(
                 (RunTotals::default(), 0),
                 |(sum, threads), (part, part_threads)| (sum.merge(part), threads + part_threads),
             );
-            let seconds = started.elapsed().as_secs_f64();
-            let worked = sum.tasks_run + sum.tasks_cancelled > 0;
-            if let Some(journal) = &journal {
-                let failed = journal_error
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .take();
-                if let Some(err) = failed {
-                    return Err(Error::Mpi(format!(
-                        "cannot write the checkpoint {} ({err}); finished tasks up to the failure are kept",
-                        journal.path().display()
-                    )));
-                }
-                if worked {
-                    journal.end_session(seconds, all_threads)
-                } else {
-                    journal.sync()
-                }
-                .map_err(|err| Error::Mpi(format!("cannot sync the checkpoint: {err}")))?;
+            let failed = journal_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take();
+            if let (Some(err), Some(journal)) = (failed, tracked.journal()) {
+                return Err(Error::Mpi(format!(
+                    "cannot write the checkpoint {} ({err}); finished tasks up to the failure are kept",
+                    journal.path().display()
+                )));
             }
-            let this_run_nodes = sum.nodes;
-            let sum = prior.merge(RunTotals {
-                tasks_skipped: 0,
-                ..sum
-            });
-            let history =
-                (checkpoint.is_some() && (prior.tasks_run > 0 || history.0 > 0)).then(|| History {
-                    sessions: history.0 + if worked { 1 } else { 0 },
-                    wall_seconds: history.1 + if worked { seconds } else { 0.0 },
-                    task_seconds: history.2
-                        + chunks.task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
-                    session_nodes: this_run_nodes,
-                });
-            if sum.tasks_run < task_count {
-                return Ok(RankOutcome::Interrupted {
-                    counted: sum.tasks_run,
-                    tasks: task_count,
-                    history,
-                });
-            }
-            if let Some(journal) = &journal {
-                let finished_before = prior.tasks_run == task_count;
-                if !finished_before {
-                    journal
-                        .complete(sum.solutions)
-                        .map_err(|err| Error::Mpi(format!("cannot write the checkpoint: {err}")))?;
-                }
-            }
-            let mut report = make_report(
-                &PlanSummary::of(&plan),
-                all_threads,
-                &sum,
-                seconds,
-                true,
-                run.symmetric.expect("rank 0 asked run_plan for P and R"),
-            );
-            report.history = history;
-            Ok(RankOutcome::Report(Box::new(report)))
+            let end = RunEnd {
+                totals: sum,
+                symmetric: run.symmetric,
+                seconds: started.elapsed().as_secs_f64(),
+                threads: all_threads,
+                task_micros: chunks.task_micros.load(Ordering::Relaxed),
+            };
+            Ok(RankOutcome::Root(tracked.finish(&end)?))
         })();
         done.store(true, Ordering::SeqCst);
         outcome

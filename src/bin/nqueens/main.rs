@@ -54,6 +54,21 @@ fn main() {
     std::process::exit(code.code());
 }
 
+/// Ends the process now with `code`: for a stop whose tasks in flight
+/// outlast the grace, and a second signal (the count's threads are still
+/// running, so `main` cannot return).
+pub fn end_now(code: ExitCode) -> ! {
+    std::process::exit(code.code())
+}
+
+/// Ends every rank of an MPI job now with `code` (a stop past its grace,
+/// once rank 0 has synced its journal).
+#[cfg(feature = "mpi")]
+pub fn abort_job(code: ExitCode) -> ! {
+    use mpi::topology::{Communicator, SimpleCommunicator};
+    SimpleCommunicator::world().abort(code.code())
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Count(args) => commands::count::run(&args),

@@ -6,6 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use nqueens::run::stop::{Abandoned, StopGrace};
+use nqueens::run::tracked::{Tracked, TrackedOutcome, Watch};
+use nqueens::TaskOutcome;
+
+use crate::commands::tracked::resume_command;
 use crate::exit_codes::ExitCode;
 
 /// Set by the SIGINT/SIGTERM handler: stop handing out tasks.
@@ -40,44 +45,143 @@ pub fn install_handler_ignoring_repeats(window: Duration) {
         if INTERRUPTED.swap(true, Ordering::SeqCst) && first.elapsed() >= window {
             // The line the first message or the bar left open is ended.
             eprintln!("\nsecond signal: exiting now");
-            std::process::exit(ExitCode::Interrupted.code());
+            crate::end_now(ExitCode::Interrupted);
         }
     });
 }
 
-/// Watches a count while `running` is true: on the first signal sets
-/// `stop` and says at once what happens (`say`, with the tasks in flight
-/// from `in_flight`); if the count has not ended within [`STOP_GRACE`],
-/// calls `abandon` (which keeps what must be kept and says how to go on)
-/// and exits with status 130. Run it in a thread beside the count.
-pub fn watch(
-    running: &AtomicBool,
-    stop: &AtomicBool,
-    in_flight: &dyn Fn() -> u64,
-    say: &dyn Fn(String),
-    abandon: &dyn Fn(u64),
-) {
-    while !INTERRUPTED.load(Ordering::SeqCst) {
-        if !running.load(Ordering::SeqCst) {
-            return;
+/// How a count stopped by a signal ends when tasks are in flight, as
+/// `--mpi` or not: the grace, the line said at once, and the lines said
+/// past the grace before the process (or the MPI job) ends.
+pub struct Stopping<'a> {
+    /// Clears the progress bar before a line is said.
+    pub clear: &'a (dyn Fn() + Sync),
+    /// Says a line above the progress bar.
+    pub say: &'a (dyn Fn(String) + Sync),
+    /// `Some(n)` for a count of one N without a journal.
+    pub board: Option<u32>,
+    /// Whether the count runs under `mpirun`.
+    pub mpi: bool,
+}
+
+impl Stopping<'_> {
+    /// The grace: [`STOP_GRACE`], or [`MPI_STOP_GRACE`] under MPI.
+    pub fn grace(&self) -> Duration {
+        #[cfg(feature = "mpi")]
+        if self.mpi {
+            return MPI_STOP_GRACE;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        STOP_GRACE
     }
-    stop.store(true, Ordering::SeqCst);
-    say(format!(
-        "stopping: {} task(s) in flight get {:.1} s to finish, then are abandoned (a second signal exits at once)",
-        in_flight(),
-        STOP_GRACE.as_secs_f64()
-    ));
-    let deadline = Instant::now() + STOP_GRACE;
-    while Instant::now() < deadline {
-        if !running.load(Ordering::SeqCst) {
-            return;
+
+    /// Calls `body` with this stopping as the library takes it.
+    pub fn with_grace<T>(&self, body: impl FnOnce(&StopGrace<'_>) -> T) -> T {
+        let told = |in_flight, grace| self.stopping(in_flight, grace);
+        let abandon = |abandoned: &Abandoned| self.abandon(abandoned);
+        body(&StopGrace {
+            grace: self.grace(),
+            stopping: &told,
+            abandon: &abandon,
+        })
+    }
+
+    /// Runs `tracked` until done or stopped by a signal, telling `on_task`
+    /// of every task finished.
+    pub fn run(
+        &self,
+        tracked: Tracked,
+        on_task: &(dyn Fn(&TaskOutcome) + Sync),
+    ) -> Result<TrackedOutcome, nqueens::Error> {
+        self.with_grace(|grace| {
+            tracked.run(&Watch {
+                on_task,
+                stop: &INTERRUPTED,
+                grace: Some(grace),
+            })
+        })
+    }
+
+    /// What is said at once on a stop.
+    pub fn stopping(&self, in_flight: Option<u64>, grace: Duration) {
+        let who = in_flight.map_or_else(
+            || "tasks in flight on every rank get".to_string(),
+            |count| format!("{count} task(s) in flight get"),
+        );
+        let second = if self.mpi {
+            ""
+        } else {
+            " (a second signal exits at once)"
+        };
+        (self.say)(format!(
+            "stopping: {who} {:.1} s to finish, then are abandoned{second}",
+            grace.as_secs_f64()
+        ));
+    }
+
+    /// What is said past the grace; then the process (every rank) ends.
+    pub fn abandon(&self, abandoned: &Abandoned) {
+        (self.clear)();
+        let in_flight = abandoned.in_flight.map_or_else(
+            || "tasks in flight abandoned".to_string(),
+            |count| format!("{count} in flight abandoned"),
+        );
+        let line = match (&abandoned.journal, abandoned.counted, self.board) {
+            (Some(Ok(())), counted, _) => format!(
+                "interrupted: {} of {} tasks counted and saved, {in_flight} (counted again on resume); {}",
+                counted.unwrap_or(0),
+                abandoned.tasks,
+                resume_line(self.mpi)
+            ),
+            (Some(Err(err)), counted, _) => format!(
+                "interrupted: {} of {} tasks counted, {in_flight}; the checkpoint could not be synced ({err}): it may hold fewer",
+                counted.unwrap_or(0),
+                abandoned.tasks
+            ),
+            (None, _, Some(n)) => {
+                format!("interrupted: N = {n} not finished, {in_flight}{NOTHING_SAVED}")
+            }
+            (None, Some(counted), None) => format!(
+                "interrupted: {counted} of {} tasks counted, {in_flight}{NOTHING_SAVED}",
+                abandoned.tasks
+            ),
+            (None, None, None) => format!("interrupted: {in_flight}{NOTHING_SAVED}"),
+        };
+        eprintln!("{line}");
+        #[cfg(feature = "mpi")]
+        if self.mpi {
+            crate::abort_job(ExitCode::Interrupted);
         }
-        std::thread::sleep(Duration::from_millis(10));
+        crate::end_now(ExitCode::Interrupted);
     }
-    abandon(in_flight());
-    std::process::exit(ExitCode::Interrupted.code());
+
+    /// The line a count stopped within the grace ends with: `counted` of
+    /// `tasks`, the cost so far, and whether a journal `saved` them.
+    pub fn stopped(&self, counted: u64, tasks: u64, cost: &str, saved: bool) -> String {
+        match (saved, self.board) {
+            (true, _) => format!(
+                "interrupted: {counted} of {tasks} tasks counted{cost} and saved; {}",
+                resume_line(self.mpi)
+            ),
+            (false, Some(n)) => format!("interrupted: N = {n} not finished{NOTHING_SAVED}"),
+            (false, None) => {
+                format!("interrupted: {counted} of {tasks} tasks counted{cost}{NOTHING_SAVED}")
+            }
+        }
+    }
+}
+
+/// The end of every line of a stopped count that kept nothing.
+const NOTHING_SAVED: &str = "; nothing was saved (add --checkpoint FILE to make a run resumable)";
+
+/// How to resume: this command line again (under MPI, in the same
+/// `mpirun` command).
+fn resume_line(mpi: bool) -> String {
+    let how = if mpi {
+        "resume with the same mpirun command"
+    } else {
+        "resume with"
+    };
+    format!("{how}:\n  {}", resume_command())
 }
 
 /// Runs `setup` (building the plan, opening the journal: seconds at large
@@ -90,7 +194,7 @@ pub fn answered_during<T: Send>(say: &(dyn Fn() + Sync), setup: impl FnOnce() ->
             while !done.load(Ordering::SeqCst) {
                 if INTERRUPTED.load(Ordering::SeqCst) {
                     say();
-                    std::process::exit(ExitCode::Interrupted.code());
+                    crate::end_now(ExitCode::Interrupted);
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }

@@ -3,16 +3,17 @@
 //! `--mpi`, across the ranks of `mpirun`.
 
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::Context;
-use nqueens::{count_with_hooks, RunHooks, Task, TaskOutcome};
+use nqueens::run::tracked::{Tracked, TrackedOutcome};
+use nqueens::TaskOutcome;
 
 use super::{check_fallback, complain, mismatch, tracked, usage, warn_ignored_split};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
-use crate::{progress, signals};
+use crate::progress;
+use crate::signals::{self, Stopping};
 
 /// Runs `nqueens count`.
 pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
@@ -51,61 +52,41 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     let mut mismatches = Vec::new();
     for n in sizes {
         let bar = progress::task_bar(args.progress, format!("N={n}"));
-        // Tasks started and finished: the difference is in flight.
-        let started = AtomicU64::new(0);
-        let finished = AtomicU64::new(0);
+        let tracked = Tracked::prepare(n, &options, threads, None, None, None)?;
+        warn_ignored_split(args.split_depth, tracked.plan());
+        progress::weigh_tasks(&bar, tracked.plan(), &|_| true);
+        progress::begin_tasks(&bar, tracked.tasks(), 0);
         let on_task = |outcome: &TaskOutcome| {
-            finished.fetch_add(1, Ordering::Relaxed);
             progress::task_finished(outcome.id);
             bar.inc(1)
         };
-        let skip = |_: &Task| {
-            if !signals::INTERRUPTED.load(Ordering::Relaxed) {
-                started.fetch_add(1, Ordering::Relaxed);
-            }
-            false
-        };
-        let hooks = RunHooks {
-            skip: Some(&skip),
-            on_task: Some(&on_task),
-            cancel: Some(&signals::INTERRUPTED),
-            ..RunHooks::default()
-        };
+        let clear = || bar.finish_and_clear();
+        let say = |text: String| bar.suspend(|| eprintln!("{text}"));
         // Tasks in flight that would keep a stopped count past the grace
         // are abandoned with the process: nothing is saved anyway.
-        let running = AtomicBool::new(true);
-        let in_flight = || {
-            let started = started.load(Ordering::Relaxed);
-            started.saturating_sub(finished.load(Ordering::Relaxed))
+        let stopping = Stopping {
+            clear: &clear,
+            say: &say,
+            board: Some(n),
+            mpi: false,
         };
-        let say = |text: String| bar.suspend(|| eprintln!("{text}"));
-        let abandon = |in_flight: u64| {
-            bar.finish_and_clear();
-            eprintln!(
-                "interrupted: N = {n} not finished, {in_flight} in flight abandoned; nothing was saved (add --checkpoint FILE to make a run resumable)"
-            );
-        };
-        let report = std::thread::scope(|scope| {
-            scope.spawn(|| {
-                signals::watch(&running, &signals::INTERRUPTED, &in_flight, &say, &abandon)
-            });
-            let report = count_with_hooks(n, &options, &hooks, |plan| {
-                warn_ignored_split(args.split_depth, plan);
-                progress::weigh_tasks(&bar, plan, &|_| true);
-                progress::begin_tasks(&bar, plan.tasks.len() as u64, 0)
-            });
-            running.store(false, Ordering::SeqCst);
-            report
-        })?;
+        let outcome = stopping.run(tracked, &on_task)?;
         bar.finish_and_clear();
-        if !report.complete {
-            eprintln!(
-                "interrupted: N = {n} not finished; nothing was saved (add --checkpoint FILE to make a run resumable)"
-            );
-            return Ok(ExitCode::Interrupted);
+        match outcome {
+            TrackedOutcome::Counted(report) => {
+                writer.write(&report).context("cannot write the result")?;
+                mismatches.extend(mismatch(&report));
+            }
+            TrackedOutcome::Stopped { counted, tasks, .. } => {
+                eprintln!("{}", stopping.stopped(counted, tasks, "", false));
+                return Ok(ExitCode::Interrupted);
+            }
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "a count of N = {n} ended as no whole count does"
+                ))
+            }
         }
-        writer.write(&report).context("cannot write the result")?;
-        mismatches.extend(mismatch(&report));
     }
     Ok(complain(&mismatches))
 }
@@ -115,7 +96,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     use mpi::topology::Communicator;
-    use nqueens::run::mpi::{count_journaled, Abandoned, RankOutcome, StopGrace};
+    use nqueens::run::mpi::{count_journaled, RankOutcome};
     if args.checkpoint.is_some() && sizes.len() != 1 {
         return Err(usage(
             "--checkpoint takes one N: run one count per N".to_string(),
@@ -141,67 +122,39 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     // Rank 0 says at once what a stop does, and past the grace keeps what
     // finished and ends every rank (tasks in flight are counted again on
     // resume, as after kill -9).
-    let stopping = |grace: std::time::Duration| {
-        eprintln!(
-            "stopping: tasks in flight on every rank get {:.1} s to finish, then are abandoned",
-            grace.as_secs_f64()
-        );
-    };
-    let abandon = |abandoned: &Abandoned| {
-        let Some(counted) = abandoned.counted else {
-            eprintln!("interrupted: tasks in flight abandoned; nothing was saved (add --checkpoint FILE to make a run resumable)");
-            return;
-        };
-        let kept = match &abandoned.synced {
-            Ok(()) => format!(
-                " and saved, tasks in flight abandoned (counted again on resume); resume with the same mpirun command:\n  {}",
-                tracked::resume_command()
-            ),
-            Err(err) => format!(
-                ", tasks in flight abandoned; the checkpoint could not be synced ({err}): it may hold fewer"
-            ),
-        };
-        eprintln!(
-            "interrupted: {counted} of {} tasks counted{kept}",
-            abandoned.tasks
-        );
-    };
-    let grace = StopGrace {
-        grace: signals::MPI_STOP_GRACE,
-        stopping: &stopping,
-        abandon: &abandon,
+    let say = |text: String| eprintln!("{text}");
+    let stopping = Stopping {
+        clear: &|| {},
+        say: &say,
+        board: None,
+        mpi: true,
     };
     for &n in sizes {
-        let stop = Some(&signals::INTERRUPTED);
-        // Only rank 0 gets a report, and only it prints.
-        match count_journaled(
-            &world,
-            n,
-            &options,
-            checkpoint,
-            key.as_ref(),
-            stop,
-            Some(&grace),
-        )? {
-            RankOutcome::Report(report) => {
+        // Only rank 0 gets an outcome, and only it prints.
+        let outcome = stopping.with_grace(|grace| {
+            count_journaled(
+                &world,
+                n,
+                &options,
+                checkpoint,
+                key.as_ref(),
+                &signals::INTERRUPTED,
+                Some(grace),
+            )
+        })?;
+        match outcome {
+            RankOutcome::Root(TrackedOutcome::Counted(report)) => {
                 writer.write(&report).context("cannot write the result")?;
                 mismatches.extend(mismatch(&report));
             }
-            RankOutcome::Interrupted {
+            RankOutcome::Root(TrackedOutcome::Stopped {
                 counted,
                 tasks,
                 history,
-            } => {
+            }) => {
                 let cost = super::cost_so_far(history);
-                let saved = match checkpoint {
-                    Some(_) => format!(
-                        " and saved; resume with the same mpirun command:\n  {}",
-                        tracked::resume_command()
-                    ),
-                    None => "; nothing was saved (add --checkpoint FILE to make a run resumable)"
-                        .to_string(),
-                };
-                eprintln!("interrupted: {counted} of {tasks} tasks counted{cost}{saved}");
+                let saved = checkpoint.is_some();
+                eprintln!("{}", stopping.stopped(counted, tasks, &cost, saved));
                 return Ok(ExitCode::Interrupted);
             }
             RankOutcome::Worker
@@ -210,6 +163,11 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::Interrupted);
             }
             RankOutcome::Worker => {}
+            _ => {
+                return Err(anyhow::anyhow!(
+                    "an MPI count of N = {n} ended as no whole count does"
+                ))
+            }
         }
     }
     if world.rank() == 0 {

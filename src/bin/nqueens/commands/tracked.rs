@@ -1,25 +1,21 @@
 //! A count that survives and spreads: one N with a checkpoint journal, a
 //! shard of the plan, or a per-task profile.
 
-use std::io;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 use anyhow::Context;
-use nqueens::run::journal::{Journal, Resumed};
-use nqueens::run::report::{make_report, PlanSummary};
-use nqueens::run::shard::{checksum_of, mac_of, ShardResult, ShardSpec, SHARD_FORMAT};
-use nqueens::run::{plan_for, run_plan};
-use nqueens::{resolve_threads, History, RunHooks, RunTotals, Task, TaskOutcome};
+use nqueens::run::plan_for;
+use nqueens::run::shard::ShardSpec;
+use nqueens::run::tracked::{Tracked, TrackedOutcome};
+use nqueens::{resolve_threads, TaskOutcome};
 
 use super::{print_report, usage};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::PendingFile;
 use crate::progress;
-use crate::signals::{self, INTERRUPTED};
+use crate::signals::{self, Stopping};
 
 /// Per-task measurements for `--profile`, collected from the workers.
 #[derive(Default)]
@@ -152,18 +148,15 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let threads = resolve_threads(options.threads)?;
     let key = super::run_key(args.key.as_deref())?;
     super::check_fallback(n, &options, threads, args.allow_slow)?;
-    let started = Instant::now();
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let bar = progress::task_bar(args.progress, format!("N={n}"));
-    let keep = |id: u64| shard.is_none_or(|shard| shard.contains(id));
-    let in_shard = |task: &Task| keep(task.id);
     // Until the count begins a signal ends the process at once: nothing
     // has been counted (building the plan takes seconds at N = 27).
     let stopped_early = || {
         bar.finish_and_clear();
         eprintln!("interrupted before counting began; nothing was counted");
     };
-    let (plan, shard_out, profile_out, journal, resumed) =
+    let (tracked, shard_out, profile_out) =
         signals::answered_during(&stopped_early, || -> anyhow::Result<_> {
             let plan = plan_for(n, &options, threads)?;
             super::warn_ignored_split(args.split_depth, &plan);
@@ -184,245 +177,86 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 .as_deref()
                 .map(|path| PendingFile::reserve(path, "the profile"))
                 .transpose()?;
-            let (journal, resumed) = match &args.checkpoint {
-                Some(path) => {
-                    let (journal, resumed) = Journal::open_keyed(path, &plan, &keep, key.as_ref())?;
-                    for repair in resumed.repairs() {
-                        bar.suspend(|| {
-                            eprintln!("warning: checkpoint {}: {repair}", path.display())
-                        });
-                    }
-                    (Some(journal), Some(resumed))
-                }
-                None => (None, None),
-            };
-            Ok((plan, shard_out, profile_out, journal, resumed))
+            let checkpoint = args.checkpoint.as_deref();
+            let tracked = Tracked::with_plan(plan, threads, shard, checkpoint, key.as_ref())?;
+            Ok((tracked, shard_out, profile_out))
         })?;
-    let summary = PlanSummary::of(&plan);
-    let done_before = |task: &Task| {
-        resumed
-            .as_ref()
-            .is_some_and(|resumed| resumed.is_done(task.id))
-    };
-    let shard_tasks = plan.tasks.iter().filter(|task| in_shard(task)).count() as u64;
-    let mut prior = RunTotals::default();
-    if let Some(resumed) = &resumed {
-        prior = resumed.prior;
-        if resumed.finished() > 0 && !resumed.complete {
-            bar.suspend(|| {
-                eprintln!(
-                    "resuming: {} of {} tasks already counted",
-                    prior.tasks_run, shard_tasks
-                )
-            });
+    if let Some(path) = &args.checkpoint {
+        for repair in tracked.repairs() {
+            bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
         }
     }
-    progress::weigh_tasks(&bar, &plan, &|task| in_shard(task) && !done_before(task));
-    progress::begin_tasks(&bar, shard_tasks, prior.tasks_run);
-    let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
-    let stop = AtomicBool::new(false);
+    let earlier = tracked.earlier().totals.tasks_run;
+    if tracked.resuming() {
+        bar.suspend(|| {
+            eprintln!(
+                "resuming: {earlier} of {} tasks already counted",
+                tracked.tasks()
+            )
+        });
+    }
+    progress::weigh_tasks(&bar, tracked.plan(), &|task| tracked.is_left(task));
+    progress::begin_tasks(&bar, tracked.tasks(), earlier);
     let profiler = Profiler::default();
-    // Tasks started and finished in this run: the difference is in flight.
-    let started_tasks = AtomicU64::new(0);
-    let finished_tasks = AtomicU64::new(0);
-    // This run's task time, in microseconds, summed over threads.
-    let task_micros = AtomicU64::new(0);
     let on_task = |outcome: &TaskOutcome| {
         progress::task_finished(outcome.id);
         bar.inc(1);
-        finished_tasks.fetch_add(1, Ordering::Relaxed);
-        // Rounded as the journal's lines are, so a rerun sums the same.
-        task_micros.fetch_add((outcome.seconds * 1e6).round() as u64, Ordering::Relaxed);
         if args.profile.is_some() {
             profiler.record(outcome);
         }
-        if let Some(journal) = &journal {
-            if let Err(err) = journal.record(outcome.id, &outcome.count, outcome.seconds) {
-                // Losing the journal would lose work: stop, and say why.
-                journal_error
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_or_insert(err);
-                stop.store(true, Ordering::SeqCst);
-            }
-        }
-        if INTERRUPTED.load(Ordering::Relaxed) {
-            stop.store(true, Ordering::Relaxed);
-        }
     };
-    let skip = |task: &Task| {
-        let skipped = !in_shard(task) || done_before(task);
-        if !skipped && !stop.load(Ordering::Relaxed) {
-            started_tasks.fetch_add(1, Ordering::Relaxed);
-        }
-        skipped
-    };
-    let hooks = RunHooks {
-        skip: Some(&skip),
-        on_task: Some(&on_task),
-        cancel: Some(&stop),
-        ..RunHooks::default()
-    };
-    stop.store(INTERRUPTED.load(Ordering::SeqCst), Ordering::SeqCst);
-    // A signal stops the tasks in flight too (join tasks look at the flag
-    // between batches), not only the next ones; those that would take
-    // longer than the grace are abandoned with the process, as after
-    // kill -9, once the journal is synced and locked.
-    let running = AtomicBool::new(true);
-    let in_flight = || {
-        let started = started_tasks.load(Ordering::Relaxed);
-        started.saturating_sub(finished_tasks.load(Ordering::Relaxed))
-    };
+    let clear = || bar.finish_and_clear();
     let say = |text: String| bar.suspend(|| eprintln!("{text}"));
-    let abandon = |in_flight: u64| {
-        bar.finish_and_clear();
-        let counted = prior.tasks_run + finished_tasks.load(Ordering::Relaxed);
-        let abandoned = format!("{in_flight} in flight abandoned");
-        let kept = match &journal {
-            Some(journal) => {
-                match journal.end_before_exit(started.elapsed().as_secs_f64(), threads) {
-                    Ok(()) => format!(
-                        " and saved, {abandoned} (counted again on resume); resume with:\n  {}",
-                        resume_command()
-                    ),
-                    Err(err) => format!(
-                    ", {abandoned}; the checkpoint could not be synced ({err}): it may hold fewer"
-                ),
-                }
-            }
-            None => format!(
-                ", {abandoned}; nothing was saved (add --checkpoint FILE to make a run resumable)"
-            ),
-        };
-        eprintln!("interrupted: {counted} of {shard_tasks} tasks counted{kept}");
+    let stopping = Stopping {
+        clear: &clear,
+        say: &say,
+        board: None,
+        mpi: false,
     };
-    let counted = std::thread::scope(|scope| {
-        scope.spawn(|| signals::watch(&running, &stop, &in_flight, &say, &abandon));
-        // A shard computes its part of P and R; the merge sums the parts.
-        let symmetric_part = shard.map_or((0, 1), |shard| (shard.index, shard.count));
-        let counted = run_plan(&plan, threads, &hooks, Some(symmetric_part));
-        running.store(false, Ordering::Relaxed);
-        counted
-    })?;
-    let run = counted.totals;
-    let seconds = started.elapsed().as_secs_f64();
+    let saved = args.checkpoint.is_some();
+    let outcome = stopping.run(tracked, &on_task)?;
     bar.finish_and_clear();
-    // A run that counted nothing (a finished journal read again, maybe
-    // read-only) leaves the journal as it is, and adds no run to its cost.
-    let worked = run.tasks_run + run.tasks_cancelled > 0;
-    if let Some(journal) = &journal {
-        if worked {
-            journal.end_session(seconds, threads)
-        } else {
-            journal.sync()
+    match outcome {
+        TrackedOutcome::Stopped {
+            counted,
+            tasks,
+            history,
+        } => {
+            let cost = super::cost_so_far(history);
+            eprintln!("{}", stopping.stopped(counted, tasks, &cost, saved));
+            Ok(ExitCode::Interrupted)
         }
-        .with_context(|| format!("cannot sync the checkpoint {}", journal.path().display()))?;
-    }
-    // A resumed count's cost over all its runs.
-    let history = resumed
-        .as_ref()
-        .filter(|resumed| resumed.finished() > 0 || resumed.sessions > 0)
-        .map(|resumed| History {
-            sessions: resumed.sessions + if worked { 1 } else { 0 },
-            wall_seconds: resumed.wall_seconds + if worked { seconds } else { 0.0 },
-            task_seconds: (resumed.task_micros + task_micros.load(Ordering::Relaxed)) as f64 * 1e-6,
-            session_nodes: run.nodes,
-        });
-    if let Some(err) = journal_error
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-    {
-        return Err(anyhow::Error::new(err)
-            .context("cannot write the checkpoint; finished tasks up to the failure are kept"));
-    }
-    let totals = prior.merge(RunTotals {
-        tasks_skipped: 0,
-        ..run
-    });
-    if run.tasks_cancelled > 0 {
-        let cost = super::cost_so_far(history);
-        eprintln!(
-            "interrupted: {} of {shard_tasks} tasks counted{cost}{}",
-            totals.tasks_run,
-            if journal.is_some() {
-                format!(" and saved; resume with:\n  {}", resume_command())
-            } else {
-                "; nothing was saved (add --checkpoint FILE to make a run resumable)".to_string()
+        TrackedOutcome::Shard(result) => {
+            let out = shard_out.expect("a shard's result file is reserved");
+            let path = out.path().to_path_buf();
+            let text = format!("{}\n", serde_json::to_string_pretty(&result)?);
+            if let Err(err) = out.commit(text.as_bytes()) {
+                // The count is done: it is not lost with the file.
+                print!("{text}");
+                return Err(anyhow::anyhow!(
+                    "cannot write the shard result {} ({err}); it is printed above: save it to a file to merge it",
+                    path.display()
+                ));
             }
-        );
-        return Ok(ExitCode::Interrupted);
-    }
-    if let Some(shard) = shard {
-        let result = ShardResult {
-            format: SHARD_FORMAT.to_string(),
-            fingerprint: plan.fingerprint_hex(),
-            n,
-            method: plan.method.to_string(),
-            split_depth: plan.split_depth,
-            shard: shard.index,
-            shards: shard.count,
-            tasks_in_plan: plan.tasks.len() as u64,
-            tasks_done: totals.tasks_run,
-            solutions: totals.solutions,
-            orbits: totals.orbits,
-            orbit_sizes: totals.orbit_sizes,
-            nodes: totals.nodes,
-            prefix_nodes: plan.prefix_nodes,
-            threads,
-            seconds,
-            total_seconds: history.map_or(seconds, |history| history.wall_seconds),
-            task_seconds: history.map_or(
-                task_micros.load(Ordering::Relaxed) as f64 * 1e-6,
-                |history| history.task_seconds,
-            ),
-            turn_fixed_part: counted
-                .symmetric
-                .map(|part| [part.half_turn, part.quarter_turn]),
-            task_digest: Some(format!("{:016x}", totals.digest)),
-            checksum: None,
-            mac: None,
-        };
-        let result = ShardResult {
-            checksum: Some(checksum_of(&result)),
-            mac: key.as_ref().map(|key| mac_of(&result, key)),
-            ..result
-        };
-        mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
-        let out = shard_out.expect("a shard's result file is reserved");
-        let path = out.path().to_path_buf();
-        let text = format!("{}\n", serde_json::to_string_pretty(&result)?);
-        if let Err(err) = out.commit(text.as_bytes()) {
-            // The count is done: it is not lost with the file.
-            print!("{text}");
-            return Err(anyhow::anyhow!(
-                "cannot write the shard result {} ({err}); it is printed above: save it to a file to merge it",
+            write_profile(profile_out, profiler)?;
+            let shard = shard.expect("a shard result comes of a shard");
+            eprintln!(
+                "shard {shard}: {} tasks, {} solutions (partial), written to {}",
+                result.tasks_done,
+                result.solutions,
                 path.display()
-            ));
+            );
+            Ok(ExitCode::Success)
         }
-        write_profile(profile_out, profiler)?;
-        eprintln!(
-            "shard {shard}: {} tasks, {} solutions (partial), written to {}",
-            totals.tasks_run,
-            totals.solutions,
-            path.display()
-        );
-        return Ok(ExitCode::Success);
+        TrackedOutcome::Counted(report) => {
+            let code = print_report(&report, args.format)?;
+            write_profile(profile_out, profiler)?;
+            Ok(code)
+        }
+        _ => Err(anyhow::anyhow!(
+            "the count ended in a way this nqueens does not know"
+        )),
     }
-    mark_complete(journal.as_ref(), resumed.as_ref(), totals.solutions)?;
-    let mut report = make_report(
-        &summary,
-        threads,
-        &totals,
-        seconds,
-        true,
-        counted
-            .symmetric
-            .expect("a whole count asked run_plan for P and R"),
-    );
-    report.history = history;
-    let code = print_report(&report, args.format)?;
-    write_profile(profile_out, profiler)?;
-    Ok(code)
 }
 
 /// Writes the per-task profile, if one was asked for, after the result is
@@ -434,18 +268,4 @@ fn write_profile(out: Option<PendingFile>, profiler: Profiler) -> anyhow::Result
     let path = out.path().to_path_buf();
     out.commit(profiler.csv().as_bytes())
         .with_context(|| format!("cannot write the profile {}", path.display()))
-}
-
-/// Ends the journal with its `complete` line, unless it already has one.
-fn mark_complete(
-    journal: Option<&Journal>,
-    resumed: Option<&Resumed>,
-    solutions: u128,
-) -> io::Result<()> {
-    match journal {
-        Some(journal) if !resumed.is_some_and(|resumed| resumed.complete) => {
-            journal.complete(solutions)
-        }
-        _ => Ok(()),
-    }
 }
