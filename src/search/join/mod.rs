@@ -68,9 +68,10 @@ use geometry::Geometry;
 #[cfg(target_arch = "x86_64")]
 use glue::{Avx2Glue, Avx512Glue};
 use glue::{Glue, Placed, PortableGlue};
+use grid::task_row_sets;
 pub use grid::{grid_east_levels, grid_levels};
 use halves::{half_boards, Cursor};
-use specs::{even_specs, quadrant_rows, task_row_sets};
+use specs::{even_specs, quadrant_rows};
 
 pub use cells::{
     count_placements_on, fill_cell, shared_cells, CellCache, MadeCells, RowCells, SharedCells,

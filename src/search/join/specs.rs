@@ -2,7 +2,6 @@
 //! columns, forbidden diagonals) and the weights of their pairs.
 
 use super::geometry::{centre_weight, union, Geometry};
-use super::grid::task_grid;
 use super::tasks::west_beside_rows;
 use super::JoinTask;
 
@@ -177,30 +176,6 @@ pub(super) fn odd_middle(geo: &Geometry, task: &JoinTask) -> ((u64, u64), u32, u
     };
     let west_rows = open & !(1 << row) & !task.east_rows;
     (geo.queen_diagonals(row, h), west_rows, weight)
-}
-
-/// The quadrant row sets of every spec of a task (north and south) with
-/// the spec's open columns, in the order a count first makes their boards.
-pub(super) fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<([u32; 2], u32)> {
-    let specs: Vec<HalfSpec> = if let Some(grid) = task_grid(geo, task, None, None) {
-        grid.specs().collect()
-    } else if geo.n.is_multiple_of(2) {
-        even_specs(geo, task, [1, 1, 1])
-            .into_iter()
-            .flat_map(|(east, west, _)| [east, west])
-            .collect()
-    } else {
-        let (east, west, _) = odd_join(geo, task);
-        east.iter().map(|(spec, _)| *spec).chain([west]).collect()
-    };
-    let mut row_sets: Vec<([u32; 2], u32)> = Vec::new();
-    for spec in &specs {
-        let rows = (quadrant_rows(geo, spec), spec.cols);
-        if !row_sets.contains(&rows) {
-            row_sets.push(rows);
-        }
-    }
-    row_sets
 }
 
 /// The local rows of a half's north and south quadrants.

@@ -102,46 +102,6 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
     Ok(None)
 }
 
-/// The command line that resumes this run, quoted for a POSIX shell, for
-/// the interruption message. Arguments are taken as the system gives them:
-/// a path need not be UTF-8.
-pub fn resume_command() -> String {
-    std::env::args_os()
-        .map(|arg| shell_word(&arg))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// One argument as a shell reads it back: quoted where needed, and bytes
-/// that are not UTF-8 written as `$'\xNN'` (bash, zsh and ksh read that).
-fn shell_word(arg: &std::ffi::OsStr) -> String {
-    if let Some(text) = arg.to_str() {
-        // Quoting fails only on a NUL byte, which no argument can hold.
-        return shlex::try_quote(text).map_or_else(|_| text.to_string(), |word| word.into_owned());
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let mut word = String::from("$'");
-        for &byte in arg.as_bytes() {
-            match byte {
-                b'\\' | b'\'' => {
-                    word.push('\\');
-                    word.push(char::from(byte));
-                }
-                0x20..=0x7e => word.push(char::from(byte)),
-                _ => word.push_str(&format!("\\x{byte:02x}")),
-            }
-        }
-        word.push('\'');
-        word
-    }
-    #[cfg(not(unix))]
-    {
-        arg.to_string_lossy().into_owned()
-    }
-}
-
 /// One N with a checkpoint and/or a shard.
 pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result<ExitCode> {
     let options = args.count_options();

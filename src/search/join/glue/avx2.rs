@@ -5,7 +5,7 @@
 use std::arch::x86_64::*;
 
 use super::vector::{self, GlueVector};
-use super::{Move, Placed};
+use super::{Glue, Move, Placed};
 use crate::search::pack::pack4;
 
 /// Four lanes of 64 bits.
@@ -159,4 +159,36 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
 pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
     // SAFETY: as above.
     unsafe { vector::split_by_bit::<Avx2>(keys, bit, taken) }
+}
+
+/// The loops with AVX2: 4 placements or pairs a step, the kept ones
+/// packed by a shuffle looked up by their mask.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2Glue(());
+
+impl Glue for Avx2Glue {
+    fn here() -> Option<Self> {
+        (std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("popcnt"))
+        .then_some(Avx2Glue(()))
+    }
+
+    #[inline(always)]
+    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+        // SAFETY: the value proves the CPU has AVX2 and popcnt.
+        unsafe { place(how, cell, out) }
+    }
+
+    #[inline(always)]
+    fn join(
+        self,
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    ) {
+        // SAFETY: as above.
+        unsafe { join(north_checks, north_keys, south, left, keys) }
+    }
 }

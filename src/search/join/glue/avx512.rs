@@ -4,7 +4,7 @@
 use std::arch::x86_64::*;
 
 use super::vector::{self, GlueVector};
-use super::{Move, Placed};
+use super::{Glue, Move, Placed};
 
 /// Eight lanes of 64 bits.
 #[derive(Clone, Copy)]
@@ -139,4 +139,34 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
 pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
     // SAFETY: as above.
     unsafe { vector::split_by_bit::<Avx512>(keys, bit, taken) }
+}
+
+/// The loops with AVX-512F: 8 placements or pairs a step, the kept ones
+/// packed by a compress.
+#[derive(Clone, Copy, Debug)]
+pub struct Avx512Glue(());
+
+impl Glue for Avx512Glue {
+    fn here() -> Option<Self> {
+        std::arch::is_x86_feature_detected!("avx512f").then_some(Avx512Glue(()))
+    }
+
+    #[inline(always)]
+    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+        // SAFETY: the value proves the CPU has AVX-512F.
+        unsafe { place(how, cell, out) }
+    }
+
+    #[inline(always)]
+    fn join(
+        self,
+        north_checks: &[u64],
+        north_keys: &[u64],
+        south: &Placed,
+        left: usize,
+        keys: &mut Vec<u64>,
+    ) {
+        // SAFETY: as above.
+        unsafe { join(north_checks, north_keys, south, left, keys) }
+    }
 }

@@ -239,7 +239,9 @@ impl Glue for PortableGlue {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub use vector::{Avx2Glue, Avx512Glue};
+pub use avx2::Avx2Glue;
+#[cfg(target_arch = "x86_64")]
+pub use avx512::Avx512Glue;
 
 /// Copies to the front of `out` the values that share no bit with `test`,
 /// in order, on the loop `path` (which this CPU must run); returns how

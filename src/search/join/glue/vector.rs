@@ -9,7 +9,7 @@
 
 use std::arch::x86_64::__m128i;
 
-use super::{avx2, avx512, finish_place, reserve_keys, start_place, Glue, Move, Placed, PAD};
+use super::{finish_place, reserve_keys, start_place, Move, Placed, PAD};
 
 /// A vector of u64 lanes and the operations the glue takes on it.
 ///
@@ -67,7 +67,7 @@ unsafe fn shift_count(bits: u32) -> __m128i {
     unsafe { std::arch::x86_64::_mm_cvtsi64_si128(i64::from(bits)) }
 }
 
-/// [`Glue::place`], [`GlueVector::WIDTH`] placements a step.
+/// [`super::Glue::place`], [`GlueVector::WIDTH`] placements a step.
 ///
 /// # Safety
 /// As [`GlueVector`].
@@ -114,7 +114,7 @@ pub(super) unsafe fn place<V: GlueVector>(how: &Move, cell: &[u64], out: &mut [P
     }
 }
 
-/// [`Glue::join`], [`GlueVector::WIDTH`] pairs a step.
+/// [`super::Glue::join`], [`GlueVector::WIDTH`] pairs a step.
 ///
 /// # Safety
 /// As [`GlueVector`].
@@ -219,66 +219,4 @@ pub(super) unsafe fn split_by_bit<V: GlueVector>(
         }
     }
     super::split_by_bit_from(keys, V::WIDTH * steps, (free_len, taken_len), bit, taken)
-}
-
-/// The loops with AVX-512F: 8 placements or pairs a step, the kept ones
-/// packed by a compress.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx512Glue(());
-
-impl Glue for Avx512Glue {
-    fn here() -> Option<Self> {
-        std::arch::is_x86_feature_detected!("avx512f").then_some(Avx512Glue(()))
-    }
-
-    #[inline(always)]
-    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
-        // SAFETY: the value proves the CPU has AVX-512F.
-        unsafe { avx512::place(how, cell, out) }
-    }
-
-    #[inline(always)]
-    fn join(
-        self,
-        north_checks: &[u64],
-        north_keys: &[u64],
-        south: &Placed,
-        left: usize,
-        keys: &mut Vec<u64>,
-    ) {
-        // SAFETY: as above.
-        unsafe { avx512::join(north_checks, north_keys, south, left, keys) }
-    }
-}
-
-/// The loops with AVX2: 4 placements or pairs a step, the kept ones
-/// packed by a shuffle looked up by their mask.
-#[derive(Clone, Copy, Debug)]
-pub struct Avx2Glue(());
-
-impl Glue for Avx2Glue {
-    fn here() -> Option<Self> {
-        (std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("popcnt"))
-        .then_some(Avx2Glue(()))
-    }
-
-    #[inline(always)]
-    fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
-        // SAFETY: the value proves the CPU has AVX2 and popcnt.
-        unsafe { avx2::place(how, cell, out) }
-    }
-
-    #[inline(always)]
-    fn join(
-        self,
-        north_checks: &[u64],
-        north_keys: &[u64],
-        south: &Placed,
-        left: usize,
-        keys: &mut Vec<u64>,
-    ) {
-        // SAFETY: as above.
-        unsafe { avx2::join(north_checks, north_keys, south, left, keys) }
-    }
 }
