@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod count;
+mod fallback;
 pub mod help;
 pub mod list;
 pub mod merge;
@@ -12,6 +13,8 @@ pub mod plan;
 pub mod solve;
 pub mod tracked;
 pub mod verify;
+
+pub use fallback::check_fallback;
 
 use std::io::{self, Write};
 
@@ -169,57 +172,6 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<io::Error>()
             .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
     })
-}
-
-/// Core-nanoseconds per solution of a d4 count, measured at N = 17 and 18
-/// on one Zen 4 core (`scripts/compare-reference.sh 17 1 --method d4`: 2.28 s
-/// for 95,815,104 solutions): what a fallback to d4 is priced at.
-const D4_CORE_NS_PER_SOLUTION: f64 = 25.0;
-
-/// When `auto` cannot fit join in the memory it may take, it counts with
-/// d4, which can take years where join takes hours: says so in one line,
-/// with d4's predicted time, or refuses when that is more than a day on
-/// `threads` threads and `allow_slow` was not given.
-pub fn check_fallback(
-    n: u32,
-    options: &nqueens::CountOptions,
-    threads: usize,
-    allow_slow: bool,
-) -> anyhow::Result<()> {
-    let auto = nqueens::Method::Auto;
-    if options.method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
-        return Ok(());
-    }
-    // The plan's own memory check, on its task list alone: the plan is
-    // built once, by the count (building and fingerprinting it here too
-    // had cost seconds at N = 27).
-    let task_list = nqueens::search::join::JoinTasks::new(n).bytes();
-    let fits = nqueens::plan::join_fits(n, options.memory_limit, threads, task_list);
-    let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits else {
-        return Ok(());
-    };
-    // Q(N) from the table; past it (N = 28), about 10x Q(27).
-    let solutions = nqueens::published::A000170
-        .get(n as usize)
-        .map_or(nqueens::published::A000170[27] as f64 * 10.0, |&q| q as f64);
-    let core_seconds = solutions * D4_CORE_NS_PER_SOLUTION * 1e-9;
-    let wall = core_seconds / threads as f64;
-    let refused = wall > 86_400.0 && !allow_slow;
-    let what = format!(
-        "join needs {} for N = {n} on {threads} thread(s) but may take {}, so auto {} with d4: about {} on these threads ({} of core time at d4's {D4_CORE_NS_PER_SOLUTION} core-ns per solution)",
-        human_bytes(needed),
-        human_bytes(limit),
-        if refused { "would count" } else { "counts" },
-        crate::output::human_duration(wall),
-        crate::output::human_duration(core_seconds),
-    );
-    if refused {
-        return Err(usage(format!(
-            "{what}; raise --max-memory (or free memory), use fewer threads (-j), or add --allow-slow to count with d4 anyway"
-        )));
-    }
-    eprintln!("note: {what}");
-    Ok(())
 }
 
 /// The run key of `--key FILE`, read and checked, if one was given.

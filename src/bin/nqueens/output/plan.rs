@@ -1,0 +1,148 @@
+//! `nqueens plan`'s report: the plan, and the estimate of its cost.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use nqueens::plan::estimate_costs;
+use nqueens::run::estimate::Estimate;
+use nqueens::search::join::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
+use nqueens::units::human_bytes;
+use nqueens::{Method, Plan};
+
+use super::{count_of, human_duration};
+use crate::args::PlanArgs;
+
+/// The plan's header: tasks, memory, fingerprint, and how tasks are cut or
+/// their costs spread.
+pub fn write_plan(
+    out: &mut impl Write,
+    plan: &Plan,
+    threads: usize,
+    peak_memory: u64,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "N = {}, method {}, split depth {}",
+        plan.n, plan.method, plan.split_depth
+    )?;
+    writeln!(out, "tasks: {}", plan.tasks.len())?;
+    if plan.method == Method::Join {
+        writeln!(
+            out,
+            "memory: at most {} on {} (quadrant cells, keys and matchers)",
+            human_bytes(plan.memory_bytes),
+            count_of(threads as u64, "thread")
+        )?;
+    }
+    writeln!(
+        out,
+        "peak memory: at most {} (with the plan's {} task list)",
+        human_bytes(peak_memory),
+        human_bytes(plan.task_bytes())
+    )?;
+    writeln!(out, "fingerprint: {}", plan.fingerprint_hex())?;
+    writeln!(
+        out,
+        "queens placed building the plan: {}",
+        plan.prefix_nodes
+    )?;
+    if plan.method == Method::Join {
+        let cut = if plan.n % 2 == 1 || plan.n < BESIDE_MIN_N {
+            ""
+        } else if plan.n < BOTH_BESIDE_MIN_N {
+            ", each cut by the row of its east queen beside the middle line"
+        } else {
+            ", each cut by the rows of its two queens beside the middle line"
+        };
+        writeln!(
+            out,
+            "tasks are row sets of the east half board{cut}, costs not estimated"
+        )?;
+    } else {
+        const PROBE_ROWS: u32 = 3;
+        let mut costs = estimate_costs(plan, PROBE_ROWS);
+        costs.sort_unstable();
+        let total: u64 = costs.iter().sum();
+        let mean = total as f64 / costs.len().max(1) as f64;
+        let max = costs.last().copied().unwrap_or(0);
+        let median = costs.get(costs.len() / 2).copied().unwrap_or(0);
+        writeln!(
+            out,
+            "estimated cost (queens in the {PROBE_ROWS} rows below each task): mean {mean:.0}, median {median}, max {max}, max/mean {:.2}",
+            if mean > 0.0 { max as f64 / mean } else { 0.0 }
+        )?;
+    }
+    Ok(())
+}
+
+/// Nanoseconds of core time per solution of an `n` board, where its count
+/// is published.
+pub fn core_ns(n: u32, core_seconds: f64) -> Option<f64> {
+    nqueens::published::total(n).map(|total| core_seconds * 1e9 / total as f64)
+}
+
+pub fn write_estimate(
+    out: &mut impl Write,
+    estimate: &Estimate,
+    args: &PlanArgs,
+    budget: Option<Duration>,
+) -> io::Result<()> {
+    let (low, high) = estimate.interval;
+    writeln!(
+        out,
+        "estimate: {} of {} tasks timed (seed {}, {}, {})",
+        estimate.sampled,
+        estimate.tasks,
+        args.seed,
+        count_of(estimate.threads as u64, "thread"),
+        human_duration(estimate.seconds)
+    )?;
+    if let Some(budget) = budget.filter(|_| estimate.sampled < estimate.asked) {
+        writeln!(
+            out,
+            "  stopped at the time asked ({} s) before {} tasks: --time SECONDS or --sample K for a closer figure",
+            budget.as_secs(),
+            estimate.asked
+        )?;
+    }
+    writeln!(
+        out,
+        "  core time: {} (95% interval {} to {})",
+        human_duration(estimate.core_seconds),
+        human_duration(low),
+        human_duration(high)
+    )?;
+    if let Some(per_solution) = core_ns(args.n, estimate.core_seconds) {
+        writeln!(
+            out,
+            "  core-ns per solution: {per_solution:.2} ({:.2} to {:.2}), against the published count",
+            core_ns(args.n, low).unwrap_or(0.0),
+            core_ns(args.n, high).unwrap_or(0.0)
+        )?;
+    }
+    writeln!(
+        out,
+        "  largest sampled task: {} on one thread (mean {})",
+        human_duration(estimate.largest_task),
+        human_duration(estimate.core_seconds / estimate.tasks.max(1) as f64)
+    )?;
+    let mut cores = vec![estimate.threads];
+    cores.extend(args.cores.filter(|&cores| cores != estimate.threads));
+    for cores in cores {
+        let (wall, low, high) = estimate.wall_seconds(cores);
+        let here = if cores == estimate.threads {
+            " (this machine's threads)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  wall time on {}{here}: {} ({} to {})",
+            count_of(cores as u64, "core"),
+            human_duration(wall),
+            human_duration(low),
+            human_duration(high)
+        )?;
+    }
+    Ok(())
+}
