@@ -143,6 +143,7 @@ pub fn excerpt(text: &str, chars: usize) -> String {
 /// (Defined here, beside [`enum@Error`] that wraps it, and re-exported as
 /// `run::journal::JournalError`: the error types sit below every layer.)
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JournalError {
     /// The file could not be read or written.
     #[error("checkpoint {path}: {reason}")]

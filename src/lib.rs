@@ -26,6 +26,8 @@
 //! ```
 
 #![warn(missing_docs)]
+// Every unsafe block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod boards;
 pub mod error;

@@ -4,14 +4,12 @@ use nqueens::run::bench::{default_thread_counts, median, run_bench, BenchConfig}
 use nqueens::{Error, Method};
 
 fn tiny(expected: u128) -> BenchConfig {
-    BenchConfig {
-        n: 10,
-        method: Method::Auto,
-        runs: 2,
-        warmup: true,
-        thread_counts: vec![1, 2],
-        expected_solutions: expected,
-    }
+    let mut config = BenchConfig::standard(10, Method::Auto).expect("N = 10 is published");
+    config.runs = 2;
+    config.warmup = true;
+    config.thread_counts = vec![1, 2];
+    config.expected_solutions = expected;
+    config
 }
 
 #[test]

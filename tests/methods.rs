@@ -134,10 +134,7 @@ fn skipped_tasks_are_left_out_and_the_rest_adds_up() {
 fn each_task_is_reported_once() {
     let seen = Mutex::new(Vec::new());
     let on_task = |outcome: &TaskOutcome| seen.lock().unwrap().push(outcome.id);
-    let hooks = RunHooks {
-        on_task: Some(&on_task),
-        ..RunHooks::default()
-    };
+    let hooks = RunHooks::new().on_task(&on_task);
     let mut tasks = 0;
     count_with_hooks(13, &CountOptions::default(), &hooks, |plan| {
         tasks = plan.tasks.len()
@@ -157,11 +154,7 @@ fn cancel_stops_handing_out_tasks() {
             cancel.store(true, Ordering::Relaxed);
         }
     };
-    let hooks = RunHooks {
-        on_task: Some(&on_task),
-        cancel: Some(&cancel),
-        ..RunHooks::default()
-    };
+    let hooks = RunHooks::new().on_task(&on_task).cancel(&cancel);
     let report = count_with_hooks(
         14,
         &options(Method::Mirror, 2, SplitDepth::Auto),

@@ -12,6 +12,7 @@ pub const SVG_MAX_N: u64 = 256;
 
 /// The ways a board can be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum BoardFormat {
     /// The queen's column per row, separated by spaces.
     Vector,

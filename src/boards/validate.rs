@@ -7,6 +7,7 @@ use std::fmt;
 
 /// Why a board is not a solution.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Violation {
     /// The board has no rows.
     Empty,

@@ -27,6 +27,7 @@ pub const D4_MIN_N: u32 = 5;
 /// How the search tree is cut into tasks and which part of it is searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Method {
     /// Every first-row square: the full tree.
     None,

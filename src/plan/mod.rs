@@ -46,6 +46,7 @@ pub const MAX_PREFIX_NODES: u64 = 5 * MAX_TASKS as u64;
 /// Which search a task's subtree belongs to, with the bounds that search
 /// enforces on every row below the prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum TaskKind {
     /// The plain search; every completion counts `weight` times.
     Plain,

@@ -20,6 +20,7 @@ pub const DEFAULT_N: u32 = 17;
 
 /// What to run.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct BenchConfig {
     /// Board size.
     pub n: u32,

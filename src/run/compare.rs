@@ -23,6 +23,7 @@ pub const NAMED: usize = 10;
 
 /// Why two sets of journals cannot be compared.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CompareError {
     /// A journal cannot be read, or is damaged.
     #[error(transparent)]

@@ -152,8 +152,11 @@ pub trait Dispatch: Sync {
     fn next_chunk(&self) -> Option<Range<usize>>;
 }
 
-/// Hooks a front end may set; all are called from worker threads.
-#[derive(Default)]
+/// Hooks a front end may set; all are called from worker threads. Built
+/// from [`RunHooks::new`] (none set) by the setters, so that a hook added
+/// later breaks no caller.
+#[derive(Clone, Copy, Default)]
+#[non_exhaustive]
 pub struct RunHooks<'a> {
     /// Tasks for which this returns true are not run (held by a checkpoint,
     /// or belonging to another shard).
@@ -167,6 +170,45 @@ pub struct RunHooks<'a> {
     /// Where the workers take their tasks from; `None`: every task of the
     /// plan, by work stealing.
     pub dispatch: Option<&'a dyn Dispatch>,
+}
+
+impl<'a> RunHooks<'a> {
+    /// No hook: every task run, nothing told, never cancelled.
+    pub fn new() -> RunHooks<'a> {
+        RunHooks::default()
+    }
+
+    /// Tasks for which `skip` returns true are not run.
+    pub fn skip(self, skip: &'a (dyn Fn(&Task) -> bool + Sync)) -> RunHooks<'a> {
+        RunHooks {
+            skip: Some(skip),
+            ..self
+        }
+    }
+
+    /// `on_task` is told of every finished task, as soon as it finishes.
+    pub fn on_task(self, on_task: &'a (dyn Fn(&TaskOutcome) + Sync)) -> RunHooks<'a> {
+        RunHooks {
+            on_task: Some(on_task),
+            ..self
+        }
+    }
+
+    /// Once `cancel` is set no task starts (see [`RunHooks::cancel`]).
+    pub fn cancel(self, cancel: &'a AtomicBool) -> RunHooks<'a> {
+        RunHooks {
+            cancel: Some(cancel),
+            ..self
+        }
+    }
+
+    /// The workers take their tasks from `dispatch`.
+    pub fn dispatch(self, dispatch: &'a dyn Dispatch) -> RunHooks<'a> {
+        RunHooks {
+            dispatch: Some(dispatch),
+            ..self
+        }
+    }
 }
 
 /// The reduced result of running a plan.

@@ -180,12 +180,10 @@ pub fn count_journaled(
     };
     let on_task = |outcome: &TaskOutcome| chunks.finished(outcome);
     let skip = |task: &Task| is_done(task.id);
-    let hooks = RunHooks {
-        dispatch: Some(&chunks),
-        skip: checkpoint.map(|_| &skip as &(dyn Fn(&Task) -> bool + Sync)),
-        on_task: checkpoint.map(|_| &on_task as &(dyn Fn(&TaskOutcome) + Sync)),
-        cancel: Some(stop),
-    };
+    let mut hooks = RunHooks::new().dispatch(&chunks).cancel(stop);
+    if checkpoint.is_some() {
+        hooks = hooks.skip(&skip).on_task(&on_task);
+    }
     // Rank 0 watches a stopped count: tasks in flight that would keep it
     // past the grace (depth-first tasks of large N take minutes) are
     // abandoned with the whole job, as after a kill, once the journal

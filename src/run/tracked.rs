@@ -292,12 +292,10 @@ impl Tracked {
             }
             skipped
         };
-        let hooks = RunHooks {
-            skip: Some(&skip),
-            on_task: Some(&on_task),
-            cancel: Some(&cancel),
-            ..RunHooks::default()
-        };
+        let hooks = RunHooks::new()
+            .skip(&skip)
+            .on_task(&on_task)
+            .cancel(&cancel);
         let done = AtomicBool::new(false);
         let kept = || {
             self.keep_now(

@@ -114,10 +114,7 @@ pub fn options(method: Method, threads: usize, split_depth: SplitDepth) -> Count
 #[allow(dead_code)]
 pub fn shard_solutions(n: u32, options: &CountOptions, shards: u64, index: u64) -> u128 {
     let skip = move |task: &Task| task.id % shards != index;
-    let hooks = RunHooks {
-        skip: Some(&skip),
-        ..RunHooks::default()
-    };
+    let hooks = RunHooks::new().skip(&skip);
     let part = count_with_hooks(n, options, &hooks, |_| {}).unwrap();
     assert!(
         !part.complete,

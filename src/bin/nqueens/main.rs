@@ -1,6 +1,9 @@
 //! The `nqueens` command: parses, dispatches to one command, maps errors to
 //! exit statuses. Only this file exits the process or prints errors.
 
+// Every unsafe block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod args;
 mod commands;
 mod exit_codes;

@@ -91,9 +91,9 @@ impl Layout {
                 // SAFETY: as above.
                 return unsafe { self.fill_avx512(queries, offsets) };
             }
-            // SAFETY: as above, AVX2 is present.
             MatcherPath::Avx2 if stride == NARROW => {
-                return unsafe { self.fill_avx2(queries, offsets) }
+                // SAFETY: as above, AVX2 is present.
+                return unsafe { self.fill_avx2(queries, offsets) };
             }
             // SAFETY: as above.
             MatcherPath::Avx2 => return unsafe { self.fill_avx2_wide(queries, offsets) },
@@ -263,8 +263,10 @@ impl Layout {
             masks[vector][lane] = chunk.mask as i64;
             firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
         }
-        // SAFETY (the loads): each array holds the 8 i64 a load reads.
-        let load = |values: [i64; LANES]| unsafe { _mm512_loadu_si512(values.as_ptr().cast()) };
+        let load = |values: [i64; LANES]| {
+            // SAFETY: each array holds the 8 i64 a load reads.
+            unsafe { _mm512_loadu_si512(values.as_ptr().cast()) }
+        };
         let (shifts, masks, firsts) = (shifts.map(load), masks.map(load), firsts.map(load));
         let offsets_of = |query: __m512i, vector: usize| {
             let pattern = _mm512_and_si512(_mm512_srlv_epi64(query, shifts[vector]), masks[vector]);
