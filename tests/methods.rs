@@ -216,3 +216,18 @@ fn the_repositorys_own_reference_counter_agrees_with_the_library() {
         );
     }
 }
+
+#[test]
+fn a_report_serializes_as_its_record() {
+    let report = count(8, &CountOptions::default()).unwrap();
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["n"], 8);
+    assert_eq!(json["solutions"], 92);
+    assert_eq!(json["unique"], 12);
+    assert_eq!(json["matches_published"], true);
+    assert_eq!(json["unique_matches_published"], true);
+    assert!(
+        json.get("runs").is_none(),
+        "a count without a journal has no history fields: {json}"
+    );
+}

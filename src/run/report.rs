@@ -1,13 +1,16 @@
 //! What a count reports: the totals, the unique count by two routes, and
 //! the checks against the published tables.
 
+use serde::Serialize;
+
 use super::engine::RunTotals;
 use crate::plan::{Method, Plan};
 use crate::published;
 use crate::search::symmetric::{self, Turn};
 
-/// The result of one count.
-#[derive(Clone, Debug, PartialEq)]
+/// The result of one count. Serializes as its [`ReportRecord`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(into = "ReportRecord")]
 #[non_exhaustive]
 pub struct Report {
     /// Board size.
@@ -246,5 +249,87 @@ pub fn make_report(
         fingerprint: plan.fingerprint,
         complete,
         history: None,
+    }
+}
+
+/// A report as programs read it: what [`Report`] serializes to (the JSON
+/// object of `nqueens count --format json`, and the CSV record's fields),
+/// with the rate and the checks against the tables worked out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ReportRecord {
+    /// Board size.
+    pub n: u32,
+    /// All solutions counted.
+    pub solutions: u128,
+    /// Solutions up to symmetry (Burnside); null if the run was incomplete.
+    pub unique: Option<u128>,
+    /// P: solutions unchanged by a half turn.
+    pub half_turn_symmetric: u128,
+    /// R: solutions unchanged by a quarter turn.
+    pub quarter_turn_symmetric: u128,
+    /// Method counted with.
+    pub method: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Wall time in seconds.
+    pub seconds: f64,
+    /// Queens placed (by this run, for a resumed count).
+    pub nodes: u128,
+    /// Nodes per second of wall time.
+    pub nodes_per_second: f64,
+    /// Whether the count equals A000170; null where the table ends.
+    pub matches_published: Option<bool>,
+    /// Whether the unique count equals A002562 (and, for `d4`, the leaf
+    /// classification agrees); null where the table ends.
+    pub unique_matches_published: Option<bool>,
+    /// Unique solutions as the `d4` leaves classified them; null for other
+    /// methods.
+    pub unique_from_orbits: Option<u128>,
+    /// A count resumed from a checkpoint: the runs it took (this one
+    /// included); `seconds` and `nodes_per_second` are then this run's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u64>,
+    /// Wall seconds over all runs (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_wall_seconds: Option<f64>,
+    /// Seconds the finished tasks took over all runs, summed over threads:
+    /// the core time of the count (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_task_seconds: Option<f64>,
+    /// Queens placed over all runs (JSON only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_nodes: Option<u128>,
+}
+
+impl From<&Report> for ReportRecord {
+    fn from(report: &Report) -> ReportRecord {
+        ReportRecord {
+            n: report.n,
+            solutions: report.solutions,
+            unique: report.unique,
+            half_turn_symmetric: report.half_turn_symmetric,
+            quarter_turn_symmetric: report.quarter_turn_symmetric,
+            method: report.method.to_string(),
+            threads: report.threads,
+            seconds: report.seconds,
+            nodes: report
+                .history
+                .map_or(report.nodes, |history| history.session_nodes),
+            nodes_per_second: report.nodes_per_second(),
+            matches_published: report.matches_published(),
+            unique_matches_published: report.unique_matches_published(),
+            unique_from_orbits: report.orbits.map(|orbits| orbits.unique),
+            runs: report.history.map(|history| history.sessions),
+            total_wall_seconds: report.history.map(|history| history.wall_seconds),
+            total_task_seconds: report.history.map(|history| history.task_seconds),
+            total_nodes: report.history.map(|_| report.nodes),
+        }
+    }
+}
+
+impl From<Report> for ReportRecord {
+    fn from(report: Report) -> ReportRecord {
+        ReportRecord::from(&report)
     }
 }

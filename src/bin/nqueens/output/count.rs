@@ -3,84 +3,11 @@
 
 use std::io::{self, Write};
 
+use nqueens::run::report::ReportRecord;
 use nqueens::Report;
-use serde::Serialize;
 
 use super::human_rate;
 use crate::args::Format;
-
-/// One count as programs read it; the JSON object and the CSV record.
-#[derive(Debug, Serialize)]
-pub struct CountRecord {
-    /// Board size.
-    pub n: u32,
-    /// All solutions counted.
-    pub solutions: u128,
-    /// Solutions up to symmetry (Burnside); null if the run was incomplete.
-    pub unique: Option<u128>,
-    /// P: solutions unchanged by a half turn.
-    pub half_turn_symmetric: u128,
-    /// R: solutions unchanged by a quarter turn.
-    pub quarter_turn_symmetric: u128,
-    /// Method counted with.
-    pub method: String,
-    /// Worker threads.
-    pub threads: usize,
-    /// Wall time in seconds.
-    pub seconds: f64,
-    /// Queens placed (by this run, for a resumed count).
-    pub nodes: u128,
-    /// Nodes per second of wall time.
-    pub nodes_per_second: f64,
-    /// Whether the count equals A000170; null where the table ends.
-    pub matches_published: Option<bool>,
-    /// Whether the unique count equals A002562 (and, for `d4`, the leaf
-    /// classification agrees); null where the table ends.
-    pub unique_matches_published: Option<bool>,
-    /// Unique solutions as the `d4` leaves classified them; null for other
-    /// methods.
-    pub unique_from_orbits: Option<u128>,
-    /// A count resumed from a checkpoint: the runs it took (this one
-    /// included); `seconds` and `nodes_per_second` are then this run's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runs: Option<u64>,
-    /// Wall seconds over all runs (JSON only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_wall_seconds: Option<f64>,
-    /// Seconds the finished tasks took over all runs, summed over threads:
-    /// the core time of the count (JSON only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_task_seconds: Option<f64>,
-    /// Queens placed over all runs (JSON only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total_nodes: Option<u128>,
-}
-
-impl From<&Report> for CountRecord {
-    fn from(report: &Report) -> CountRecord {
-        CountRecord {
-            n: report.n,
-            solutions: report.solutions,
-            unique: report.unique,
-            half_turn_symmetric: report.half_turn_symmetric,
-            quarter_turn_symmetric: report.quarter_turn_symmetric,
-            method: report.method.to_string(),
-            threads: report.threads,
-            seconds: report.seconds,
-            nodes: report
-                .history
-                .map_or(report.nodes, |history| history.session_nodes),
-            nodes_per_second: report.nodes_per_second(),
-            matches_published: report.matches_published(),
-            unique_matches_published: report.unique_matches_published(),
-            unique_from_orbits: report.orbits.map(|orbits| orbits.unique),
-            runs: report.history.map(|history| history.sessions),
-            total_wall_seconds: report.history.map(|history| history.wall_seconds),
-            total_task_seconds: report.history.map(|history| history.task_seconds),
-            total_nodes: report.history.map(|_| report.nodes),
-        }
-    }
-}
 
 /// Writes count reports in one format.
 pub struct ReportWriter<W: Write> {
@@ -104,7 +31,7 @@ impl<W: Write> ReportWriter<W> {
 
     /// Writes one report (after the header, the first time) and flushes.
     pub fn write(&mut self, report: &Report) -> io::Result<()> {
-        let record = CountRecord::from(report);
+        let record = ReportRecord::from(report);
         match self.format {
             Format::Text => {
                 if !self.wrote_header {
@@ -162,7 +89,7 @@ impl<W: Write> ReportWriter<W> {
                 }
             }
             Format::Json => {
-                serde_json::to_writer(&mut self.out, &record)?;
+                serde_json::to_writer(&mut self.out, report)?;
                 writeln!(self.out)?;
             }
             Format::Csv => {
