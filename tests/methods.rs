@@ -231,3 +231,28 @@ fn a_report_serializes_as_its_record() {
         "a count without a journal has no history fields: {json}"
     );
 }
+
+#[test]
+fn handing_out_only_a_shards_ids_counts_what_skipping_the_others_does() {
+    for method in [Method::Join, Method::Mirror, Method::D4] {
+        let options = CountOptions::default()
+            .with_method(method)
+            .with_threads(Some(2));
+        let shards = 3;
+        let mut total = 0;
+        for index in 0..shards {
+            let skip = move |id: u64| id % shards != index;
+            let skipping = RunHooks::new().skip(&skip);
+            let handing = RunHooks::new().only_ids(index, shards);
+            let by_skip = count_with_hooks(11, &options, &skipping, |_| {}).unwrap();
+            let by_ids = count_with_hooks(11, &options, &handing, |_| {}).unwrap();
+            assert_eq!(
+                by_ids.solutions, by_skip.solutions,
+                "{method} shard {index}"
+            );
+            assert!(!by_ids.complete, "{method} shard {index} is a part");
+            total += by_ids.solutions;
+        }
+        assert_eq!(total, 2_680, "{method}: the shards add up to Q(11)");
+    }
+}

@@ -27,7 +27,6 @@ use super::stop::{self, StopGrace};
 use super::tracked::{RunEnd, Tracked, TrackedOutcome};
 use super::{plan_for, resolve_threads, run_plan, CountOptions};
 use crate::error::Error;
-use crate::plan::Task;
 
 const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
@@ -179,7 +178,7 @@ pub fn count_journaled(
         journaled: AtomicU64::new(0),
     };
     let on_task = |outcome: &TaskOutcome| chunks.finished(outcome);
-    let skip = |task: &Task| is_done(task.id);
+    let skip = |id: u64| is_done(id);
     let mut hooks = RunHooks::new().dispatch(&chunks).cancel(stop);
     if checkpoint.is_some() {
         hooks = hooks.skip(&skip).on_task(&on_task);

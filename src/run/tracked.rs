@@ -20,7 +20,7 @@ use super::shard::{checksum_of, mac_of, ShardResult, ShardSpec, SHARD_FORMAT};
 use super::stop::{self, Abandoned, InFlight, StopGrace};
 use super::{plan_for, run_plan, CountOptions};
 use crate::error::Error;
-use crate::plan::{Plan, Task};
+use crate::plan::Plan;
 
 /// What earlier runs of a journaled count left: the tasks they finished
 /// (of this run's shard) and what those runs cost.
@@ -172,9 +172,13 @@ impl Tracked {
             }
             None => (None, None),
         };
+        // The ids below the plan's length that are I mod K, counted
+        // without making a task (a join plan makes each from its id).
+        let len = plan.tasks.len() as u64;
         let shard_tasks = match shard {
-            Some(_) => plan.tasks.iter().filter(|task| keep(task.id)).count() as u64,
-            None => plan.tasks.len() as u64,
+            Some(shard) if shard.index < len => (len - 1 - shard.index) / shard.count + 1,
+            Some(_) => 0,
+            None => len,
         };
         Ok(Tracked {
             earlier: resumed.as_ref().map(Earlier::of).unwrap_or_default(),
@@ -229,14 +233,14 @@ impl Tracked {
         self.resumed.as_ref().map_or(&[], Resumed::done_words)
     }
 
-    /// Whether `task` is this run's to count: in the shard and not
+    /// Whether task `id` is this run's to count: in the shard and not
     /// finished by an earlier run.
-    pub fn is_left(&self, task: &Task) -> bool {
-        self.shard.is_none_or(|shard| shard.contains(task.id))
+    pub fn is_left(&self, id: u64) -> bool {
+        self.shard.is_none_or(|shard| shard.contains(id))
             && !self
                 .resumed
                 .as_ref()
-                .is_some_and(|resumed| resumed.is_done(task.id))
+                .is_some_and(|resumed| resumed.is_done(id))
     }
 
     /// What a stopped run keeps if it ends now, with `counted` tasks of
@@ -285,17 +289,20 @@ impl Tracked {
                 }
             }
         };
-        let skip = |task: &Task| {
-            let skipped = !self.is_left(task);
+        let skip = |id: u64| {
+            let skipped = !self.is_left(id);
             if !skipped && !cancel.load(Ordering::Relaxed) {
                 in_flight.start();
             }
             skipped
         };
-        let hooks = RunHooks::new()
+        let mut hooks = RunHooks::new()
             .skip(&skip)
             .on_task(&on_task)
             .cancel(&cancel);
+        if let Some(shard) = self.shard {
+            hooks = hooks.only_ids(shard.index, shard.count);
+        }
         let done = AtomicBool::new(false);
         let kept = || {
             self.keep_now(

@@ -5,7 +5,7 @@ pub mod slurm;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use nqueens::{count_with_hooks, CountOptions, Method, RunHooks, SplitDepth, Task};
+use nqueens::{count_with_hooks, CountOptions, Method, RunHooks, SplitDepth};
 
 /// The binary under test.
 // Each test binary compiles this module; not all of them run the binary.
@@ -113,7 +113,7 @@ pub fn options(method: Method, threads: usize, split_depth: SplitDepth) -> Count
 // Each test binary compiles this module; not all of them shard.
 #[allow(dead_code)]
 pub fn shard_solutions(n: u32, options: &CountOptions, shards: u64, index: u64) -> u128 {
-    let skip = move |task: &Task| task.id % shards != index;
+    let skip = move |id: u64| id % shards != index;
     let hooks = RunHooks::new().skip(&skip);
     let part = count_with_hooks(n, options, &hooks, |_| {}).unwrap();
     assert!(

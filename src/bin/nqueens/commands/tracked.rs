@@ -155,7 +155,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             )
         });
     }
-    progress::weigh_tasks(&bar, tracked.plan(), &|task| tracked.is_left(task));
+    progress::weigh_tasks(&bar, tracked.plan(), &|task| tracked.is_left(task.id));
     progress::begin_tasks(&bar, tracked.tasks(), earlier);
     let profiler = Profiler::default();
     let on_task = |outcome: &TaskOutcome| {
