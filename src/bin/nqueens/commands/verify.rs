@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::verify::{cross_check, TaskCheck};
+use nqueens::run::verify::{cross_check_telling, TaskCheck};
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
 use serde::Serialize;
 
@@ -31,7 +31,44 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         args.max_memory,
         threads,
     )?;
-    let checks = cross_check(&plan, args.tasks, args.seed, threads)?;
+    let json = args.format == PlanFormat::Json;
+    if !json {
+        let mut out = io::stdout().lock();
+        writeln!(
+            out,
+            "N = {}: {} of {} join tasks (seed {}), each counted by the join and row by row",
+            plan.n,
+            args.tasks.min(plan.tasks.len()),
+            plan.tasks.len(),
+            args.seed
+        )?;
+        writeln!(
+            out,
+            "{:>12} {:>20} {:>20} {:>10} {:>10}  agree",
+            "task", "join", "row by row", "join s", "rows s"
+        )?;
+        out.flush()?;
+    }
+    // A line per task as soon as it is checked (a row-by-row count takes
+    // minutes a task from N = 24), in the order they finish.
+    let checked = |check: &TaskCheck| {
+        if json {
+            return;
+        }
+        let mut out = io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "{:>12} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
+            check.id,
+            check.join,
+            check.rows,
+            check.join_seconds,
+            check.rows_seconds,
+            if check.agrees() { "yes" } else { "NO" }
+        );
+        let _ = out.flush();
+    };
+    let checks = cross_check_telling(&plan, args.tasks, args.seed, threads, &checked)?;
     let differing: Vec<u64> = checks
         .iter()
         .filter(|check| !check.agrees())
@@ -39,7 +76,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    if args.format == PlanFormat::Json {
+    if json {
         let record = VerifyRecord {
             n: plan.n,
             fingerprint: plan.fingerprint_hex(),
@@ -50,32 +87,6 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         };
         serde_json::to_writer(&mut out, &record)?;
         writeln!(out)?;
-    } else {
-        writeln!(
-            out,
-            "N = {}: {} of {} join tasks (seed {}), each counted by the join and row by row",
-            plan.n,
-            checks.len(),
-            plan.tasks.len(),
-            args.seed
-        )?;
-        writeln!(
-            out,
-            "{:>12} {:>20} {:>20} {:>10} {:>10}  agree",
-            "task", "join", "row by row", "join s", "rows s"
-        )?;
-        for check in &checks {
-            writeln!(
-                out,
-                "{:>12} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
-                check.id,
-                check.join,
-                check.rows,
-                check.join_seconds,
-                check.rows_seconds,
-                if check.agrees() { "yes" } else { "NO" }
-            )?;
-        }
     }
     out.flush()?;
     if differing.is_empty() {
