@@ -3,16 +3,24 @@
 //! The search tree's first rows are expanded into a [`Plan`] of independent
 //! [`Task`]s (or, for the `join` method, one task per set of rows); the
 //! engine hands them to a rayon pool by work stealing; each task is counted
-//! by a search in [`search`]: a bitmask depth-first kernel, the same search
-//! in vector lanes, or the half-board join. Symmetry (the [`Method`]) cuts
-//! the tree and the tasks' weights put it back.
+//! by a search (the `search` module, hidden): a bitmask depth-first kernel,
+//! the same search in vector lanes, or the half-board join. Symmetry (the
+//! [`Method`]) cuts the tree and the tasks' weights put it back.
 //!
-//! The layers, each depending only on those above it:
-//! - `search`: counts one task (kernel, lanes, d4, join, symmetric counts);
-//! - [`plan`]: methods, tasks, the fingerprint, cost and memory estimates;
-//! - [`run`]: the engine and the one count routine, checkpoints, shards,
-//!   MPI, the benchmark;
-//! - [`boards`]: listing, the n-th solution, construction, drawing, checks.
+//! # Where to start
+//!
+//! - **Count one N**: [`count`] with [`CountOptions`] (method, threads,
+//!   memory limit) gives a [`Report`]: all solutions, the unique ones, the
+//!   checks against the published tables; a `Report` serializes to JSON.
+//! - **A count that must survive or spread** (a checkpoint journal, a
+//!   shard of the plan, a stop on a signal): [`run::tracked::Tracked`].
+//! - **Its cost before running it**: [`Plan`] and
+//!   [`run::estimate::estimate`].
+//! - **Boards**: [`Solutions`] and [`nth_solution`] list them in order,
+//!   [`explicit_solution`] builds one for any N, [`check`] validates one,
+//!   the `render_*` functions draw one.
+//! - Everything else ([`RunHooks`], [`run::engine`], [`run::journal`],
+//!   [`run::shard`]) is what those are built of.
 //!
 //! ```
 //! use nqueens::{count, CountOptions, Method};
@@ -24,6 +32,33 @@
 //! let options = CountOptions::default().with_method(Method::D4).with_threads(Some(2));
 //! assert_eq!(count(10, &options).unwrap().unique, Some(92));
 //! ```
+//!
+//! A shard of a count, as one machine of a cluster runs it:
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use nqueens::run::shard::ShardSpec;
+//! use nqueens::run::tracked::{Tracked, TrackedOutcome, Watch};
+//! use nqueens::CountOptions;
+//!
+//! let shard = ShardSpec::new(0, 2).unwrap();
+//! let tracked = Tracked::prepare(10, &CountOptions::default(), 2, Some(shard), None, None)?;
+//! let stop = AtomicBool::new(false); // a front end sets it on a signal
+//! let watch = Watch { on_task: &|_| {}, stop: &stop, grace: None };
+//! let TrackedOutcome::Shard(result) = tracked.run(&watch)? else { unreachable!() };
+//! assert!(result.solutions > 0 && result.solutions < 724); // a part of Q(10)
+//! # Ok::<(), nqueens::Error>(())
+//! ```
+//!
+//! # Layers
+//!
+//! Each depends only on those above it:
+//! - `search` (hidden): counts one task (kernel, lanes, d4, join, symmetric
+//!   counts);
+//! - [`plan`]: methods, tasks, the fingerprint, cost and memory estimates;
+//! - [`run`]: the engine and the one count routine, checkpoints, shards,
+//!   MPI, the benchmark;
+//! - [`boards`]: listing, the n-th solution, construction, drawing, checks.
 
 #![warn(missing_docs)]
 // Every unsafe block says why it is sound.
@@ -51,7 +86,11 @@ pub use plan::{Method, Plan, SplitDepth, Task, TaskKind, MIN_N};
 pub use run::engine::{RunHooks, RunTotals, TaskCount, TaskOutcome};
 pub use run::report::{History, Orbits, Report};
 pub use run::{count, count_with_hooks, resolve_threads, CountOptions};
-pub use search::board::{Board, Tally, MAX_N};
+// The search's board and tally, which tasks and reports carry: not a
+// user's first call, so off the front page.
+pub use search::board::MAX_N;
+#[doc(hidden)]
+pub use search::board::{Board, Tally};
 
 /// Checks the environment variables that steer the searches (the vector
 /// lanes' `NQUEENS_LANES`, the matcher's `NQUEENS_MATCHER`): an error names
