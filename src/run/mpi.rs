@@ -125,7 +125,7 @@ pub fn count_journaled(
         root.broadcast_into(&mut opened_flag);
     }
     let tracked = match opened {
-        Ok(tracked) if opened_flag == 1 => tracked,
+        Ok(tracked) if opened_flag == 1 => tracked.since(started),
         Ok(_) => {
             return Err(Error::Mpi(
                 "rank 0 could not open the checkpoint (it says why)".to_string(),

@@ -150,9 +150,7 @@ impl Tracked {
     ) -> Result<Tracked, Error> {
         let started = Instant::now();
         let plan = plan_for(n, options, threads)?;
-        let mut tracked = Tracked::with_plan(plan, threads, shard, checkpoint, key)?;
-        tracked.started = started;
-        Ok(tracked)
+        Ok(Tracked::with_plan(plan, threads, shard, checkpoint, key)?.since(started))
     }
 
     /// [`Tracked::prepare`] with the plan built already (MPI ranks compare
@@ -191,6 +189,12 @@ impl Tracked {
             shard_tasks,
             started: Instant::now(),
         })
+    }
+
+    /// The same count, its wall time taken from `started` (when its plan
+    /// began to be built, as [`Tracked::prepare`] takes it).
+    pub fn since(self, started: Instant) -> Tracked {
+        Tracked { started, ..self }
     }
 
     /// The plan.

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use anyhow::Context;
 use nqueens::run::plan_for;
@@ -109,6 +110,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let key = super::run_key(args.key.as_deref())?;
     super::check_fallback(n, &options, threads, args.allow_slow)?;
     // The bar's phase line runs while the plan is built (seconds at N = 27).
+    let started = Instant::now();
     let bar = progress::task_bar(args.progress, format!("N={n}"));
     // Until the count begins a signal ends the process at once: nothing
     // has been counted (building the plan takes seconds at N = 27).
@@ -138,7 +140,9 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 .map(|path| PendingFile::reserve(path, "the profile"))
                 .transpose()?;
             let checkpoint = args.checkpoint.as_deref();
-            let tracked = Tracked::with_plan(plan, threads, shard, checkpoint, key.as_ref())?;
+            let tracked = Tracked::with_plan(plan, threads, shard, checkpoint, key.as_ref())?
+                // Its wall time counts the plan's building, as every count's does.
+                .since(started);
             Ok((tracked, shard_out, profile_out))
         })?;
     if let Some(path) = &args.checkpoint {
