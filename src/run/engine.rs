@@ -176,7 +176,8 @@ pub struct RunHooks<'a> {
     /// `(first, step)`: only the ids `first`, `first + step`, ... are
     /// handed out (a shard's), the others counted as skipped without being
     /// looked at: an empty shard of N = 26's 62 million tasks had taken
-    /// seconds only to skip them. `None`: every id.
+    /// seconds only to skip them. `None`: every id. A `dispatch` hands out
+    /// its own ids instead.
     pub ids: Option<(u64, u64)>,
 }
 
