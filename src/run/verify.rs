@@ -44,19 +44,9 @@ impl TaskCheck {
 /// Counts `tasks` tasks of a `join` plan (all of them if it has fewer),
 /// one drawn from each of as many equal runs of the plan with `seed`, by
 /// the join and by the row-by-row search, on `threads` threads; in id
-/// order.
+/// order. `checked` is told of each task as soon as both counts of it are
+/// in (from N = 24 a row-by-row count takes minutes a task).
 pub fn cross_check(
-    plan: &Plan,
-    tasks: usize,
-    seed: u64,
-    threads: usize,
-) -> Result<Vec<TaskCheck>, Error> {
-    cross_check_telling(plan, tasks, seed, threads, &|_| {})
-}
-
-/// [`cross_check`], telling `checked` of each task as soon as both counts
-/// of it are in (from N = 24 a row-by-row count takes minutes a task).
-pub fn cross_check_telling(
     plan: &Plan,
     tasks: usize,
     seed: u64,

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::verify::{cross_check_telling, TaskCheck};
+use nqueens::run::verify::{cross_check, TaskCheck};
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
 use serde::Serialize;
 
@@ -68,7 +68,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         );
         let _ = out.flush();
     };
-    let checks = cross_check_telling(&plan, args.tasks, args.seed, threads, &checked)?;
+    let checks = cross_check(&plan, args.tasks, args.seed, threads, &checked)?;
     let differing: Vec<u64> = checks
         .iter()
         .filter(|check| !check.agrees())
