@@ -30,7 +30,7 @@ fn plan_building(c: &mut Criterion) {
                     // A join plan has one task per row set, whatever the
                     // split; the others deepen until they have enough.
                     let least = if method == Method::Join {
-                        nqueens::search::join::tasks(n).len()
+                        nqueens::testing::join::tasks(n).len()
                     } else {
                         nqueens::plan::AUTO_MIN_TASKS
                     };

@@ -12,7 +12,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use nqueens::search::join::{
+use nqueens::testing::join::{
     choose_cuts, count_disjoint_naive, count_task, count_task_by_rows, count_task_in_parts,
     task_keys, tasks, JoinTasks, Matcher, Parts, RowCells, SplitMatcher, LEAF_MIN, MAX_CUTS,
 };

@@ -7,9 +7,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::run::engine::count_task;
-use nqueens::search::board::RowBounds;
-use nqueens::search::kernel::{count_completions, count_completions_portable};
-use nqueens::search::lanes::{count_bounded_with, Lanes};
+use nqueens::testing::board::RowBounds;
+use nqueens::testing::kernel::{count_completions, count_completions_portable};
+use nqueens::testing::lanes::{count_bounded_with, Lanes};
 use nqueens::{published, Board, Method, Plan, SplitDepth, Tally};
 
 fn per_method(c: &mut Criterion) {

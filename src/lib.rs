@@ -63,6 +63,9 @@
 #![warn(missing_docs)]
 // Every unsafe block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
+// What only the crate uses is pub(crate): the public surface is what a
+// caller may name.
+#![warn(unreachable_pub)]
 
 pub mod boards;
 pub mod error;
@@ -70,8 +73,7 @@ pub mod plan;
 pub mod published;
 mod random;
 pub mod run;
-#[doc(hidden)]
-pub mod search;
+mod search;
 mod system;
 pub mod units;
 
@@ -101,6 +103,49 @@ pub fn check_environment() -> Result<(), Error> {
         .map(|_| ())
         .and_then(|()| search::join::requested_matcher().map(|_| ()))
         .map_err(Error::Environment)
+}
+
+/// The search's internals that the integration tests, benchmarks and
+/// fuzz targets compare against their naive twins: not an API, no promise
+/// kept between versions.
+#[doc(hidden)]
+pub mod testing {
+    /// Boards as bit masks.
+    pub mod board {
+        pub use crate::search::board::{force_open_sides, RowBounds};
+    }
+    /// The scalar depth-first kernel.
+    pub mod kernel {
+        pub use crate::search::kernel::{count_completions, count_completions_portable};
+    }
+    /// The vector lanes.
+    pub mod lanes {
+        pub use crate::search::lanes::{
+            best, count_bounded_with, count_completions, supported, Lanes,
+        };
+    }
+    /// One image per symmetry class.
+    pub mod d4 {
+        pub use crate::search::d4::{
+            classify, count_task, count_task_depth_first, rotate, Subtree,
+        };
+    }
+    /// Half boards paired on their diagonals.
+    pub mod join {
+        pub use crate::search::join::{
+            choose_cuts, count_disjoint_naive, count_placements, count_placements_on, count_task,
+            count_task_by_rows, count_task_in_parts, fill_cell, memory_needed, placements,
+            task_keys, tasks, tasks_cut, thread_bytes, thread_scratch_bytes, transpose64,
+            transpose64_naive, CellCache, EvenCut, JoinTask, JoinTasks, MadeCells, Matcher,
+            MatcherPath, Parts, RowCells, SplitMatcher, UnexpectedBits, BLOCK_KEYS, JOIN_MAX_N,
+            JOIN_MIN_N, LARGEST_CELL, LARGEST_ROW_SET, LEAF_MIN, MAX_CUTS, PLACEMENTS,
+        };
+    }
+    /// Boards fixed by a half or quarter turn.
+    pub mod symmetric {
+        pub use crate::search::symmetric::{count_symmetric, count_symmetric_part, Turn};
+    }
+    pub use crate::search::naive;
 }
 
 #[cfg(doctest)]

@@ -5,14 +5,14 @@ use sysinfo::{CpuRefreshKind, MemoryRefreshKind, RefreshKind, System};
 
 /// Memory the system could give this process now without swapping (Linux's
 /// MemAvailable), or `None` where the system does not say.
-pub fn available_memory() -> Option<u64> {
+pub(crate) fn available_memory() -> Option<u64> {
     let mut system = System::new();
     system.refresh_memory_specifics(MemoryRefreshKind::nothing().with_ram());
     Some(system.available_memory()).filter(|&bytes| bytes > 0)
 }
 
 /// The CPU's model name as the operating system reports it.
-pub fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     let system =
         System::new_with_specifics(RefreshKind::nothing().with_cpu(CpuRefreshKind::nothing()));
     system
@@ -24,7 +24,7 @@ pub fn cpu_model() -> String {
 }
 
 /// Physical cores, or the logical ones where the system does not say.
-pub fn physical_cores() -> usize {
+pub(crate) fn physical_cores() -> usize {
     System::physical_core_count().unwrap_or_else(available_cores)
 }
 
@@ -35,14 +35,14 @@ pub fn available_cores() -> usize {
 
 /// The 1-minute load average (runnable processes), where the system keeps
 /// one; `None` elsewhere.
-pub fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     let load = System::load_average().one;
     (load > 0.0 || cfg!(target_os = "linux")).then_some(load)
 }
 
 /// The CPU features the searches choose their builds by, of those this CPU
 /// has.
-pub fn cpu_features() -> Vec<String> {
+pub(crate) fn cpu_features() -> Vec<String> {
     let mut found = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
@@ -67,7 +67,7 @@ pub fn cpu_features() -> Vec<String> {
 }
 
 /// Now as an RFC 3339 UTC timestamp, to the second.
-pub fn timestamp_utc() -> String {
+pub(crate) fn timestamp_utc() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_secs());

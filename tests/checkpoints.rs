@@ -396,7 +396,7 @@ fn join_tasks_in_flight_are_abandoned_on_interrupt() {
         .lines()
         .filter(|line| line.starts_with("task "))
         .count();
-    let tasks = nqueens::search::join::JoinTasks::new(26).len();
+    let tasks = nqueens::testing::join::JoinTasks::new(26).len();
     assert!(
         stderr.contains(&format!("interrupted: {finished} of {tasks} tasks")),
         "{finished}: {stderr}"

@@ -228,7 +228,7 @@ fn every_search_build_counts_the_same() {
         // solutions, unique, P, R, method, nodes, checks.
         [1, 2, 3, 4, 5, 8, 10, 11].map(|i| fields[i].clone())
     };
-    let builds: Vec<&str> = nqueens::search::lanes::Lanes::ALL
+    let builds: Vec<&str> = nqueens::testing::lanes::Lanes::ALL
         .into_iter()
         .filter(|lanes| lanes.runs_here())
         .map(|lanes| lanes.name())

@@ -14,7 +14,7 @@ fn options(method: Method, threads: usize) -> CountOptions {
 
 #[test]
 fn join_equals_the_depth_first_methods_up_to_15() {
-    for n in nqueens::search::join::JOIN_MIN_N..=15 {
+    for n in nqueens::testing::join::JOIN_MIN_N..=15 {
         let join = count(n, &options(Method::Join, 2)).unwrap();
         assert_eq!(join.method, Method::Join, "n={n}");
         for method in Method::DEPTH_FIRST {
@@ -32,7 +32,7 @@ fn join_equals_the_depth_first_methods_up_to_15() {
 
 #[test]
 fn small_boards_fall_back_to_mirror() {
-    for n in 1..nqueens::search::join::JOIN_MIN_N {
+    for n in 1..nqueens::testing::join::JOIN_MIN_N {
         assert_eq!(effective_method(n, Method::Join), Method::Mirror);
         let report = count(n, &options(Method::Join, 1)).unwrap();
         assert_eq!(Some(report.solutions), published::total(n), "n={n}");
@@ -117,7 +117,7 @@ fn the_memory_guard_refuses_with_the_figure() {
     assert_eq!(needed, plan.peak_memory());
     assert_eq!(
         plan.memory_bytes,
-        nqueens::search::join::memory_needed(16, 2)
+        nqueens::testing::join::memory_needed(16, 2)
     );
     assert!(join_fits(16, None, 2, 0).unwrap() < needed);
     let message = err.to_string();
@@ -136,7 +136,7 @@ fn the_memory_guard_refuses_with_the_figure() {
 
 #[test]
 fn boards_past_the_join_range_are_refused() {
-    let max = nqueens::search::join::JOIN_MAX_N;
+    let max = nqueens::testing::join::JOIN_MAX_N;
     let err = Plan::build(max + 1, Method::Join, SplitDepth::Auto).unwrap_err();
     assert!(matches!(err, Error::JoinTooLarge { .. }), "{err}");
     assert_eq!(effective_method(max + 1, Method::Auto), Method::D4);
@@ -144,7 +144,7 @@ fn boards_past_the_join_range_are_refused() {
 
 #[test]
 fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
-    use nqueens::search::join::{tasks, tasks_cut, EvenCut, JoinTasks};
+    use nqueens::testing::join::{tasks, tasks_cut, EvenCut, JoinTasks};
     for n in 4..=19 {
         let listed = tasks(n);
         let compact = JoinTasks::new(n);
@@ -213,7 +213,7 @@ fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
 
 #[test]
 fn tasks_cut_beside_the_middle_add_up_to_their_row_sets() {
-    use nqueens::search::join::{
+    use nqueens::testing::join::{
         count_task, count_task_in_parts, tasks_cut, EvenCut, JoinTask, Parts,
     };
     let tiny = Parts {
@@ -250,7 +250,7 @@ fn tasks_cut_beside_the_middle_add_up_to_their_row_sets() {
 
 #[test]
 fn joins_cut_into_grids_count_alike() {
-    use nqueens::search::join::{count_task_in_parts, tasks_cut, EvenCut, Parts};
+    use nqueens::testing::join::{count_task_in_parts, tasks_cut, EvenCut, Parts};
     let plain = Parts {
         levels: Some(0),
         ..Parts::DEFAULT
@@ -325,7 +325,7 @@ fn large_boards_count_alike_in_every_grid_shape() {
     // columns, a thread's cache; at 26 two levels, the second on the west
     // side only) against one level a side and against two on both sides:
     // tasks a third and two thirds into the plan.
-    use nqueens::search::join::{count_task, count_task_in_parts, JoinTasks, Parts};
+    use nqueens::testing::join::{count_task, count_task_in_parts, JoinTasks, Parts};
     for n in [24u32, 26] {
         let tasks = JoinTasks::new(n);
         for index in [tasks.len() / 3, 2 * tasks.len() / 3] {
@@ -347,7 +347,7 @@ fn large_boards_count_alike_in_every_grid_shape() {
 
 #[test]
 fn a_sample_of_cut_row_sets_of_eighteen_and_twenty_add_up() {
-    use nqueens::search::join::{count_task, tasks_cut, EvenCut, JoinTask};
+    use nqueens::testing::join::{count_task, tasks_cut, EvenCut, JoinTask};
     for n in [18u32, 20] {
         let whole = tasks_cut(n, EvenCut::RowSet);
         for cut in [EvenCut::EastQueen, EvenCut::BothQueens] {
@@ -374,7 +374,7 @@ fn a_sample_of_cut_row_sets_of_eighteen_and_twenty_add_up() {
 
 #[test]
 fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
-    use nqueens::search::join::{count_task, count_task_in_parts, tasks, Parts};
+    use nqueens::testing::join::{count_task, count_task_in_parts, tasks, Parts};
     // Row sets held whole or not (0: every cell made when asked for).
     let tiny = [(1, 1, 0), (7, 3, u64::MAX), (100, 1000, 10), (5000, 50, 0)];
     for n in 8..=15 {
@@ -399,7 +399,7 @@ fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
 
 #[test]
 fn a_thread_stays_within_the_memory_the_plan_reports() {
-    use nqueens::search::join::{count_task, thread_bytes, thread_scratch_bytes, JoinTasks};
+    use nqueens::testing::join::{count_task, thread_bytes, thread_scratch_bytes, JoinTasks};
     for n in [16u32, 19, 20] {
         let all = JoinTasks::new(n);
         // Spread over the plan, where row sets of every size occur.
@@ -417,7 +417,7 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
 
 #[test]
 fn every_task_counted_row_by_row_equals_its_join() {
-    use nqueens::search::join::{count_task, count_task_by_rows, tasks_cut, EvenCut};
+    use nqueens::testing::join::{count_task, count_task_by_rows, tasks_cut, EvenCut};
     for n in 4..=13 {
         for cut in [EvenCut::RowSet, EvenCut::EastQueen, EvenCut::BothQueens] {
             for task in tasks_cut(n, cut) {

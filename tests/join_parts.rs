@@ -2,7 +2,7 @@
 //! the split against the double loop, the quadrant cells against brute
 //! force, and the memory constants against the quadrants.
 
-use nqueens::search::join::{
+use nqueens::testing::join::{
     choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath,
     SplitMatcher, UnexpectedBits, BLOCK_KEYS,
 };
@@ -229,7 +229,7 @@ fn placements_by_brute_force(side: u32) -> Vec<(u32, u32, u64)> {
 
 #[test]
 fn row_cells_hold_every_placement_of_their_rows_once() {
-    use nqueens::search::join::{count_placements_on, fill_cell, placements, MadeCells, RowCells};
+    use nqueens::testing::join::{count_placements_on, fill_cell, placements, MadeCells, RowCells};
     for side in 1..=7 {
         let all = placements(side);
         if side <= 4 {
@@ -310,7 +310,7 @@ fn row_cells_hold_every_placement_of_their_rows_once() {
 
 #[test]
 fn a_cell_cache_keeps_row_sets_apart_by_their_open_columns() {
-    use nqueens::search::join::{CellCache, RowCells};
+    use nqueens::testing::join::{CellCache, RowCells};
     let side = 7;
     let mut cache = CellCache::with_budget(0);
     let rows = 0b010_1101;
@@ -331,7 +331,7 @@ fn a_cell_cache_keeps_row_sets_apart_by_their_open_columns() {
 
 #[test]
 fn the_memory_constants_match_the_quadrants() {
-    use nqueens::search::join::{
+    use nqueens::testing::join::{
         count_placements, count_placements_on, RowCells, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
     };
     for side in 0..=9u32 {

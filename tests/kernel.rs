@@ -1,8 +1,8 @@
 //! The fast kernel against its naive twin, on every prefix of small boards and
 //! on random prefixes of larger ones.
 
-use nqueens::search::kernel::{count_completions, count_completions_portable};
-use nqueens::search::naive;
+use nqueens::testing::kernel::{count_completions, count_completions_portable};
+use nqueens::testing::naive;
 use nqueens::Board;
 use proptest::prelude::*;
 

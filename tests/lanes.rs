@@ -2,12 +2,12 @@
 //! naive search: same solutions and the same nodes, from every kind of start.
 
 use nqueens::boards::construct;
-use nqueens::search::board::force_open_sides;
-use nqueens::search::board::RowBounds;
-use nqueens::search::d4::{self, Subtree};
-use nqueens::search::kernel::count_completions;
-use nqueens::search::lanes::Lanes;
-use nqueens::search::{lanes, naive};
+use nqueens::testing::board::force_open_sides;
+use nqueens::testing::board::RowBounds;
+use nqueens::testing::d4::{self, Subtree};
+use nqueens::testing::kernel::count_completions;
+use nqueens::testing::lanes::Lanes;
+use nqueens::testing::{lanes, naive};
 use nqueens::{Board, Method, Plan, SplitDepth, Tally};
 use proptest::prelude::*;
 

@@ -7,7 +7,7 @@ use nqueens::boards::solutions::{
 };
 use nqueens::boards::validate::{check, Violation};
 use nqueens::published;
-use nqueens::search::naive;
+use nqueens::testing::naive;
 
 fn as_u64(columns: &[u32]) -> Vec<u64> {
     columns.iter().map(|&c| u64::from(c)).collect()

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use nqueens::search::naive;
+use nqueens::testing::naive;
 use nqueens::{count, count_with_hooks, published};
 use nqueens::{CountOptions, Method, Plan, RunHooks, SplitDepth, TaskOutcome};
 

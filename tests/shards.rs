@@ -393,7 +393,7 @@ fn the_kubernetes_job_command_counts_its_shard() {
 #[test]
 fn shards_carry_their_parts_of_p_and_r_and_merge_checks_them() {
     use nqueens::run::shard::{checksum_of, ShardResult};
-    use nqueens::search::symmetric::{count_symmetric, Turn};
+    use nqueens::testing::symmetric::{count_symmetric, Turn};
     let scratch_dir = scratch("turns");
     let dir = scratch_dir.path();
     let files = shard_files(dir, "16", 5, &[]);

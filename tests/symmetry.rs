@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use nqueens::search::d4::{classify, rotate};
-use nqueens::search::naive;
-use nqueens::search::symmetric::{count_symmetric, count_symmetric_part, unique_by_burnside, Turn};
+use nqueens::run::report::unique_by_burnside;
+use nqueens::testing::d4::{classify, rotate};
+use nqueens::testing::naive;
+use nqueens::testing::symmetric::{count_symmetric, count_symmetric_part, Turn};
 use nqueens::{count, published, Method, SplitDepth};
 
 mod common;
@@ -196,7 +197,7 @@ fn auto_picks_join_d4_or_mirror_by_size() {
     let nine = count(9, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(nine.method, Method::Mirror);
     assert_eq!(
-        nqueens::plan::effective_method(nqueens::search::join::JOIN_MAX_N + 1, Method::Auto),
+        nqueens::plan::effective_method(nqueens::testing::join::JOIN_MAX_N + 1, Method::Auto),
         Method::D4
     );
     let small = count(6, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();

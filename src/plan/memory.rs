@@ -28,6 +28,12 @@ pub fn join_fits(
     }
 }
 
+/// The bytes a `join` plan of an `n` board holds for its task list, known
+/// before the plan is built (what [`join_fits`] is given ahead of it).
+pub fn join_task_list_bytes(n: u32) -> u64 {
+    join::JoinTasks::new(n).bytes()
+}
+
 impl Plan {
     /// The bytes the plan's task list takes.
     pub fn task_bytes(&self) -> u64 {

@@ -38,7 +38,7 @@ pub enum Method {
     /// its orbit size at the leaf; also counts the unique solutions.
     D4,
     /// Half boards joined on their crossing diagonals, with symmetry
-    /// weights: no row-by-row search (see [`crate::search::join`]).
+    /// weights: no row-by-row search (see `docs/methods.md`).
     Join,
     /// The fastest method for N: `join` where it fits in memory (from
     /// [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`]), `d4` beyond and from
@@ -132,5 +132,20 @@ pub fn effective_method(n: u32, method: Method) -> Method {
         Method::D4 if n < D4_MIN_N => Method::Mirror,
         Method::Join if n < JOIN_MIN_N => Method::Mirror,
         other => other,
+    }
+}
+
+/// How many queens beside the middle line cut each `join` task of an `n`
+/// board: 0 where a task is a whole row set of the east half (odd `n`,
+/// and even `n` below 24), 1 where it is also cut by the row of its east
+/// queen, 2 where by the rows of both.
+pub fn join_cut_queens(n: u32) -> u32 {
+    use crate::search::join::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
+    if n % 2 == 1 || n < BESIDE_MIN_N {
+        0
+    } else if n < BOTH_BESIDE_MIN_N {
+        1
+    } else {
+        2
     }
 }

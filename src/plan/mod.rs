@@ -15,8 +15,10 @@ use serde::{Deserialize, Serialize};
 
 pub use cost::estimate_costs;
 pub(crate) use fingerprint::fnv1a;
-pub use memory::join_fits;
-pub use method::{effective_method, Method, SplitDepth, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N};
+pub use memory::{join_fits, join_task_list_bytes};
+pub use method::{
+    effective_method, join_cut_queens, Method, SplitDepth, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N,
+};
 
 use crate::error::Error;
 use crate::search::board::{Board, MAX_N};
@@ -88,7 +90,7 @@ impl TaskKind {
 
     /// Squares of `board`'s next row open to the search of a task of this
     /// kind: free of attacks and, for `d4`, within the shape's bounds (see
-    /// [`Shape::open_squares`]).
+    /// `Shape::open_squares`).
     pub fn open_squares(self, n: u32, board: &Board) -> u64 {
         match self.d4_shape() {
             Some(shape) => shape.open_squares(n, board),

@@ -6,6 +6,9 @@ use serde::Serialize;
 use super::engine::RunTotals;
 use crate::plan::{Method, Plan};
 use crate::published;
+/// Solutions up to symmetry from the total and the boards fixed by a half
+/// turn (P) and a quarter turn (R), by Burnside's lemma.
+pub use crate::search::symmetric::unique_by_burnside;
 use crate::search::symmetric::{self, Turn};
 
 /// The result of one count. Serializes as its [`ReportRecord`].

@@ -142,7 +142,7 @@ pub(crate) fn row_slot(row: u32) -> usize {
 
 /// The columns of an `n` board as bits `0..n`.
 #[inline(always)]
-pub const fn full_mask(n: u32) -> u64 {
+pub(crate) const fn full_mask(n: u32) -> u64 {
     if n >= 64 {
         u64::MAX
     } else {

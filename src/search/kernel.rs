@@ -36,14 +36,14 @@ pub fn count_completions_portable(n: u32, start: Board) -> Tally {
 /// The caller must ensure the CPU supports `bmi1` and `popcnt`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi1,popcnt")]
-pub unsafe fn count_completions_bmi(n: u32, start: Board) -> Tally {
+pub(crate) unsafe fn count_completions_bmi(n: u32, start: Board) -> Tally {
     search(n, start)
 }
 
 /// Whether the running CPU has the instructions [`count_completions_bmi`] uses.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-pub fn cpu_has_bmi() -> bool {
+pub(crate) fn cpu_has_bmi() -> bool {
     // std caches the CPUID answer, so this is a load and a test.
     std::arch::is_x86_feature_detected!("bmi1") && std::arch::is_x86_feature_detected!("popcnt")
 }

@@ -13,12 +13,12 @@
 //!   and the unique count by Burnside's lemma.
 //! - [`naive`]: slow, obviously correct twins for the tests.
 
-pub mod board;
-pub mod d4;
-pub mod join;
-pub mod kernel;
-pub mod lanes;
+pub(crate) mod board;
+pub(crate) mod d4;
+pub(crate) mod join;
+pub(crate) mod kernel;
+pub(crate) mod lanes;
 pub mod naive;
 #[cfg(target_arch = "x86_64")]
 mod pack;
-pub mod symmetric;
+pub(crate) mod symmetric;

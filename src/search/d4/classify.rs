@@ -8,7 +8,7 @@ use crate::search::board::MAX_N;
 /// images is the one counted, otherwise its orbit size (2, 4 or 8).
 ///
 /// The images with the top-row queen in column k are the board and the
-/// rotations whose tie square ([`tie_squares`]) it occupies. Which one is
+/// rotations whose tie square (`tie_squares`) it occupies. Which one is
 /// counted is read from the pattern of occupied tie squares where the
 /// pattern tells the images apart, because every image sees the pattern
 /// turned: of Q alone and T alone (a board and its quarter turn), Q counts;

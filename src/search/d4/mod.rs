@@ -157,7 +157,7 @@ struct Part {
 /// row n-1-k (brought to the top by a quarter turn clockwise), the bottom
 /// queen at column n-1-k (a half turn) and the right column's queen at row
 /// k (three quarter turns).
-pub fn tie_squares(n: u32, k: u32) -> [(u32, u32); 3] {
+pub(crate) fn tie_squares(n: u32, k: u32) -> [(u32, u32); 3] {
     [(n - 1 - k, 0), (n - 1, n - 1 - k), (k, n - 1)]
 }
 

@@ -44,7 +44,7 @@ pub struct RowCells {
 /// million. Larger row sets make each cell when asked for, ~3x the time
 /// of building them whole, which is small against the matching: at N = 24,
 /// with every row set made that way, 30 tasks took 2% longer.
-pub const WHOLE_PLACEMENTS: u64 = 1 << 21;
+pub(crate) const WHOLE_PLACEMENTS: u64 = 1 << 21;
 
 impl RowCells {
     /// The cells of `rows` on a `side` square (at most 16), built now.
@@ -350,18 +350,18 @@ fn each_placement_within(side: u32, rows: u32, open: u32, visit: &mut impl FnMut
 /// set built once by the first thread that needs it: the whole table is
 /// ~7 MB at side 9, ~60 MB at 10, ~570 MB at 11 (N = 22, 23) and ~5 GB at
 /// 12, where each thread builds what its tasks need instead.
-pub const SHARED_MAX_SIDE: u32 = 11;
+pub(crate) const SHARED_MAX_SIDE: u32 = 11;
 
 /// The cells of every row set of one quadrant side, each built on first
 /// use and then shared read-only.
-pub struct SharedCells {
+pub(crate) struct SharedCells {
     side: u32,
     entries: Vec<OnceLock<RowCells>>,
 }
 
 impl SharedCells {
     /// An empty set for squares of `side` (at most [`SHARED_MAX_SIDE`]).
-    pub fn new(side: u32) -> SharedCells {
+    pub(crate) fn new(side: u32) -> SharedCells {
         assert!(side <= SHARED_MAX_SIDE, "side {side} is too large to share");
         SharedCells {
             side,
@@ -370,24 +370,15 @@ impl SharedCells {
     }
 
     /// Side of the squares.
-    pub fn side(&self) -> u32 {
+    pub(crate) fn side(&self) -> u32 {
         self.side
     }
 
     /// The cells of `rows`, built now if no thread has yet (a thread
     /// asking for the same row set meanwhile waits for them).
     #[inline]
-    pub fn get(&self, rows: u32) -> &RowCells {
+    pub(crate) fn get(&self, rows: u32) -> &RowCells {
         self.entries[rows as usize].get_or_init(|| RowCells::build(self.side, rows))
-    }
-
-    /// Bytes the cells built so far hold.
-    pub fn bytes(&self) -> u64 {
-        self.entries
-            .iter()
-            .filter_map(OnceLock::get)
-            .map(RowCells::bytes)
-            .sum()
     }
 }
 
@@ -396,7 +387,7 @@ static SHARED: Mutex<Option<Arc<SharedCells>>> = Mutex::new(None);
 
 /// The cells shared by every thread for `side`; a set of another side is
 /// dropped once its last user lets go of it.
-pub fn shared_cells(side: u32) -> Arc<SharedCells> {
+pub(crate) fn shared_cells(side: u32) -> Arc<SharedCells> {
     let mut slot = SHARED
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

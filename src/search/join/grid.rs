@@ -188,7 +188,7 @@ impl Grid {
 /// tasks, core-years) 2/2 59.9, 3/2 75.9, 3/1 77.1, 2/1 90.2. N = 23
 /// without a grid: 0.42 s against 0.65 with one level (sampled tasks,
 /// before the cells were cut to the open columns).
-pub fn grid_levels(n: u32) -> u32 {
+pub(crate) fn grid_levels(n: u32) -> u32 {
     match n {
         26.. => 2,
         BESIDE_MIN_N.. if n.is_multiple_of(2) => 1,
@@ -201,7 +201,7 @@ pub fn grid_levels(n: u32) -> u32 {
 /// the west side only (the query groups), which leaves the stored groups
 /// larger but made fewer times: at N = 26 and 27 the second level pays on
 /// the west side only, at N = 28 on both (figures at [`grid_levels`]).
-pub fn grid_east_levels(n: u32) -> u32 {
+pub(crate) fn grid_east_levels(n: u32) -> u32 {
     match n {
         28.. => 2,
         _ => grid_levels(n).min(1),

@@ -53,7 +53,7 @@ fn row_set_bytes(side: u32, placements: u64) -> u64 {
 
 /// Bytes the cells shared by all threads reach for an `n` board (every
 /// row set built): 0 from N = 24, where each thread builds its own.
-pub fn shared_bytes(n: u32) -> u64 {
+pub(crate) fn shared_bytes(n: u32) -> u64 {
     let side = n / 2;
     if side > SHARED_MAX_SIDE {
         return 0;
@@ -76,7 +76,7 @@ const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 8 * (MAX_CUTS as u64
 
 /// Bytes one worker thread's buffers reach at most for an `n` board
 /// (4 <= n <= 28): its cell cache (from N = 24; the row sets past
-/// [`WHOLE_PLACEMENTS`] are not held), the placements of two cells, and the keys and matcher of one stored part and one query
+/// `WHOLE_PLACEMENTS` are not held), the placements of two cells, and the keys and matcher of one stored part and one query
 /// batch, no larger than the largest row set allows.
 pub fn thread_bytes(n: u32) -> u64 {
     let side = n / 2;

@@ -29,7 +29,7 @@
 //! with the second, each side keeping only the boards the other side's
 //! queen leaves alone. Those joins, and the odd-N ones from N = 25, are
 //! cut again inside the task by the queens of the next columns a side
-//! (see [`grid_levels`] and [`grid_east_levels`]), and each group's
+//! (see [`grid_levels`] and [`grid_east_levels`](grid::grid_east_levels)), and each group's
 //! quadrant cells are built within the columns its fixed queens leave
 //! open.
 //!
@@ -68,26 +68,26 @@ use geometry::Geometry;
 #[cfg(target_arch = "x86_64")]
 use glue::{Avx2Glue, Avx512Glue};
 use glue::{Glue, Placed, PortableGlue};
+pub(crate) use grid::grid_levels;
 use grid::task_row_sets;
-pub use grid::{grid_east_levels, grid_levels};
 use halves::{half_boards, Cursor};
 use specs::{even_specs, quadrant_rows};
 
-pub use cells::{
-    count_placements_on, fill_cell, shared_cells, CellCache, MadeCells, RowCells, SharedCells,
-    SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
-};
+// What the tests reach through `crate::testing`, then what only the
+// crate uses.
+pub use cells::{count_placements_on, fill_cell, CellCache, MadeCells, RowCells};
+pub(crate) use cells::{shared_cells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 pub use matcher::{
-    count_disjoint_naive, matcher_path, requested_matcher, transpose64, transpose64_naive, Matcher,
-    MatcherPath, BLOCK_KEYS, MATCHER_VARIABLE,
+    count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
-pub use memory::{
-    memory_needed, shared_bytes, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
-};
+pub(crate) use matcher::{matcher_path, requested_matcher};
+pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};
 pub use quadrant::{count_placements, placements};
 pub use rows::count_task_by_rows;
-pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS, ROUTE_BATCH};
-pub use tasks::{tasks, tasks_cut, EvenCut, JoinTask, JoinTasks, BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
+pub(crate) use split::ROUTE_BATCH;
+pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+pub use tasks::{tasks, tasks_cut, EvenCut, JoinTask, JoinTasks};
+pub(crate) use tasks::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
 
 /// Smallest N counted by joining; below it the halves are too small for the
 /// symmetry rules (and every method is instant).
@@ -142,7 +142,7 @@ impl Scratch {
 /// meets each sampled task warm, as a count does, at the cost of the cells
 /// of the task before it rather than its whole count (at N = 28 a task is
 /// minutes of work; its cells take under a second).
-pub fn prepare_cells(n: u32, task: &JoinTask) {
+pub(crate) fn prepare_cells(n: u32, task: &JoinTask) {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
         let geo = Geometry::new(n);
@@ -238,18 +238,18 @@ pub struct Parts {
     /// Keys in one batch of queries.
     pub query_keys: usize,
     /// Most placements of a row set held whole. Below
-    /// [`WHOLE_PLACEMENTS`] every side takes the per-thread cache (tests
+    /// `WHOLE_PLACEMENTS` every side takes the per-thread cache (tests
     /// take it tiny).
     pub whole_placements: u64,
-    /// Columns a side each join is cut by (see [`grid_levels`], which
+    /// Columns a side each join is cut by (see `grid_levels`, which
     /// `None` takes; tests take others).
     pub levels: Option<u32>,
     /// How many of those levels cut the east side too, the others the
-    /// west side only (see [`grid_east_levels`], which `None` takes when
+    /// west side only (see `grid_east_levels`, which `None` takes when
     /// `levels` is `None`; else `None` is every level).
     pub east_levels: Option<u32>,
     /// Most keys a grid holds of its stored groups together, and of one
-    /// query group ([`GRID_HELD_KEYS`]); past it a grid's groups are
+    /// query group (`GRID_HELD_KEYS`); past it a grid's groups are
     /// joined pair by pair, each made again (tests take it tiny).
     pub held_keys: usize,
 }
@@ -276,7 +276,7 @@ pub fn count_task_in_parts(n: u32, task: &JoinTask, parts: Parts) -> JoinTally {
 /// [`count_task`], abandoned (`None`) once `stop` is set: checked after
 /// every batch of queries, so a task of minutes stops within a fraction
 /// of a second.
-pub fn count_task_until(n: u32, task: &JoinTask, stop: &AtomicBool) -> Option<JoinTally> {
+pub(crate) fn count_task_until(n: u32, task: &JoinTask, stop: &AtomicBool) -> Option<JoinTally> {
     count_task_with(n, task, Parts::DEFAULT, Some(stop))
 }
 
@@ -415,7 +415,7 @@ fn count_in_avx512(
 /// Most keys a grid holds of its stored groups, and of one query group:
 /// 64 MiB each. At N = 27 a task's east boards reach past 4 million (one
 /// sampled task took 3.3 s joined pair by pair, 2.1 s held).
-pub const GRID_HELD_KEYS: usize = 1 << 23;
+pub(crate) const GRID_HELD_KEYS: usize = 1 << 23;
 
 /// Most stored keys a thread matches at once. Larger sides (from N ~ 24)
 /// are stored in parts, and every part meets all the queries, built again
@@ -423,7 +423,7 @@ pub const GRID_HELD_KEYS: usize = 1 << 23;
 /// million keys took 10% longer than of ~1.6 million, and ~0.4 million 18%
 /// longer than ~0.8 million. A key takes up to ~90 bytes with its copies
 /// and its matcher (measured at N = 25, where most pairs become keys).
-pub const STORED_KEYS: usize = 3 << 19;
+pub(crate) const STORED_KEYS: usize = 3 << 19;
 
 /// Query keys made in one batch: the queries are never all held at once.
-pub const QUERY_KEYS: usize = 1 << 17;
+pub(crate) const QUERY_KEYS: usize = 1 << 17;

@@ -29,7 +29,7 @@ pub const LEAF_MIN: usize = 512;
 /// Queries routed through the split at a time: their offsets and routes
 /// stay in the second-level cache, and each leaf still meets hundreds of
 /// them per pass over its tables.
-pub const ROUTE_BATCH: usize = 1 << 13;
+pub(crate) const ROUTE_BATCH: usize = 1 << 13;
 
 /// Room the leaves may hold past what a load uses before it is given back.
 const LEAF_SLACK_BYTES: u64 = 8 << 20;

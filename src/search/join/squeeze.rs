@@ -5,7 +5,7 @@ use super::matcher::chunk_count;
 
 /// The bits of `value` under `mask`, packed to the low bits in order (what
 /// `pext` does), a bit at a time: the naive twin of the packings here.
-pub fn gather_bits(value: u64, mask: u64) -> u64 {
+pub(crate) fn gather_bits(value: u64, mask: u64) -> u64 {
     let mut packed = 0;
     let mut rest = mask;
     let mut rank = 0;
@@ -24,7 +24,7 @@ pub fn gather_bits(value: u64, mask: u64) -> u64 {
 /// chunks cover fewer bits. Used only where that saves a chunk; else keys
 /// pass unchanged.
 #[derive(Clone, Debug, Default)]
-pub struct Squeeze {
+pub(crate) struct Squeeze {
     /// The bits kept; 0 when keys pass unchanged.
     mask: u64,
     /// The bits keys use when they pass unchanged.
@@ -36,7 +36,7 @@ pub struct Squeeze {
 
 impl Squeeze {
     /// For keys that take the bits `used` and need only those of `keep`.
-    pub fn set(&mut self, used: u64, keep: u64) {
+    pub(crate) fn set(&mut self, used: u64, keep: u64) {
         let width = (64 - used.leading_zeros()).max(1);
         self.used = used;
         self.mask = 0;
@@ -58,7 +58,7 @@ impl Squeeze {
     }
 
     /// The key bits kept: the mask, or every bit when keys pass unchanged.
-    pub fn kept(&self) -> u64 {
+    pub(crate) fn kept(&self) -> u64 {
         if self.mask == 0 {
             u64::MAX
         } else {
@@ -67,7 +67,7 @@ impl Squeeze {
     }
 
     /// The bits a squeezed key may take.
-    pub fn width_mask(&self) -> u64 {
+    pub(crate) fn width_mask(&self) -> u64 {
         if self.mask == 0 {
             self.used
         } else {
@@ -76,7 +76,7 @@ impl Squeeze {
     }
 
     /// Squeezes `values` where they are.
-    pub fn apply_in_place(&self, values: &mut [u64]) {
+    pub(crate) fn apply_in_place(&self, values: &mut [u64]) {
         if self.mask == 0 {
             return;
         }
@@ -99,7 +99,7 @@ impl Squeeze {
 
     /// `queries`, `extra` added to each, squeezed into `out`; returns the
     /// bits they took before the squeeze.
-    pub fn apply(&self, queries: &[u64], extra: u64, out: &mut Vec<u64>) -> u64 {
+    pub(crate) fn apply(&self, queries: &[u64], extra: u64, out: &mut Vec<u64>) -> u64 {
         out.clear();
         let mut taken = extra;
         out.extend(queries.iter().map(|&query| {

@@ -12,7 +12,7 @@ pub struct JoinTask {
     pub east_rows: u32,
     /// Even N: 0 for the whole row set, else 1 + the row of the east
     /// queen beside the middle line (in column h - 1; see
-    /// [`BESIDE_MIN_N`]), and from [`BOTH_BESIDE_MIN_N`] 256 times 1 + the
+    /// `BESIDE_MIN_N`), and from `BOTH_BESIDE_MIN_N` 256 times 1 + the
     /// row of the west queen beside it (see [`JoinTask::east_beside`] and
     /// [`JoinTask::west_beside`]). Odd N: 0 for a queen on the centre
     /// square, else the distance b of the middle column's queen above the
@@ -54,7 +54,7 @@ pub enum EvenCut {
 /// them such a task makes its east groups once for all west places, and
 /// 4 sampled (R, i) tasks of N = 28 took 34.4 s against 48.6 s as the
 /// tasks of each west place (one AVX-512 core, 2 grid levels both ways).
-pub const BOTH_BESIDE_MIN_N: u32 = 30;
+pub(crate) const BOTH_BESIDE_MIN_N: u32 = 30;
 
 /// Smallest even N whose tasks fix the east queen beside the middle line
 /// (a row set's task is cut into one task per place of that queen, and
@@ -69,7 +69,7 @@ pub const BOTH_BESIDE_MIN_N: u32 = 30;
 /// 10.1 / 1.9 / 3.0 at three places in the plan, and `plan 22 --estimate`
 /// 1.66 core-hours against 2.2, so N = 22 stays whole; N = 24 5.0 against
 /// 2.7, N = 26 11.0 against 1.43.
-pub const BESIDE_MIN_N: u32 = 24;
+pub(crate) const BESIDE_MIN_N: u32 = 24;
 
 /// How the tasks of an even `n` are cut.
 fn even_cut(n: u32) -> EvenCut {

@@ -96,12 +96,12 @@ impl Lanes {
 /// The environment variable that overrides the choice of build:
 /// `avx512-popcnt`, `avx512`, `avx2`, or `off` for the depth-first
 /// searches. For comparing builds on one CPU; counts never change.
-pub const LANES_VARIABLE: &str = "NQUEENS_LANES";
+pub(crate) const LANES_VARIABLE: &str = "NQUEENS_LANES";
 
 /// What [`LANES_VARIABLE`] asks for: `Ok(None)` when it is unset or empty,
 /// `Ok(Some(None))` for `off`, `Ok(Some(Some(build)))` for a build this CPU
 /// runs; an error naming the value and what is accepted otherwise.
-pub fn requested() -> Result<Option<Option<Lanes>>, String> {
+pub(crate) fn requested() -> Result<Option<Option<Lanes>>, String> {
     let Some(value) = std::env::var_os(LANES_VARIABLE) else {
         return Ok(None);
     };
@@ -136,7 +136,7 @@ pub fn requested() -> Result<Option<Option<Lanes>>, String> {
     }
 }
 
-/// The build the searches use: the one [`LANES_VARIABLE`] asks for, else
+/// The build the searches use: the one `LANES_VARIABLE` asks for, else
 /// the fastest this CPU runs, if any. Decided once per process.
 pub fn best() -> Option<Lanes> {
     static CHOICE: std::sync::OnceLock<Option<Lanes>> = std::sync::OnceLock::new();
@@ -194,12 +194,12 @@ pub fn count_completions(n: u32, start: Board) -> Tally {
 ///
 /// # Panics
 /// When the CPU lacks AVX2 (check [`supported`] first).
-pub fn count_bounded(n: u32, start: Board, bounds: &RowBounds) -> Tally {
+pub(crate) fn count_bounded(n: u32, start: Board, bounds: &RowBounds) -> Tally {
     let lanes = best().expect("the frontier search needs AVX2 or AVX-512F");
     count_bounded_with(lanes, n, start, bounds)
 }
 
-/// [`count_bounded`] with the build `lanes`.
+/// `count_bounded` with the build `lanes`.
 ///
 /// # Panics
 /// When the CPU cannot run `lanes` (check [`Lanes::runs_here`]).

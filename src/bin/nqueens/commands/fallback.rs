@@ -27,7 +27,7 @@ pub fn check_fallback(
     // The plan's own memory check, on its task list alone: the plan is
     // built once, by the count (building and fingerprinting it here too
     // had cost seconds at N = 27).
-    let task_list = nqueens::search::join::JoinTasks::new(n).bytes();
+    let task_list = nqueens::plan::join_task_list_bytes(n);
     let fits = nqueens::plan::join_fits(n, options.memory_limit, threads, task_list);
     let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits else {
         return Ok(());

@@ -6,11 +6,11 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
+use nqueens::run::report::unique_by_burnside;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
 use nqueens::run::shard::{
     check_checksum, check_mac, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES,
 };
-use nqueens::search::symmetric::unique_by_burnside;
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 

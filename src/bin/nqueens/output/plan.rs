@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use nqueens::plan::estimate_costs;
 use nqueens::run::estimate::Estimate;
-use nqueens::search::join::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
 use nqueens::units::human_bytes;
 use nqueens::{Method, Plan};
 
@@ -47,12 +46,10 @@ pub fn write_plan(
         plan.prefix_nodes
     )?;
     if plan.method == Method::Join {
-        let cut = if plan.n % 2 == 1 || plan.n < BESIDE_MIN_N {
-            ""
-        } else if plan.n < BOTH_BESIDE_MIN_N {
-            ", each cut by the row of its east queen beside the middle line"
-        } else {
-            ", each cut by the rows of its two queens beside the middle line"
+        let cut = match nqueens::plan::join_cut_queens(plan.n) {
+            0 => "",
+            1 => ", each cut by the row of its east queen beside the middle line",
+            _ => ", each cut by the rows of its two queens beside the middle line",
         };
         writeln!(
             out,

@@ -164,7 +164,7 @@ pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (us
 /// The loops with AVX2: 4 placements or pairs a step, the kept ones
 /// packed by a shuffle looked up by their mask.
 #[derive(Clone, Copy, Debug)]
-pub struct Avx2Glue(());
+pub(crate) struct Avx2Glue(());
 
 impl Glue for Avx2Glue {
     fn here() -> Option<Self> {

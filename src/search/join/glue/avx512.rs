@@ -144,7 +144,7 @@ pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (us
 /// The loops with AVX-512F: 8 placements or pairs a step, the kept ones
 /// packed by a compress.
 #[derive(Clone, Copy, Debug)]
-pub struct Avx512Glue(());
+pub(crate) struct Avx512Glue(());
 
 impl Glue for Avx512Glue {
     fn here() -> Option<Self> {

@@ -26,7 +26,7 @@ use super::matcher::MatcherPath;
 
 /// Slots written past the end of [`Placed`] lists and of the keys a join
 /// appends to: a vector loop reads and stores whole registers of 8.
-pub const PAD: usize = 8;
+pub(crate) const PAD: usize = 8;
 
 /// Placements of one quadrant moved onto the board, as parallel lists:
 /// each placement's overlap check (the diagonals the other quadrant of the
@@ -34,19 +34,19 @@ pub const PAD: usize = 8;
 /// place, the [`PAD`] slots past the end of each list are written (zeros),
 /// so the vector joins read whole registers.
 #[derive(Default)]
-pub struct Placed {
+pub(crate) struct Placed {
     pub checks: Vec<u64>,
     pub keys: Vec<u64>,
 }
 
 impl Placed {
     /// Placements held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.checks.len()
     }
 
     /// Bytes the lists hold (their capacity).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         ((self.checks.capacity() + self.keys.capacity()) * 8) as u64
     }
 
@@ -81,7 +81,7 @@ impl Placed {
 /// free, where the overlap check and the key are cut from, and the class
 /// diagonals that sort placements into two lists.
 #[derive(Clone, Copy, Debug)]
-pub struct Move {
+pub(crate) struct Move {
     /// Shifts of the local diagonals (`i - j + side - 1` in the low 32
     /// bits of a placement, `i + j` in the high) to the board's.
     pub shifts: (u32, u32),
@@ -142,7 +142,7 @@ unsafe fn finish_place(out: &mut [Placed; 2], plain_len: usize, classed_len: usi
 
 /// The loops that glue half boards, for one kind of CPU. A value is proof
 /// that this CPU runs them: [`Glue::here`] makes one only after checking.
-pub trait Glue: Copy {
+pub(crate) trait Glue: Copy {
     /// This glue, if this CPU runs it.
     fn here() -> Option<Self>;
 
@@ -178,7 +178,7 @@ fn reserve_keys(keys: &mut Vec<u64>, pairs: usize, left: usize) {
 
 /// The loops in plain Rust: any CPU, and the naive twins of the others.
 #[derive(Clone, Copy, Debug)]
-pub struct PortableGlue;
+pub(crate) struct PortableGlue;
 
 impl Glue for PortableGlue {
     fn here() -> Option<Self> {
@@ -239,14 +239,19 @@ impl Glue for PortableGlue {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub use avx2::Avx2Glue;
+pub(crate) use avx2::Avx2Glue;
 #[cfg(target_arch = "x86_64")]
-pub use avx512::Avx512Glue;
+pub(crate) use avx512::Avx512Glue;
 
 /// Copies to the front of `out` the values that share no bit with `test`,
 /// in order, on the loop `path` (which this CPU must run); returns how
 /// many. `out` holds at least as many slots as `values`.
-pub fn keep_disjoint(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> usize {
+pub(crate) fn keep_disjoint(
+    path: MatcherPath,
+    values: &[u64],
+    test: u64,
+    out: &mut [u64],
+) -> usize {
     assert!(out.len() >= values.len(), "room for every value");
     match path {
         // SAFETY: a path is chosen only if the CPU runs it.
@@ -262,7 +267,12 @@ pub fn keep_disjoint(path: MatcherPath, values: &[u64], test: u64, out: &mut [u6
 /// Reorders `keys` so that those leaving `bit` free come first, each part
 /// in its old order, on the loop `path` (which this CPU must run); returns
 /// how many leave it free. `taken` is scratch, as long as `keys`.
-pub fn split_by_bit(path: MatcherPath, keys: &mut [u64], bit: u64, taken: &mut [u64]) -> usize {
+pub(crate) fn split_by_bit(
+    path: MatcherPath,
+    keys: &mut [u64],
+    bit: u64,
+    taken: &mut [u64],
+) -> usize {
     assert!(taken.len() >= keys.len(), "room for every key");
     let (free_len, taken_len) = match path {
         // SAFETY: a path is chosen only if the CPU runs it.

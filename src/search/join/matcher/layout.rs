@@ -11,7 +11,7 @@ use super::{
 /// than once per leaf: a leaf holds one or two blocks, and the offsets had
 /// cost nearly as much as the sums.
 #[derive(Clone, Debug, Default)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub(super) chunks: Vec<Chunk>,
     pub(super) lines_per_block: usize,
     /// The loop the sums take, decided at each [`Layout::set`] (not per
@@ -21,7 +21,7 @@ pub struct Layout {
 
 impl Layout {
     /// Cuts the key bits up to the highest set in `used` into chunks.
-    pub fn set(&mut self, used: u64) {
+    pub(crate) fn set(&mut self, used: u64) {
         self.path = Some(matcher_path());
         let width = (64 - used.leading_zeros()).max(1);
         let chunk_count = chunk_count(width);
@@ -53,19 +53,19 @@ impl Layout {
     }
 
     /// The loop the sums take.
-    pub fn path(&self) -> MatcherPath {
+    pub(crate) fn path(&self) -> MatcherPath {
         self.path.unwrap_or(MatcherPath::Portable)
     }
 
     /// Sets the loop the sums take, returning the one it replaces: for
     /// tests that hold every loop against the others.
-    pub fn replace_path(&mut self, path: Option<MatcherPath>) -> Option<MatcherPath> {
+    pub(crate) fn replace_path(&mut self, path: Option<MatcherPath>) -> Option<MatcherPath> {
         std::mem::replace(&mut self.path, path)
     }
 
     /// Each query's byte offset in every chunk, [`Layout::stride`] a query
     /// (the unused ones 0), into `offsets`.
-    pub fn fill(&self, queries: &[u64], offsets: &mut Vec<u16>) {
+    pub(crate) fn fill(&self, queries: &[u64], offsets: &mut Vec<u16>) {
         let stride = self.stride();
         // Every fill writes every offset (the unused ones 0), so only a
         // growth is zeroed first (zeroing the whole batch had been 1.5% of

@@ -9,7 +9,7 @@ use super::{
 /// Stored keys in bit-sliced blocks laid out by a [`Layout`]; reused
 /// across loads so a leaf keeps its allocations.
 #[derive(Default)]
-pub struct Leaf {
+pub(crate) struct Leaf {
     /// The keys when there are fewer than [`SMALL_SET`].
     small: Vec<u64>,
     lines: Vec<Line>,
@@ -20,7 +20,7 @@ pub struct Leaf {
 /// low 32 bits of each), in `queries` and in `offsets` (a layout's
 /// stride apart).
 #[derive(Clone, Copy)]
-pub struct Routed<'a> {
+pub(crate) struct Routed<'a> {
     pub queries: &'a [u64],
     pub offsets: &'a [u16],
     pub entries: &'a [u64],
@@ -42,7 +42,7 @@ fn position(entry: u64) -> usize {
 impl Leaf {
     /// Replaces the stored keys with `keys`, in `layout`'s chunks (which
     /// must cover every bit the keys use).
-    pub fn load(&mut self, keys: &[u64], layout: &Layout) {
+    pub(crate) fn load(&mut self, keys: &[u64], layout: &Layout) {
         self.small.clear();
         self.blocks = 0;
         if keys.len() < SMALL_SET {
@@ -79,24 +79,24 @@ impl Leaf {
     }
 
     /// Bytes the current load uses.
-    pub fn used_bytes(&self) -> u64 {
+    pub(crate) fn used_bytes(&self) -> u64 {
         (self.small.len() * 8 + self.lines.len() * LINE_BYTES) as u64
     }
 
     /// Gives back the buffers' room past the current load.
-    pub fn shrink_to_fit(&mut self) {
+    pub(crate) fn shrink_to_fit(&mut self) {
         self.small.shrink_to_fit();
         self.lines.shrink_to_fit();
     }
 
     /// Bytes the buffers hold (their capacity).
-    pub fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         (self.small.capacity() * 8 + self.lines.capacity() * LINE_BYTES) as u64
     }
 
     /// The sum over the routed queries of the stored keys disjoint from
     /// each; `routed.offsets` filled by `layout`, the layout of the load.
-    pub fn sum(&self, layout: &Layout, routed: Routed) -> u64 {
+    pub(crate) fn sum(&self, layout: &Layout, routed: Routed) -> u64 {
         if self.blocks == 0 {
             return routed
                 .entries

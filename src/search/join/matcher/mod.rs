@@ -18,8 +18,8 @@
 mod layout;
 mod leaf;
 
-pub use layout::Layout;
-pub use leaf::{Leaf, Routed};
+pub(crate) use layout::Layout;
+pub(crate) use leaf::{Leaf, Routed};
 
 /// Stored keys per block: one 512-bit line per key bit.
 pub const BLOCK_KEYS: usize = 512;
@@ -29,20 +29,20 @@ pub const BLOCK_KEYS: usize = 512;
 /// (a chunk fewer for keys of 34 to 46 bits), which outweighs building
 /// twice the lines per chunk: `count 18 -j1` 2% faster, samples of N = 22
 /// and 24 7% faster (AVX2).
-pub const CHUNK_BITS: u32 = 6;
+pub(crate) const CHUNK_BITS: u32 = 6;
 
 /// Most bytes of one block's tables: a query reads lines from all over
 /// them for each block, so they should stay in a 32 KB first-level cache
 /// with room; wide keys take more, narrower chunks instead.
-pub const BLOCK_TABLE_BYTES: usize = 28 << 10;
+pub(crate) const BLOCK_TABLE_BYTES: usize = 28 << 10;
 
 /// Below this many stored keys a plain loop is cheaper than building
 /// the tables.
-pub const SMALL_SET: usize = 48;
+pub(crate) const SMALL_SET: usize = 48;
 
 /// Queries a matcher takes at a time: enough that a block's lines, read
 /// once per batch, stay in the first-level cache for hundreds of queries.
-pub const QUERY_BATCH: usize = 256;
+pub(crate) const QUERY_BATCH: usize = 256;
 
 const WORDS: usize = BLOCK_KEYS / 64;
 
@@ -171,7 +171,7 @@ pub(super) fn on_path<M, T>(
 
 /// The environment variable that forces a matcher loop: `avx512`, `avx2`
 /// or `portable` (for comparing them on one CPU; counts never change).
-pub const MATCHER_VARIABLE: &str = "NQUEENS_MATCHER";
+pub(crate) const MATCHER_VARIABLE: &str = "NQUEENS_MATCHER";
 
 /// The loops of the bit-sliced matcher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,7 +225,7 @@ impl MatcherPath {
 /// What [`MATCHER_VARIABLE`] asks for: `Ok(None)` when unset or empty; an
 /// error naming the value and what is accepted for a path that is not one
 /// or that this CPU cannot run.
-pub fn requested_matcher() -> Result<Option<MatcherPath>, String> {
+pub(crate) fn requested_matcher() -> Result<Option<MatcherPath>, String> {
     let Some(value) = std::env::var_os(MATCHER_VARIABLE) else {
         return Ok(None);
     };
@@ -253,7 +253,7 @@ pub fn requested_matcher() -> Result<Option<MatcherPath>, String> {
 
 /// The loop the matcher uses: the one [`MATCHER_VARIABLE`] asks for, else
 /// the fastest this CPU runs. Decided once per process.
-pub fn matcher_path() -> MatcherPath {
+pub(crate) fn matcher_path() -> MatcherPath {
     static CHOICE: std::sync::OnceLock<MatcherPath> = std::sync::OnceLock::new();
     *CHOICE.get_or_init(|| match requested_matcher() {
         Ok(Some(path)) => path,
@@ -268,7 +268,7 @@ pub fn matcher_path() -> MatcherPath {
 
 /// Chunks of keys of `width` bits: as few as fit a block's tables in
 /// [`BLOCK_TABLE_BYTES`].
-pub fn chunk_count(width: u32) -> u32 {
+pub(crate) fn chunk_count(width: u32) -> u32 {
     let mut count = width.div_ceil(CHUNK_BITS);
     while table_lines(width, count) * LINE_BYTES > BLOCK_TABLE_BYTES {
         count += 1;
