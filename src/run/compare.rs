@@ -12,6 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Serialize, Serializer};
+
 use super::engine::TaskCount;
 use super::journal::{read_plan_of, read_tasks, JournalError};
 use super::key::RunKey;
@@ -65,7 +67,7 @@ pub struct Disagreement {
 }
 
 /// Task ids of one kind: how many, and the first few.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct TaskIds {
     /// How many tasks.
     pub count: u64,
@@ -262,7 +264,7 @@ pub fn compare_keyed(
 }
 
 /// One side's record of a shard: the file and what it says.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ShardRecord {
     /// The file it was read from.
     pub file: String,
@@ -273,7 +275,7 @@ pub struct ShardRecord {
 }
 
 /// A shard the two sides (or two files of one side) count differently.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ShardDisagreement {
     /// The shard's index.
     pub shard: u64,
@@ -442,4 +444,118 @@ pub fn compare_shards(
         disagreeing,
         only,
     })
+}
+
+/// A task's counts as a comparison reports them (its work measure is not
+/// compared, so not shown).
+#[derive(Serialize)]
+struct CountsRecord {
+    solutions: u64,
+    orbits: u64,
+    orbit_sizes: [u64; 3],
+}
+
+impl From<&TaskCount> for CountsRecord {
+    fn from(count: &TaskCount) -> Self {
+        Self {
+            solutions: count.solutions,
+            orbits: count.orbits,
+            orbit_sizes: count.orbit_sizes,
+        }
+    }
+}
+
+/// A disagreement as `compare --format json` prints it.
+#[derive(Serialize)]
+struct DisagreementRecord {
+    task: u64,
+    first: CountsRecord,
+    second: CountsRecord,
+}
+
+/// A comparison as `compare --format json` prints it: each side's held
+/// tasks as two fields, and whether they agree.
+#[derive(Serialize)]
+struct ComparisonRecord<'a> {
+    n: u32,
+    method: &'a str,
+    fingerprint: &'a str,
+    tasks: u64,
+    held_first: u64,
+    held_second: u64,
+    in_both: u64,
+    neither: u64,
+    only_first: &'a TaskIds,
+    only_second: &'a TaskIds,
+    agree: bool,
+    disagreeing: u64,
+    disagreements: Vec<DisagreementRecord>,
+}
+
+impl Serialize for Comparison {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ComparisonRecord {
+            n: self.n,
+            method: &self.method,
+            fingerprint: &self.fingerprint,
+            tasks: self.tasks,
+            held_first: self.held[0],
+            held_second: self.held[1],
+            in_both: self.in_both,
+            neither: self.neither,
+            only_first: &self.only[0],
+            only_second: &self.only[1],
+            agree: self.agrees(),
+            disagreeing: self.disagreeing,
+            disagreements: self
+                .disagreements
+                .iter()
+                .map(|d| DisagreementRecord {
+                    task: d.id,
+                    first: (&d.first).into(),
+                    second: (&d.second).into(),
+                })
+                .collect(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A shard comparison as `compare --format json` prints it.
+#[derive(Serialize)]
+struct ShardComparisonRecord<'a> {
+    n: u32,
+    method: &'a str,
+    fingerprint: &'a str,
+    tasks: u64,
+    shards: u64,
+    held_first: u64,
+    held_second: u64,
+    in_both: u64,
+    only_first: &'a TaskIds,
+    only_second: &'a TaskIds,
+    agree: bool,
+    disagreeing: u64,
+    disagreements: &'a [ShardDisagreement],
+}
+
+impl Serialize for ShardComparison {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ShardComparisonRecord {
+            n: self.n,
+            method: &self.method,
+            fingerprint: &self.fingerprint,
+            tasks: self.tasks,
+            shards: self.shards,
+            held_first: self.held[0],
+            held_second: self.held[1],
+            in_both: self.in_both,
+            only_first: &self.only[0],
+            only_second: &self.only[1],
+            agree: self.agrees(),
+            disagreeing: self.disagreeing,
+            disagreements: &self.disagreements,
+        }
+        .serialize(serializer)
+    }
 }

@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use serde::{Serialize, Serializer};
+
 use super::engine::{count_below, worker_pool};
 use crate::error::Error;
 use crate::plan::{Plan, TaskKind};
@@ -47,6 +49,12 @@ pub const MIN_TIMED: usize = 10;
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Estimate {
+    /// The board size.
+    pub n: u32,
+    /// The seed the sample was drawn with.
+    pub seed: u64,
+    /// The time the sample was given, if any.
+    pub budget: Option<Duration>,
     /// Tasks timed (or probed).
     pub sampled: usize,
     /// Tasks the sample was to hold (`sampled` is fewer when the time
@@ -79,6 +87,55 @@ impl Estimate {
             spread(self.interval.0),
             spread(self.interval.1),
         )
+    }
+
+    /// Predicted core-nanoseconds per solution, where the count is
+    /// published.
+    pub fn core_ns_per_solution(&self) -> Option<f64> {
+        crate::published::total(self.n).map(|total| self.core_seconds * 1e9 / total as f64)
+    }
+}
+
+/// An estimate as `plan --estimate --format json` prints it (seconds;
+/// the wall times on the threads it ran on).
+#[derive(Serialize)]
+struct EstimateRecord {
+    sampled: usize,
+    asked: usize,
+    time_budget_seconds: Option<u64>,
+    seed: u64,
+    threads: usize,
+    estimated_core_seconds: f64,
+    interval_low: f64,
+    interval_high: f64,
+    estimated_wall_seconds: f64,
+    wall_low: f64,
+    wall_high: f64,
+    core_ns_per_solution: Option<f64>,
+    largest_task_seconds: f64,
+    estimate_seconds: f64,
+}
+
+impl Serialize for Estimate {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (wall, wall_low, wall_high) = self.wall_seconds(self.threads);
+        EstimateRecord {
+            sampled: self.sampled,
+            asked: self.asked,
+            time_budget_seconds: self.budget.map(|budget| budget.as_secs()),
+            seed: self.seed,
+            threads: self.threads,
+            estimated_core_seconds: self.core_seconds,
+            interval_low: self.interval.0,
+            interval_high: self.interval.1,
+            estimated_wall_seconds: wall,
+            wall_low,
+            wall_high,
+            core_ns_per_solution: self.core_ns_per_solution(),
+            largest_task_seconds: self.largest_task,
+            estimate_seconds: self.seconds,
+        }
+        .serialize(serializer)
     }
 }
 
@@ -173,6 +230,9 @@ pub fn estimate_within(
     let error = total as f64 * (variance / sampled as f64 * correction).sqrt();
     let core_seconds = mean * total as f64;
     Ok(Estimate {
+        n: plan.n,
+        seed,
+        budget,
         sampled,
         asked,
         tasks: total,

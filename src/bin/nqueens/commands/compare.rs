@@ -14,7 +14,7 @@ use super::merge::read_shard_file;
 use super::usage;
 use crate::args::{CompareArgs, Format};
 use crate::exit_codes::ExitCode;
-use crate::output::{compare_json, shards_json, write_comparison, write_shards_text};
+use crate::output::{write_comparison, write_shards_text};
 
 /// Runs `nqueens compare`.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
@@ -63,7 +63,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     });
     finish(
         args.format,
-        || compare_json(&comparison),
+        || serde_json::to_string(&comparison),
         |out| write_comparison(out, &comparison),
         disagreement,
     )
@@ -73,13 +73,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// exit status: 0, or 3 with `disagreement` said on stderr.
 fn finish(
     format: Format,
-    json: impl FnOnce() -> serde_json::Value,
+    json: impl FnOnce() -> serde_json::Result<String>,
     text: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
     disagreement: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     match format {
-        Format::Json => writeln!(out, "{}", json()),
+        Format::Json => writeln!(out, "{}", json()?),
         _ => text(&mut out),
     }
     .context("cannot write the comparison")?;
@@ -133,7 +133,7 @@ fn run_shards(
     });
     finish(
         format,
-        || shards_json(&comparison),
+        || serde_json::to_string(&comparison),
         |out| write_shards_text(out, &comparison),
         disagreement,
     )

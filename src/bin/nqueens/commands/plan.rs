@@ -11,11 +11,11 @@ use serde::Serialize;
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::exit_codes::ExitCode;
-use crate::output::{core_ns, write_estimate, write_plan};
+use crate::output::{write_estimate, write_plan};
 
 /// A plan and its estimate as programs read them.
 #[derive(Debug, Serialize)]
-struct PlanRecord {
+struct PlanRecord<'a> {
     n: u32,
     method: String,
     split_depth: u32,
@@ -25,32 +25,16 @@ struct PlanRecord {
     /// threads asked for, in bytes (a bound).
     peak_memory_bytes: u64,
     #[serde(flatten)]
-    estimate: Option<EstimateRecord>,
+    estimate: Option<EstimateOnCores<'a>>,
 }
 
-/// The `--estimate` fields (seconds).
+/// The estimate, and its wall time on the cores asked about.
 #[derive(Debug, Serialize)]
-struct EstimateRecord {
-    sampled: usize,
-    /// Tasks the sample was to hold, and the seconds it was given.
-    asked: usize,
-    time_budget_seconds: Option<u64>,
-    seed: u64,
-    threads: usize,
-    estimated_core_seconds: f64,
-    interval_low: f64,
-    interval_high: f64,
-    estimated_wall_seconds: f64,
-    wall_low: f64,
-    wall_high: f64,
+struct EstimateOnCores<'a> {
+    #[serde(flatten)]
+    estimate: &'a Estimate,
     cores: Option<usize>,
     cores_wall_seconds: Option<f64>,
-    /// Core-seconds per solution in nanoseconds, where the count is
-    /// published.
-    core_ns_per_solution: Option<f64>,
-    /// Thread-seconds of the costliest sampled task.
-    largest_task_seconds: f64,
-    estimate_seconds: f64,
 }
 
 /// Runs `nqueens plan`.
@@ -87,26 +71,10 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             tasks: plan.tasks.len(),
             fingerprint: plan.fingerprint_hex(),
             peak_memory_bytes: peak_memory,
-            estimate: estimated.as_ref().map(|estimate| {
-                let (wall, low, high) = estimate.wall_seconds(estimate.threads);
-                EstimateRecord {
-                    sampled: estimate.sampled,
-                    asked: estimate.asked,
-                    time_budget_seconds: budget.map(|budget| budget.as_secs()),
-                    seed: args.seed,
-                    threads: estimate.threads,
-                    estimated_core_seconds: estimate.core_seconds,
-                    interval_low: estimate.interval.0,
-                    interval_high: estimate.interval.1,
-                    estimated_wall_seconds: wall,
-                    wall_low: low,
-                    wall_high: high,
-                    cores: args.cores,
-                    cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
-                    core_ns_per_solution: core_ns(plan.n, estimate.core_seconds),
-                    largest_task_seconds: estimate.largest_task,
-                    estimate_seconds: estimate.seconds,
-                }
+            estimate: estimated.as_ref().map(|estimate| EstimateOnCores {
+                estimate,
+                cores: args.cores,
+                cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
             }),
         };
         serde_json::to_writer(&mut out, &record)?;

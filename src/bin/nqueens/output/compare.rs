@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::compare::{Comparison, ShardComparison, ShardRecord, TaskIds};
+use nqueens::run::compare::{Comparison, ShardComparison, TaskIds};
 use nqueens::TaskCount;
 
 pub fn write_shards_text(out: &mut impl Write, comparison: &ShardComparison) -> io::Result<()> {
@@ -48,31 +48,6 @@ pub fn write_shards_text(out: &mut impl Write, comparison: &ShardComparison) -> 
         )?;
     }
     Ok(())
-}
-
-pub fn shards_json(comparison: &ShardComparison) -> serde_json::Value {
-    let c = comparison;
-    let ids = |ids: &TaskIds| serde_json::json!({ "count": ids.count, "first": ids.first });
-    let record = |r: &ShardRecord| serde_json::json!({ "file": r.file, "solutions": r.solutions, "digest": r.digest });
-    serde_json::json!({
-        "n": c.n,
-        "method": c.method,
-        "fingerprint": c.fingerprint,
-        "tasks": c.tasks,
-        "shards": c.shards,
-        "held_first": c.held[0],
-        "held_second": c.held[1],
-        "in_both": c.in_both,
-        "only_first": ids(&c.only[0]),
-        "only_second": ids(&c.only[1]),
-        "agree": c.agrees(),
-        "disagreeing": c.disagreeing,
-        "disagreements": c.disagreements.iter().map(|d| serde_json::json!({
-            "shard": d.shard,
-            "first": record(&d.first),
-            "second": record(&d.second),
-        })).collect::<Vec<_>>(),
-    })
 }
 
 fn counts(count: &TaskCount) -> String {
@@ -136,35 +111,4 @@ pub fn write_text(out: &mut impl Write, comparison: &Comparison) -> io::Result<(
         }
     }
     Ok(())
-}
-
-pub fn json(comparison: &Comparison) -> serde_json::Value {
-    let c = comparison;
-    let ids = |ids: &TaskIds| serde_json::json!({ "count": ids.count, "first": ids.first });
-    let task = |count: &TaskCount| {
-        serde_json::json!({
-            "solutions": count.solutions,
-            "orbits": count.orbits,
-            "orbit_sizes": count.orbit_sizes,
-        })
-    };
-    serde_json::json!({
-        "n": c.n,
-        "method": c.method,
-        "fingerprint": c.fingerprint,
-        "tasks": c.tasks,
-        "held_first": c.held[0],
-        "held_second": c.held[1],
-        "in_both": c.in_both,
-        "neither": c.neither,
-        "only_first": ids(&c.only[0]),
-        "only_second": ids(&c.only[1]),
-        "agree": c.agrees(),
-        "disagreeing": c.disagreeing,
-        "disagreements": c.disagreements.iter().map(|d| serde_json::json!({
-            "task": d.id,
-            "first": task(&d.first),
-            "second": task(&d.second),
-        })).collect::<Vec<_>>(),
-    })
 }

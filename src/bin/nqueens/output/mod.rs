@@ -7,12 +7,10 @@ mod file;
 mod plan;
 
 pub use bench::write_bench;
-pub use compare::{
-    json as compare_json, shards_json, write_shards_text, write_text as write_comparison,
-};
+pub use compare::{write_shards_text, write_text as write_comparison};
 pub use count::ReportWriter;
 pub use file::PendingFile;
-pub use plan::{core_ns, write_estimate, write_plan};
+pub use plan::{write_estimate, write_plan};
 
 /// A rate with an SI prefix, e.g. `412.3 M/s`.
 pub fn human_rate(per_second: f64) -> String {

@@ -74,7 +74,7 @@ pub fn write_plan(
 
 /// Nanoseconds of core time per solution of an `n` board, where its count
 /// is published.
-pub fn core_ns(n: u32, core_seconds: f64) -> Option<f64> {
+fn core_ns(n: u32, core_seconds: f64) -> Option<f64> {
     nqueens::published::total(n).map(|total| core_seconds * 1e9 / total as f64)
 }
 
