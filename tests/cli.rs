@@ -101,6 +101,27 @@ fn csv_has_a_header_and_a_record_per_n() {
 }
 
 #[test]
+fn markdown_is_a_table_of_equal_rows_with_the_checks() {
+    let output = nqueens()
+        .args(["count", "5..6", "--format", "markdown", "-m", "none"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[0].starts_with("| N | solutions | unique | P | R |"));
+    assert!(lines[1].starts_with("| ---: |"));
+    let cells = |line: &str| line.matches('|').count();
+    assert!(lines.iter().all(|line| cells(line) == cells(lines[0])), "{stdout}");
+    assert!(lines[2].starts_with("| 5 | 10 | 2 | 2 | 2 | none |"), "{}", lines[2]);
+    assert!(lines[3].starts_with("| 6 | 4 | 1 | 4 | 0 | none |"), "{}", lines[3]);
+    assert!(lines[3].ends_with("| ok |"));
+    // compare has no table to give.
+    usage_error(&["compare", "a.ckpt", "b.ckpt", "--format", "markdown"]);
+}
+
+#[test]
 fn forced_progress_goes_to_stderr_and_leaves_stdout_clean() {
     let output = nqueens()
         .args(["count", "13", "--progress", "always", "--format", "json"])

@@ -104,6 +104,8 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header.
     Csv,
+    /// A Markdown table, to paste into a page.
+    Markdown,
 }
 
 /// When to draw the progress bar.

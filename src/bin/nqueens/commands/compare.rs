@@ -18,10 +18,15 @@ use crate::output::{write_comparison, write_shards_text};
 
 /// Runs `nqueens compare`.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    if args.format == Format::Csv {
-        return Err(usage(
-            "compare prints text or json, not csv: use --format text or --format json".to_string(),
-        ));
+    if matches!(args.format, Format::Csv | Format::Markdown) {
+        return Err(usage(format!(
+            "compare prints text or json, not {}: use --format text or --format json",
+            if args.format == Format::Csv {
+                "csv"
+            } else {
+                "markdown"
+            }
+        )));
     }
     let (first, second): (&[PathBuf], &[PathBuf]) = match (args.first.len(), args.with.is_empty()) {
         (2, true) => (&args.first[..1], &args.first[1..]),

@@ -1,5 +1,6 @@
-//! Count reports: a table for people, JSON lines and CSV for programs. Rows
-//! are written and flushed as each count finishes.
+//! Count reports: a table for people, a Markdown table for pages, JSON
+//! lines and CSV for programs. Rows are written and flushed as each count
+//! finishes.
 
 use std::io::{self, Write};
 
@@ -42,18 +43,7 @@ impl<W: Write> ReportWriter<W> {
                         "nodes/s"
                     )?;
                 }
-                let check = if !report.complete {
-                    "incomplete".to_string()
-                } else {
-                    match (
-                        report.matches_published(),
-                        report.unique_matches_published(),
-                    ) {
-                        (Some(true), Some(true)) => "ok".to_string(),
-                        (None, _) => "unknown".to_string(),
-                        _ => "MISMATCH".to_string(),
-                    }
-                };
+                let check = published_check(report);
                 let unique = record
                     .unique
                     .map_or("?".to_string(), |unique| unique.to_string());
@@ -88,6 +78,31 @@ impl<W: Write> ReportWriter<W> {
                     )?;
                 }
             }
+            Format::Markdown => {
+                if !self.wrote_header {
+                    writeln!(self.out, "| N | solutions | unique | P | R | method | threads | seconds | nodes | published |")?;
+                    writeln!(
+                        self.out,
+                        "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"
+                    )?;
+                }
+                writeln!(
+                    self.out,
+                    "| {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} |",
+                    record.n,
+                    record.solutions,
+                    record
+                        .unique
+                        .map_or("?".to_string(), |unique| unique.to_string()),
+                    record.half_turn_symmetric,
+                    record.quarter_turn_symmetric,
+                    record.method,
+                    record.threads,
+                    record.seconds,
+                    record.nodes,
+                    published_check(report),
+                )?;
+            }
             Format::Json => {
                 serde_json::to_writer(&mut self.out, report)?;
                 writeln!(self.out)?;
@@ -121,5 +136,21 @@ impl<W: Write> ReportWriter<W> {
         }
         self.wrote_header = true;
         self.out.flush()
+    }
+}
+
+/// What the published tables say of a report: `ok`, `unknown` past them,
+/// `MISMATCH`, or `incomplete` for a run that stopped early.
+fn published_check(report: &Report) -> &'static str {
+    if !report.complete {
+        return "incomplete";
+    }
+    match (
+        report.matches_published(),
+        report.unique_matches_published(),
+    ) {
+        (Some(true), Some(true)) => "ok",
+        (None, _) => "unknown",
+        _ => "MISMATCH",
     }
 }
