@@ -113,9 +113,20 @@ fn markdown_is_a_table_of_equal_rows_with_the_checks() {
     assert!(lines[0].starts_with("| N | solutions | unique | P | R |"));
     assert!(lines[1].starts_with("| ---: |"));
     let cells = |line: &str| line.matches('|').count();
-    assert!(lines.iter().all(|line| cells(line) == cells(lines[0])), "{stdout}");
-    assert!(lines[2].starts_with("| 5 | 10 | 2 | 2 | 2 | none |"), "{}", lines[2]);
-    assert!(lines[3].starts_with("| 6 | 4 | 1 | 4 | 0 | none |"), "{}", lines[3]);
+    assert!(
+        lines.iter().all(|line| cells(line) == cells(lines[0])),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("| 5 | 10 | 2 | 2 | 2 | none |"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with("| 6 | 4 | 1 | 4 | 0 | none |"),
+        "{}",
+        lines[3]
+    );
     assert!(lines[3].ends_with("| ok |"));
     // compare has no table to give.
     usage_error(&["compare", "a.ckpt", "b.ckpt", "--format", "markdown"]);

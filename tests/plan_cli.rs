@@ -316,7 +316,7 @@ fn the_estimate_keeps_to_its_time() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("N = 24, method join"), "{text}");
     assert!(
-        text.contains("stopped at the time asked (1 s) before 1000 tasks"),
+        text.contains("stopped at the time asked (1 s) before 10000 tasks"),
         "{text}"
     );
     // A sample asked for without a time is timed whole; by default the

@@ -34,8 +34,12 @@ pub const PROBE_ROWS_LEFT: u32 = 16;
 /// that it is timed as warm as a count meets it.
 pub const WARM_TASKS: usize = 8;
 
-/// Sampled tasks by default, at most.
-pub const DEFAULT_SAMPLE: usize = 1000;
+/// Sampled tasks by default, at most: more than the default budget times
+/// below N = 24, so that the sample spans the whole half minute. A
+/// virtual machine's speed drifts by 10% or more over seconds; 1,000 tasks
+/// of N = 21, timed in 4 s, had read from -11% to +22% of the count from
+/// run to run, 8,000 in 30 s read -6% to -1.5%.
+pub const DEFAULT_SAMPLE: usize = 10_000;
 
 /// Seconds a sample takes by default, at most (past its first
 /// [`MIN_TIMED`] tasks): about half a minute at any N.
@@ -227,7 +231,13 @@ pub fn estimate_within(
     // The standard error of the total, with the finite population
     // correction (a sample of every task has none).
     let correction = 1.0 - sampled as f64 / total as f64;
-    let error = total as f64 * (variance / sampled as f64 * correction).sqrt();
+    let sampling_error = total as f64 * (variance / sampled as f64 * correction).sqrt();
+    // The machine's speed drifts while the sample runs (a virtual
+    // machine's by 10% over seconds), which the task-to-task variance does
+    // not see: the spread of the means of consecutive batches of the
+    // timed tasks does (the batch means method), and the wider of the two
+    // bounds the interval.
+    let error = sampling_error.max(total as f64 * batch_means_error(&costs, correction));
     let core_seconds = mean * total as f64;
     Ok(Estimate {
         n: plan.n,
@@ -245,6 +255,30 @@ pub fn estimate_within(
         seconds: started.elapsed().as_secs_f64(),
         largest_task: costs.iter().copied().fold(0.0, f64::max),
     })
+}
+
+/// Batches the batch means method cuts a sample into.
+const BATCHES: usize = 10;
+
+/// The standard error of the mean cost from the means of [`BATCHES`]
+/// consecutive batches of `costs` (in the order they were timed), as a
+/// 95% half-width over 1.96 (Student's t with 9 degrees of freedom, 2.262,
+/// scaled so the caller's 1.96 gives it); 0 for a sample too small to
+/// batch. `correction` is the finite population correction.
+fn batch_means_error(costs: &[f64], correction: f64) -> f64 {
+    let per_batch = costs.len() / BATCHES;
+    if per_batch < 2 {
+        return 0.0;
+    }
+    let means: Vec<f64> = costs
+        .chunks_exact(per_batch)
+        .take(BATCHES)
+        .map(|batch| batch.iter().sum::<f64>() / per_batch as f64)
+        .collect();
+    let mean = means.iter().sum::<f64>() / BATCHES as f64;
+    let variance = means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / (BATCHES - 1) as f64;
+    const T_9: f64 = 2.262;
+    (variance / BATCHES as f64 * correction).sqrt() * T_9 / 1.96
 }
 
 /// The estimated thread-seconds of task `index`: timed whole, or probed
@@ -313,14 +347,43 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
             join::prepare_cells(n, &before);
         }
     }
-    let timing = Instant::now();
+    // CPU time, not wall time: a task of a millisecond whose thread lost
+    // its core for 0.1 s (another process, the VM's host) had moved an
+    // estimate of N = 21 by up to 20% from run to run of one seed.
+    let timing = crate::system::thread_cpu_seconds();
     search();
-    weight * timing.elapsed().as_secs_f64()
+    weight * (crate::system::thread_cpu_seconds() - timing)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batch_means_see_a_drift_that_task_variance_does_not() {
+        // Alternating costs, no drift: the batch means agree.
+        let steady: Vec<f64> = (0..1000)
+            .map(|i| if i % 2 == 0 { 1.0 } else { 3.0 })
+            .collect();
+        assert!(batch_means_error(&steady, 1.0) < 1e-12);
+        // The same costs, the machine 20% slower in the second half: the
+        // batch means differ, and the error grows with the drift.
+        let drifting: Vec<f64> = steady
+            .iter()
+            .enumerate()
+            .map(|(i, cost)| if i < 500 { *cost } else { cost * 1.2 })
+            .collect();
+        let error = batch_means_error(&drifting, 1.0);
+        assert!(error > 0.05, "{error}");
+        let steeper: Vec<f64> = steady
+            .iter()
+            .enumerate()
+            .map(|(i, cost)| if i < 500 { *cost } else { cost * 1.4 })
+            .collect();
+        assert!(batch_means_error(&steeper, 1.0) > 1.9 * error);
+        // Too few tasks to batch: no bound from batches.
+        assert_eq!(batch_means_error(&steady[..19], 1.0), 0.0);
+    }
     use crate::plan::{Method, SplitDepth};
 
     #[test]

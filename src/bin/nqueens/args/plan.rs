@@ -60,7 +60,7 @@ pub struct PlanArgs {
     pub estimate: bool,
 
     /// Tasks sampled by --estimate, at most (one from each of K equal
-    /// runs of the plan) [default: 1000, within --time]. Given without
+    /// runs of the plan) [default: 10000, within --time]. Given without
     /// --time, all K are timed, however long that takes.
     #[arg(long, value_name = "K", value_parser = parse_sample, requires = "estimate")]
     pub sample: Option<usize>,
