@@ -14,7 +14,15 @@ fn running_as_root() -> bool {
 }
 
 fn mpirun(ranks: u32, args: &[&str]) -> Output {
+    mpirun_with(ranks, args, &[])
+}
+
+/// [`mpirun`] with environment variables passed to every rank.
+fn mpirun_with(ranks: u32, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new("mpirun");
+    for (name, value) in env {
+        command.env(name, value).args(["-x", name]);
+    }
     command.args([
         "-np",
         &ranks.to_string(),
@@ -363,4 +371,36 @@ fn an_mpi_job_under_slurm_cancelled_with_sigterm_and_resubmitted_counts_exactly(
         saved > 0 && text.contains("\ncomplete 666090624 "),
         "{saved}"
     );
+}
+
+/// A checkpoint that cannot be written under MPI ends the job as on one
+/// machine: exit status 1 and the same message, the lines before the
+/// failure kept whole.
+#[cfg(feature = "failpoints")]
+#[test]
+fn a_checkpoint_that_cannot_be_written_fails_as_on_one_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("full.ckpt");
+    let journal_arg = journal.to_str().unwrap();
+    let out = mpirun_with(
+        2,
+        &[
+            "count",
+            "14",
+            "-m",
+            "d4",
+            "--mpi",
+            "-j",
+            "1",
+            "--checkpoint",
+            journal_arg,
+        ],
+        &[("FAILPOINTS", "journal-write=6*off->1*return->off")],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot write the checkpoint"), "{stderr}");
+    assert!(!stderr.contains("MPI"), "{stderr}");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert!(text.ends_with('\n'), "{text}");
 }

@@ -231,10 +231,11 @@ pub fn count_journaled(
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .take();
-            if let (Some(err), Some(journal)) = (failed, tracked.journal()) {
-                return Err(Error::Mpi(format!(
-                    "cannot write the checkpoint {} ({err}); finished tasks up to the failure are kept",
-                    journal.path().display()
+            if let (Some(err), Some(_)) = (failed, tracked.journal()) {
+                // An I/O failure, as a count on one machine reports it
+                // (exit 1), not an MPI one.
+                return Err(tracked.journal_failure(format!(
+                    "cannot write the checkpoint ({err}); finished tasks up to the failure are kept"
                 )));
             }
             let end = RunEnd {

@@ -438,8 +438,9 @@ impl Tracked {
         Ok(TrackedOutcome::Counted(Box::new(report)))
     }
 
-    /// A journal that cannot be written or synced, as the error for it.
-    fn journal_failure(&self, reason: String) -> Error {
+    /// A journal that cannot be written or synced, as the error for it
+    /// (the same from a count on one machine and from MPI rank 0).
+    pub(crate) fn journal_failure(&self, reason: String) -> Error {
         let path = self
             .journal
             .as_ref()
