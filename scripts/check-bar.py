@@ -15,7 +15,11 @@ checks:
     rate is no higher than 3x the first run's (finished tasks of the
     first run would inflate it by far more).
 
-Usage: scripts/check-bar.py [--nqueens PATH] [N] [METHOD]
+With --eta it instead runs the count to its end and holds every ETA the
+bar showed against the real end: the worst error from the moment 5% of
+the run's time had passed, and a line per tenth of the run.
+
+Usage: scripts/check-bar.py [--nqueens PATH] [--eta] [N] [METHOD]
 (defaults: target/release/nqueens, N = 17, mirror: a few seconds on 2
 threads; `24 d4` checks a stop with tasks of minutes in flight). Exit 0 when every check holds, 1 otherwise, each failure named.
 """
@@ -88,6 +92,36 @@ def run_on_terminal(command, stop_after):
     return frames, chunks, text, status, signalled_at, ended_at
 
 
+ETA = re.compile(r"ETA ((?:\d+[dhms] ?)+)\)")
+
+
+def seconds_of(text):
+    """'12m 05s', '3h 20m', '45s', '2d 04h' as seconds."""
+    unit = {"d": 86400, "h": 3600, "m": 60, "s": 1}
+    return sum(int(part[:-1]) * unit[part[-1]] for part in text.split())
+
+
+def check_eta(args):
+    """Runs the count to its end on a terminal; returns the worst relative
+    ETA error from 5% of the run on."""
+    command = [args.nqueens, "count", args.n, "-m", args.method]
+    frames, _, _, status, _, ended_at = run_on_terminal(command, None)
+    if status != 0:
+        sys.exit(f"the count failed with status {status}")
+    shown = [(at, seconds_of(m.group(1))) for at, line in frames for m in [ETA.search(line)] if m]
+    worst, next_tenth = 0.0, 0.1
+    print(f"N = {args.n}, {args.method}: ended after {ended_at:.1f} s")
+    for at, eta in shown:
+        error = (at + eta - ended_at) / ended_at
+        if at >= 0.05 * ended_at:
+            worst = max(worst, abs(error))
+        if at >= next_tenth * ended_at:
+            print(f"  at {at:7.1f} s ({at / ended_at:4.0%}): ETA {eta:6.0f} s, ends at {at + eta:7.1f} s: {error:+.1%}")
+            next_tenth += 0.1
+    print(f"worst ETA error from 5% of the run: {worst:.1%}")
+    return worst
+
+
 def significant_digits(number):
     digits = number.replace(".", "").lstrip("0")
     return len(digits)
@@ -98,9 +132,12 @@ def main():
     parser.add_argument("--nqueens", default="target/release/nqueens")
     parser.add_argument("n", nargs="?", default="17")
     parser.add_argument("method", nargs="?", default="mirror")
+    parser.add_argument("--eta", action="store_true", help="hold the ETA against the real end")
     args = parser.parse_args()
     if not os.access(args.nqueens, os.X_OK):
         sys.exit(f"no nqueens binary at {args.nqueens}: cargo build --release first")
+    if args.eta:
+        return 0 if check_eta(args) <= 0.25 else 1
     failures = []
 
     def check(ok, what):
