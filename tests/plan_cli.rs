@@ -299,13 +299,14 @@ fn verify_counts_sampled_join_tasks_both_ways() {
 
 #[test]
 fn the_estimate_keeps_to_its_time() {
-    // N = 24's tasks take tens of ms: 1000 of them would take far longer
-    // than the second asked, so the sample stops early, past its first 10.
+    // N = 24's tasks take tens of ms: 10,000 of them would take far
+    // longer than the second asked, so the sample stops early, past its
+    // first 10.
     let plan = plan_json(&["24", "--estimate", "--time", "1", "-j", "2"]);
     let sampled = plan["sampled"].as_u64().unwrap();
-    assert_eq!(plan["asked"], 1000);
+    assert_eq!(plan["asked"], 10_000);
     assert_eq!(plan["time_budget_seconds"], 1);
-    assert!((10..1000).contains(&sampled), "{plan}");
+    assert!((10..10_000).contains(&sampled), "{plan}");
     // Tasks start within the second; the last ones started finish after.
     assert!(plan["estimate_seconds"].as_f64().unwrap() < 30.0, "{plan}");
     // The text says it stopped, and how to ask for more.
