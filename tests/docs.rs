@@ -161,8 +161,10 @@ fn run(command: &str, dir: &Path, interrupt: Option<Duration>) -> (Option<i32>, 
         .unwrap();
     if let Some(after) = interrupt {
         std::thread::sleep(after);
-        let _ = Command::new("kill")
-            .args(["-INT", "--", &format!("-{}", child.id())])
+        // bash's own kill: no procps needed.
+        let _ = Command::new("bash")
+            .arg("-c")
+            .arg(format!("kill -INT -- -{}", child.id()))
             .status();
     }
     let output = child.wait_with_output().unwrap();
