@@ -140,12 +140,5 @@ pub fn effective_method(n: u32, method: Method) -> Method {
 /// and even `n` below 24), 1 where it is also cut by the row of its east
 /// queen, 2 where by the rows of both.
 pub fn join_cut_queens(n: u32) -> u32 {
-    use crate::search::join::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
-    if n % 2 == 1 || n < BESIDE_MIN_N {
-        0
-    } else if n < BOTH_BESIDE_MIN_N {
-        1
-    } else {
-        2
-    }
+    crate::search::join::cut_queens(n)
 }

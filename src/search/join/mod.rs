@@ -86,8 +86,8 @@ pub use quadrant::{count_placements, placements};
 pub use rows::count_task_by_rows;
 pub(crate) use split::ROUTE_BATCH;
 pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+pub(crate) use tasks::cut_queens;
 pub use tasks::{tasks, tasks_cut, EvenCut, JoinTask, JoinTasks};
-pub(crate) use tasks::{BESIDE_MIN_N, BOTH_BESIDE_MIN_N};
 
 /// Smallest N counted by joining; below it the halves are too small for the
 /// symmetry rules (and every method is instant).

@@ -71,6 +71,16 @@ pub(crate) const BOTH_BESIDE_MIN_N: u32 = 30;
 /// 2.7, N = 26 11.0 against 1.43.
 pub(crate) const BESIDE_MIN_N: u32 = 24;
 
+/// How many queens beside the middle line cut each task of an `n` board
+/// (0 for odd `n`): what [`even_cut`] chooses, as a number.
+pub(crate) fn cut_queens(n: u32) -> u32 {
+    match (n % 2, even_cut(n)) {
+        (1, _) | (_, EvenCut::RowSet) => 0,
+        (_, EvenCut::EastQueen) => 1,
+        (_, EvenCut::BothQueens) => 2,
+    }
+}
+
 /// How the tasks of an even `n` are cut.
 fn even_cut(n: u32) -> EvenCut {
     if n >= BOTH_BESIDE_MIN_N {
