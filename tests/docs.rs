@@ -77,6 +77,14 @@ fn fences() -> Vec<Fence> {
     fences
 }
 
+/// The fences whose kind (what follows the backticks) is `kind`.
+fn fences_of(kind: &str) -> Vec<Fence> {
+    fences()
+        .into_iter()
+        .filter(|fence| fence.info == kind)
+        .collect()
+}
+
 #[test]
 fn every_fence_is_of_a_kind_these_tests_run() {
     let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
@@ -361,10 +369,7 @@ fn check_transcript(fence: &Fence) {
 
 #[test]
 fn transcripts_print_what_the_pages_show() {
-    let transcripts: Vec<Fence> = fences()
-        .into_iter()
-        .filter(|fence| fence.info == "text")
-        .collect();
+    let transcripts = fences_of("text");
     assert!(transcripts.len() >= 8, "{} transcripts", transcripts.len());
     std::thread::scope(|scope| {
         for fence in &transcripts {
@@ -376,10 +381,7 @@ fn transcripts_print_what_the_pages_show() {
 #[cfg(feature = "failpoints")]
 #[test]
 fn fault_transcripts_print_what_the_pages_show() {
-    let transcripts: Vec<Fence> = fences()
-        .into_iter()
-        .filter(|fence| fence.info == "text failpoints")
-        .collect();
+    let transcripts = fences_of("text failpoints");
     assert!(!transcripts.is_empty());
     for fence in &transcripts {
         check_transcript(fence);
@@ -441,7 +443,7 @@ fn recipes_name_scripts_that_exist_and_commands_that_parse() {
     use std::os::unix::fs::PermissionsExt;
     let mut commands = Vec::new();
     let mut scripts = 0;
-    for fence in fences().iter().filter(|fence| fence.info == "sh") {
+    for fence in &fences_of("sh") {
         let joined = fence.lines.join("\n").replace("\\\n", " ");
         for line in joined.lines() {
             let words = shell_words(line);
@@ -486,10 +488,7 @@ fn recipes_name_scripts_that_exist_and_commands_that_parse() {
 
 #[test]
 fn the_source_layout_names_files_that_exist() {
-    let layouts: Vec<Fence> = fences()
-        .into_iter()
-        .filter(|fence| fence.info == "text layout")
-        .collect();
+    let layouts = fences_of("text layout");
     assert_eq!(layouts.len(), 1, "one source layout, in README.md");
     let mut paths = vec!["src/".to_string()];
     let mut stack = vec![root().join("src")];

@@ -33,6 +33,9 @@ impl<W: Write> ReportWriter<W> {
     /// Writes one report (after the header, the first time) and flushes.
     pub fn write(&mut self, report: &Report) -> io::Result<()> {
         let record = ReportRecord::from(report);
+        let unique = record
+            .unique
+            .map_or("?".to_string(), |unique| unique.to_string());
         match self.format {
             Format::Text => {
                 if !self.wrote_header {
@@ -44,9 +47,6 @@ impl<W: Write> ReportWriter<W> {
                     )?;
                 }
                 let check = published_check(report);
-                let unique = record
-                    .unique
-                    .map_or("?".to_string(), |unique| unique.to_string());
                 writeln!(
                     self.out,
                     "{:>3} {:>19} {:>18} {:>6} {:>4} {:>6} {:>7} {:>9.3} {:>20} {:>11}  {}",
@@ -91,9 +91,7 @@ impl<W: Write> ReportWriter<W> {
                     "| {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} |",
                     record.n,
                     record.solutions,
-                    record
-                        .unique
-                        .map_or("?".to_string(), |unique| unique.to_string()),
+                    unique,
                     record.half_turn_symmetric,
                     record.quarter_turn_symmetric,
                     record.method,
