@@ -133,6 +133,44 @@ fn markdown_is_a_table_of_equal_rows_with_the_checks() {
 }
 
 #[test]
+fn a_resumed_markdown_row_says_which_figures_are_this_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("run.ckpt");
+    let journal = journal.to_str().unwrap();
+    let count = || {
+        let output = nqueens()
+            .args([
+                "count",
+                "11",
+                "--checkpoint",
+                journal,
+                "--format",
+                "markdown",
+            ])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let first = count();
+    let row = first.lines().nth(2).unwrap();
+    assert!(!row.contains("this run"), "{row}");
+    let whole_nodes = row.split('|').nth(9).unwrap().trim().to_string();
+    let again = count();
+    let row = again.lines().nth(2).unwrap();
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    assert_eq!(cells.len(), 12, "{row}");
+    assert!(cells[8].contains("(this run; 1 run took"), "{row}");
+    // The rerun counted nothing itself; the whole count's nodes are the first run's.
+    assert_eq!(
+        cells[9],
+        format!("0 (this run; {whole_nodes} in all)"),
+        "{row}"
+    );
+    assert_eq!(cells[10], "ok");
+}
+
+#[test]
 fn forced_progress_goes_to_stderr_and_leaves_stdout_clean() {
     let output = nqueens()
         .args(["count", "13", "--progress", "always", "--format", "json"])

@@ -86,9 +86,25 @@ impl<W: Write> ReportWriter<W> {
                         "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |"
                     )?;
                 }
+                // A resumed count says in its own cells which figures are
+                // this run's and what the whole count took: a table has no
+                // room for the text format's note line.
+                let (seconds, nodes) = match report.history {
+                    Some(history) => (
+                        format!(
+                            "{:.3} (this run; {} took {:.3} s wall, {:.3} core-s)",
+                            record.seconds,
+                            super::count_of(history.sessions, "run"),
+                            history.wall_seconds,
+                            history.task_seconds
+                        ),
+                        format!("{} (this run; {} in all)", record.nodes, report.nodes),
+                    ),
+                    None => (format!("{:.3}", record.seconds), record.nodes.to_string()),
+                };
                 writeln!(
                     self.out,
-                    "| {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     record.n,
                     record.solutions,
                     unique,
@@ -96,8 +112,8 @@ impl<W: Write> ReportWriter<W> {
                     record.quarter_turn_symmetric,
                     record.method,
                     record.threads,
-                    record.seconds,
-                    record.nodes,
+                    seconds,
+                    nodes,
                     published_check(report),
                 )?;
             }
