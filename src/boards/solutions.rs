@@ -148,31 +148,51 @@ pub fn nth_solution_with(
     threads: usize,
     on_row: &(dyn Fn(u32) + Sync),
 ) -> Option<Solution> {
+    nth_walking_below(n, index, threads, on_row, NTH_STREAM_LIMIT)
+}
+
+/// [`nth_solution_with`], walking to the index once it lies in a subtree
+/// of fewer than `walk_limit` solutions (tests lower it to count every
+/// row).
+fn nth_walking_below(
+    n: u32,
+    index: u128,
+    threads: usize,
+    on_row: &(dyn Fn(u32) + Sync),
+    walk_limit: u128,
+) -> Option<Solution> {
     assert!((1..=MAX_N).contains(&n), "board size out of range");
     match crate::published::total(n) {
         Some(total) if index >= total => None,
         Some(total) if index >= total / 2 => {
-            let mut solution = nth_in_order(n, total - 1 - index, threads, on_row)?;
+            let mut solution = nth_in_order(n, total - 1 - index, threads, on_row, walk_limit)?;
             for column in &mut solution.columns[..n as usize] {
                 *column = n - 1 - *column;
             }
             Some(solution)
         }
-        _ => nth_in_order(n, index, threads, on_row),
+        _ => nth_in_order(n, index, threads, on_row, walk_limit),
     }
 }
 
+/// Rows a subtree is cut deeper into pieces that the workers count.
+const SUBTREE_PIECE_ROWS: usize = 3;
+
 /// [`nth_solution_with`] without the mirror: walked to, or found by
-/// counting subtrees row by row. The first row's subtrees past the middle
-/// are the mirror images of those before it and are not counted again.
+/// counting subtrees row by row, until the subtree that holds the index
+/// is small enough to walk. Where a subtree's total is known, its
+/// children are counted from the end nearer the index; where the whole
+/// board's total is published, the first row counts only its half (and,
+/// odd N, the middle column first).
 fn nth_in_order(
     n: u32,
     index: u128,
     threads: usize,
     on_row: &(dyn Fn(u32) + Sync),
+    walk_limit: u128,
 ) -> Option<Solution> {
     use rayon::prelude::*;
-    if index < NTH_STREAM_LIMIT {
+    if index < walk_limit {
         let found = Solutions::new(n).nth(index as usize);
         if found.is_some() {
             (1..=n).for_each(on_row);
@@ -183,57 +203,111 @@ fn nth_in_order(
         .num_threads(threads.max(1))
         .build()
         .ok()?;
-    let count_below = |child: Board| -> u128 {
-        let tally = if crate::search::lanes::best().is_some() {
-            crate::search::lanes::count_completions(n, child)
-        } else {
-            count_completions(n, child)
-        };
-        u128::from(tally.solutions)
-    };
-    let mut remaining = index;
-    let mut board = Board::EMPTY;
-    let mut columns = Vec::with_capacity(n as usize);
-    // First-row subtree counts by column, for the mirror images.
-    let mut first_row: Vec<Option<u128>> = vec![None; n as usize];
-    'rows: while (columns.len() as u32) < n {
-        let mut children = Vec::new();
-        let mut free = board.free(n);
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free &= free - 1;
-            children.push((bit, board.place(bit)));
-        }
-        for group in children.chunks(threads.max(1)) {
-            let counts: Vec<u128> = pool.install(|| {
-                group
-                    .par_iter()
-                    .map(|&(bit, child)| {
-                        let column = bit.trailing_zeros() as usize;
-                        match columns
-                            .is_empty()
-                            .then(|| first_row[n as usize - 1 - column])
-                        {
-                            Some(Some(mirrored)) => mirrored,
-                            _ => count_below(child),
-                        }
+    // A subtree is cut a few rows deeper into pieces for the workers.
+    let count_below = |columns: &[u32]| -> u128 {
+        let board = columns
+            .iter()
+            .fold(Board::EMPTY, |board, &column| board.place(1 << column));
+        let mut pieces = vec![board];
+        for _ in 0..SUBTREE_PIECE_ROWS.min(n as usize - columns.len()) {
+            pieces = pieces
+                .iter()
+                .flat_map(|board| {
+                    let mut free = board.free(n);
+                    std::iter::from_fn(move || {
+                        let bit = free & free.wrapping_neg();
+                        free &= free.wrapping_sub(1);
+                        (bit != 0).then(|| board.place(bit))
                     })
-                    .collect()
-            });
-            for (&(bit, child), below) in group.iter().zip(counts) {
-                if columns.is_empty() {
-                    first_row[bit.trailing_zeros() as usize] = Some(below);
-                }
-                if remaining < below {
-                    columns.push(bit.trailing_zeros());
-                    board = child;
-                    on_row(columns.len() as u32);
-                    continue 'rows;
-                }
-                remaining -= below;
-            }
+                })
+                .collect();
         }
-        return None;
+        pool.install(|| {
+            pieces
+                .par_iter()
+                .map(|&piece| {
+                    let tally = if crate::search::lanes::best().is_some() {
+                        crate::search::lanes::count_completions(n, piece)
+                    } else {
+                        count_completions(n, piece)
+                    };
+                    u128::from(tally.solutions)
+                })
+                .sum()
+        })
+    };
+    let mut columns: Vec<u32> = Vec::with_capacity(n as usize);
+    let mut remaining = index;
+    // The solutions below `columns`, where known.
+    let mut subtree_total = crate::published::total(n);
+    // First-row subtree counts by column, for their mirror images.
+    let mut first_row: Vec<Option<u128>> = vec![None; n as usize];
+    while (columns.len() as u32) < n {
+        if subtree_total.is_some_and(|total| total < walk_limit) {
+            let found = Solutions::below(n, &columns).nth(remaining as usize)?;
+            (columns.len() as u32 + 1..=n).for_each(on_row);
+            return Some(found);
+        }
+        let board = columns
+            .iter()
+            .fold(Board::EMPTY, |board, &column| board.place(1 << column));
+        let mut candidates: Vec<u32> = (0..n).filter(|&c| board.free(n) >> c & 1 == 1).collect();
+        if let (true, Some(total)) = (columns.is_empty(), subtree_total) {
+            // The caller asks only for the first half; mirror images
+            // make the columns past the middle the same counts reversed.
+            let middle = if n % 2 == 1 {
+                let below = count_below(&[n / 2]);
+                first_row[n as usize / 2] = Some(below);
+                below
+            } else {
+                0
+            };
+            let half = (total - middle) / 2;
+            if remaining >= half {
+                remaining -= half;
+                subtree_total = Some(middle);
+                columns.push(n / 2);
+                on_row(1);
+                continue;
+            }
+            candidates.retain(|&c| c < n / 2);
+            subtree_total = Some(half);
+        }
+        let from_end = subtree_total.is_some_and(|total| remaining >= total / 2);
+        let mut left = match subtree_total {
+            Some(total) if from_end => total - 1 - remaining,
+            _ => remaining,
+        };
+        if from_end {
+            candidates.reverse();
+        }
+        let mut chosen = None;
+        for column in candidates {
+            let below = match columns
+                .is_empty()
+                .then(|| first_row[(n - 1 - column) as usize])
+            {
+                Some(Some(mirrored)) => mirrored,
+                _ => {
+                    let mut longer = columns.clone();
+                    longer.push(column);
+                    count_below(&longer)
+                }
+            };
+            if columns.is_empty() {
+                first_row[column as usize] = Some(below);
+            }
+            if left < below {
+                remaining = if from_end { below - 1 - left } else { left };
+                chosen = Some((column, below));
+                break;
+            }
+            left -= below;
+        }
+        let (column, below) = chosen?;
+        columns.push(column);
+        subtree_total = Some(below);
+        on_row(columns.len() as u32);
     }
     Solutions::below(n, &columns).next()
 }
@@ -327,4 +401,32 @@ pub fn write_solutions<W: std::io::Write>(
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_every_row_finds_what_the_walk_finds() {
+        // A walk limit of 1 counts subtrees down to the last row, from
+        // either end and through the first row's halves (odd and even N).
+        for (n, stride) in [(8u32, 1), (9, 1), (10, 3), (11, 29)] {
+            let all: Vec<Solution> = Solutions::new(n).collect();
+            for (index, board) in all.iter().enumerate().step_by(stride) {
+                let threads = 1 + index % 2;
+                let rows = std::sync::Mutex::new(Vec::new());
+                let found = nth_walking_below(
+                    n,
+                    index as u128,
+                    threads,
+                    &|row| rows.lock().unwrap().push(row),
+                    1,
+                );
+                assert_eq!(found.as_ref(), Some(board), "N = {n}, index {index}");
+                assert_eq!(rows.into_inner().unwrap(), (1..=n).collect::<Vec<u32>>());
+            }
+            assert_eq!(nth_walking_below(n, all.len() as u128, 2, &|_| {}, 1), None);
+        }
+    }
 }
