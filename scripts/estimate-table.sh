@@ -7,6 +7,7 @@
 #   scripts/estimate-table.sh THREADS SAMPLE N [N ...]   e.g. scripts/estimate-table.sh 2 300 23 24 25
 #   NQUEENS_MATCHER=avx2 NQUEENS_LANES=avx2 scripts/estimate-table.sh 2 100 26   (force a path)
 #   SEED=1 CORES=1000 ... (defaults 0 and 1000)
+#   KEEP=DIR ... also keeps each estimate's JSON (with its timed samples) as DIR/estimate-N.json
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 THREADS SAMPLE N [N ...]" >&2; exit 2; }
 threads=$1; sample=$2; shift 2
@@ -21,6 +22,7 @@ for n in "$@"; do
     out=$( { /usr/bin/time -f '%M' "$bin" plan "$n" -j "$threads" --estimate --sample "$sample" \
         --seed "${SEED:-0}" --cores "${CORES:-1000}" --format json; } 2>&1 )
     json=$(printf '%s\n' "$out" | grep '^{' | tail -1)
+    [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && printf '%s\n' "$json" > "$KEEP/estimate-$n.json"; }
     kib=$(printf '%s\n' "$out" | grep '^[0-9]*$' | tail -1)
     python3 - "$json" "$kib" <<'PY'
 import json, sys

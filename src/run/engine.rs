@@ -326,18 +326,70 @@ pub fn run_tasks(
         } else {
             0
         };
+        let order = SpreadOrder::new(handed);
         let run = (0..handed as usize)
             .into_par_iter()
             // One task per split: tasks are already coarse enough, and
             // finer stealing keeps the tail short.
             .with_max_len(1)
-            .map(|k| run_index(n, tasks, (first + k as u64 * step) as usize, hooks))
+            .map(|k| {
+                let k = order.at(k as u64);
+                run_index(n, tasks, (first + k * step) as usize, hooks)
+            })
             .reduce(RunTotals::default, RunTotals::merge);
         RunTotals {
             tasks_skipped: run.tasks_skipped + (len - handed),
             ..run
         }
     })
+}
+
+/// Consecutive tasks handed out together, in order: they share their row
+/// sets' cells and caches.
+pub const SPREAD_RUN: u64 = 64;
+
+/// The order tasks are handed out in: runs of [`SPREAD_RUN`] consecutive
+/// tasks, the runs stepped through the plan by the golden ratio (run
+/// p is run p x a mod m, a the integer nearest m / phi that is prime to
+/// m), so that the tasks done by any moment are spread over the whole
+/// plan. Costs drift along a plan (early `join` row sets are cheap), and
+/// the progress bar's ETA, the done share of the tasks, then reads the
+/// share of the cost done. The last partial run comes last.
+#[derive(Clone, Copy, Debug)]
+pub struct SpreadOrder {
+    runs: u64,
+    step: u64,
+}
+
+impl SpreadOrder {
+    /// The order of `len` tasks.
+    pub fn new(len: u64) -> SpreadOrder {
+        let runs = len / SPREAD_RUN;
+        let nearest = (runs as f64 * 0.618_033_988_749_894_8).round() as u64;
+        // The integer prime to `runs` nearest the golden step (1 is).
+        let step = (0..runs)
+            .flat_map(|offset| [nearest.saturating_sub(offset), nearest + offset])
+            .find(|&step| step >= 1 && step < runs.max(2) && gcd(step, runs) == 1)
+            .unwrap_or(1);
+        SpreadOrder { runs, step }
+    }
+
+    /// The task handed out `k`th (below the length it was made for).
+    pub fn at(self, k: u64) -> u64 {
+        let (run, within) = (k / SPREAD_RUN, k % SPREAD_RUN);
+        if run >= self.runs {
+            return k;
+        }
+        let spread = (u128::from(run) * u128::from(self.step) % u128::from(self.runs)) as u64;
+        spread * SPREAD_RUN + within
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Runs the task at `index` of `tasks`, unless `hooks` skip its id.
@@ -407,4 +459,48 @@ pub(crate) fn faulty_task() -> Option<u64> {
         arg.and_then(|text| text.trim().parse::<u64>().ok())
     })
     .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spread_order_hands_out_every_task_once() {
+        for len in [0u64, 1, 63, 64, 65, 128, 1000, 4097, 92_504] {
+            let order = SpreadOrder::new(len);
+            let mut seen = vec![false; len as usize];
+            for k in 0..len {
+                let task = order.at(k);
+                assert!(task < len && !seen[task as usize], "len {len}, k {k}");
+                seen[task as usize] = true;
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_tasks_handed_out_spread_over_the_plan() {
+        // The first tenth of the order puts about a tenth of its tasks in
+        // every tenth of the plan; in id order they would all be in the
+        // first.
+        let len = 92_504u64;
+        let order = SpreadOrder::new(len);
+        let mut per_tenth = [0u64; 10];
+        for k in 0..len / 10 {
+            per_tenth[(order.at(k) * 10 / len) as usize] += 1;
+        }
+        for (tenth, &count) in per_tenth.iter().enumerate() {
+            assert!(
+                (len / 1000 * 7..=len / 1000 * 13).contains(&count),
+                "tenth {tenth}: {count} of {}",
+                len / 10
+            );
+        }
+        // Runs of consecutive tasks stay together.
+        for k in (0..len / SPREAD_RUN * SPREAD_RUN).step_by(SPREAD_RUN as usize) {
+            let start = order.at(k);
+            assert_eq!(start % SPREAD_RUN, 0);
+            assert!((1..SPREAD_RUN).all(|i| order.at(k + i) == start + i));
+        }
+    }
 }

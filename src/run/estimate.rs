@@ -9,9 +9,11 @@
 //! random open square per row down to that depth, and the subtree reached
 //! is timed and weighted by the product of the branching factors on the
 //! way (Knuth's estimator of a tree's size, applied to time). Either way
-//! each sampled task yields an unbiased estimate of its own cost; the
-//! 95% interval is the normal one for a simple random sample of tasks
-//! (stratification only narrows it).
+//! each sampled task yields an unbiased estimate of its own cost. The 95%
+//! interval is the normal one, its error the wider of the stratified
+//! sample's (read from the differences of tasks next to each other in id
+//! order, since neighbouring tasks cost alike) and the batch means'
+//! (which sees the machine's speed drift while the sample runs).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -78,6 +80,10 @@ pub struct Estimate {
     /// probed): what a worker loses at most when stopped mid-task, and
     /// how long a cluster's tail can be.
     pub largest_task: f64,
+    /// The sampled tasks and their estimated thread-seconds, in the order
+    /// they were timed: what the interval was computed from, for a
+    /// second look.
+    pub samples: Vec<(usize, f64)>,
 }
 
 impl Estimate {
@@ -103,7 +109,7 @@ impl Estimate {
 /// An estimate as `plan --estimate --format json` prints it (seconds;
 /// the wall times on the threads it ran on).
 #[derive(Serialize)]
-struct EstimateRecord {
+struct EstimateRecord<'a> {
     sampled: usize,
     asked: usize,
     time_budget_seconds: Option<u64>,
@@ -118,6 +124,8 @@ struct EstimateRecord {
     core_ns_per_solution: Option<f64>,
     largest_task_seconds: f64,
     estimate_seconds: f64,
+    /// `[task, seconds]` in the order timed.
+    samples: &'a [(usize, f64)],
 }
 
 impl Serialize for Estimate {
@@ -138,6 +146,7 @@ impl Serialize for Estimate {
             core_ns_per_solution: self.core_ns_per_solution(),
             largest_task_seconds: self.largest_task,
             estimate_seconds: self.seconds,
+            samples: &self.samples,
         }
         .serialize(serializer)
     }
@@ -214,30 +223,41 @@ pub fn estimate_within(
             let mut timed = timed
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
-            timed.push(cost);
+            timed.push((task, cost));
             progress(timed.len());
         })
     });
-    let costs = timed
+    let samples = timed
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let costs: Vec<f64> = samples.iter().map(|&(_, cost)| cost).collect();
     let sampled = costs.len();
     let mean = costs.iter().sum::<f64>() / sampled as f64;
-    let variance = if sampled > 1 {
-        costs.iter().map(|cost| (cost - mean).powi(2)).sum::<f64>() / (sampled - 1) as f64
-    } else {
-        0.0
-    };
-    // The standard error of the total, with the finite population
-    // correction (a sample of every task has none).
+    // The finite population correction (a sample of every task has no
+    // error).
     let correction = 1.0 - sampled as f64 / total as f64;
-    let sampling_error = total as f64 * (variance / sampled as f64 * correction).sqrt();
+    // The sample is stratified along the plan, and tasks near each other
+    // cost alike (odd N's tasks come in runs of one middle distance whose
+    // costs differ 14-fold from run to run): the error is read from the
+    // differences of neighbouring sampled tasks, not from the spread of
+    // all of them, which holds the differences between runs as well.
+    let (deviation, local) = neighbour_spread(&samples);
+    let stratified_error = total as f64 * (deviation.powi(2) / sampled as f64 * correction).sqrt();
     // The machine's speed drifts while the sample runs (a virtual
-    // machine's by 10% over seconds), which the task-to-task variance does
-    // not see: the spread of the means of consecutive batches of the
-    // timed tasks does (the batch means method), and the wider of the two
-    // bounds the interval.
-    let error = sampling_error.max(total as f64 * batch_means_error(&costs, correction));
+    // machine's by 10% over seconds), which neighbouring tasks do not
+    // see: the means of consecutive batches of the timed tasks' costs
+    // above their neighbours' do (the batch means method), and the wider
+    // of the two bounds the interval.
+    // (A cost less its two neighbours' mean spreads sqrt(3/2) times as
+    // far as a cost about its stratum's mean: scaled back, so that without
+    // drift the two bounds agree.)
+    let above_neighbours: Vec<f64> = costs
+        .iter()
+        .zip(&local)
+        .map(|(cost, near)| (cost - near) * (2.0f64 / 3.0).sqrt())
+        .collect();
+    let error =
+        stratified_error.max(total as f64 * batch_means_error(&above_neighbours, correction));
     let core_seconds = mean * total as f64;
     Ok(Estimate {
         n: plan.n,
@@ -254,7 +274,43 @@ pub fn estimate_within(
         threads,
         seconds: started.elapsed().as_secs_f64(),
         largest_task: costs.iter().copied().fold(0.0, f64::max),
+        samples,
     })
+}
+
+/// From `samples` (task, cost) of a sample stratified over the task ids:
+/// the standard deviation of a task's cost about its stratum's mean, from
+/// the squared differences of the tasks next to each other in id order
+/// (the successive differences estimator of a systematic sample: half
+/// their mean square), and each sample's neighbours' mean cost (the
+/// tasks before and after it in id order), in the samples' order. A
+/// sample of one task has no spread.
+fn neighbour_spread(samples: &[(usize, f64)]) -> (f64, Vec<f64>) {
+    let mut by_task: Vec<usize> = (0..samples.len()).collect();
+    by_task.sort_by_key(|&i| samples[i].0);
+    let cost = |rank: usize| samples[by_task[rank]].1;
+    let mut local = vec![0.0; samples.len()];
+    for rank in 0..by_task.len() {
+        let neighbours: Vec<f64> = [rank.checked_sub(1), Some(rank + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&near| near < by_task.len())
+            .map(cost)
+            .collect();
+        local[by_task[rank]] = if neighbours.is_empty() {
+            cost(rank)
+        } else {
+            neighbours.iter().sum::<f64>() / neighbours.len() as f64
+        };
+    }
+    if samples.len() < 2 {
+        return (0.0, local);
+    }
+    let square_differences: f64 = (1..by_task.len())
+        .map(|rank| (cost(rank) - cost(rank - 1)).powi(2))
+        .sum();
+    let variance = square_differences / (2.0 * (by_task.len() - 1) as f64);
+    (variance.sqrt(), local)
 }
 
 /// Batches the batch means method cuts a sample into.
@@ -358,6 +414,41 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn neighbours_see_the_spread_within_runs_not_between_them() {
+        // Two runs of tasks whose costs differ tenfold, each task within
+        // 1% of its run's cost: the spread is that 1%, not the runs'.
+        let samples: Vec<(usize, f64)> = (0..400)
+            .map(|task| {
+                let run = if task < 200 { 1.0 } else { 10.0 };
+                (task, run * if task % 2 == 0 { 0.99 } else { 1.01 })
+            })
+            .collect();
+        let (deviation, local) = neighbour_spread(&samples);
+        // Within a run the successive differences are 2% of 1 or 10; the
+        // one step between the runs adds little over 399 differences.
+        assert!(deviation < 0.5, "{deviation}");
+        let all_mean = samples.iter().map(|s| s.1).sum::<f64>() / 400.0;
+        let all_spread = (samples
+            .iter()
+            .map(|s| (s.1 - all_mean).powi(2))
+            .sum::<f64>()
+            / 399.0)
+            .sqrt();
+        assert!(all_spread > 4.0, "{all_spread}");
+        // A task's neighbours are the tasks beside it in id order, whatever
+        // order the samples came in.
+        let mut shuffled = samples.clone();
+        shuffled.reverse();
+        let (again, local_shuffled) = neighbour_spread(&shuffled);
+        assert!((again - deviation).abs() < 1e-12);
+        assert_eq!(local[10], local_shuffled[389]);
+        assert!((local[10] - 1.01).abs() < 1e-12, "{}", local[10]);
+        assert!((local[0] - 1.01).abs() < 1e-12, "{}", local[0]);
+        // One task: no spread, its own cost as its neighbourhood.
+        assert_eq!(neighbour_spread(&[(3, 2.5)]), (0.0, vec![2.5]));
+    }
 
     #[test]
     fn batch_means_see_a_drift_that_task_variance_does_not() {
