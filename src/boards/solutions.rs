@@ -204,12 +204,9 @@ fn nth_in_order(
         .build()
         .ok()?;
     // A subtree is cut a few rows deeper into pieces for the workers.
-    let count_below = |columns: &[u32]| -> u128 {
-        let board = columns
-            .iter()
-            .fold(Board::EMPTY, |board, &column| board.place(1 << column));
+    let count_below = |board: Board| -> u128 {
         let mut pieces = vec![board];
-        for _ in 0..SUBTREE_PIECE_ROWS.min(n as usize - columns.len()) {
+        for _ in 0..SUBTREE_PIECE_ROWS.min((n - board.row) as usize) {
             pieces = pieces
                 .iter()
                 .flat_map(|board| {
@@ -237,6 +234,8 @@ fn nth_in_order(
         })
     };
     let mut columns: Vec<u32> = Vec::with_capacity(n as usize);
+    // The board of `columns`.
+    let mut board = Board::EMPTY;
     let mut remaining = index;
     // The solutions below `columns`, where known.
     let mut subtree_total = crate::published::total(n);
@@ -248,17 +247,12 @@ fn nth_in_order(
             (columns.len() as u32 + 1..=n).for_each(on_row);
             return Some(found);
         }
-        let board = columns
-            .iter()
-            .fold(Board::EMPTY, |board, &column| board.place(1 << column));
         let mut candidates: Vec<u32> = (0..n).filter(|&c| board.free(n) >> c & 1 == 1).collect();
         if let (true, Some(total)) = (columns.is_empty(), subtree_total) {
             // The caller asks only for the first half; mirror images
             // make the columns past the middle the same counts reversed.
             let middle = if n % 2 == 1 {
-                let below = count_below(&[n / 2]);
-                first_row[n as usize / 2] = Some(below);
-                below
+                count_below(board.place(1 << (n / 2)))
             } else {
                 0
             };
@@ -267,6 +261,7 @@ fn nth_in_order(
                 remaining -= half;
                 subtree_total = Some(middle);
                 columns.push(n / 2);
+                board = board.place(1 << (n / 2));
                 on_row(1);
                 continue;
             }
@@ -288,11 +283,7 @@ fn nth_in_order(
                 .then(|| first_row[(n - 1 - column) as usize])
             {
                 Some(Some(mirrored)) => mirrored,
-                _ => {
-                    let mut longer = columns.clone();
-                    longer.push(column);
-                    count_below(&longer)
-                }
+                _ => count_below(board.place(1 << column)),
             };
             if columns.is_empty() {
                 first_row[column as usize] = Some(below);
@@ -306,6 +297,7 @@ fn nth_in_order(
         }
         let (column, below) = chosen?;
         columns.push(column);
+        board = board.place(1 << column);
         subtree_total = Some(below);
         on_row(columns.len() as u32);
     }
