@@ -415,6 +415,27 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
     }
 }
 
+/// The most-constrained-first count against its naive twin (rows top to
+/// bottom) on every task of N = 4..=11 under every cut, and on tasks
+/// spread over the plans of N = 12..=17 (odd and even, cut and not).
+#[test]
+fn constrained_search_equals_rows_top_to_bottom() {
+    use nqueens::testing::join::{count_task_by_rows, count_task_row_order, tasks_cut, EvenCut};
+    for n in 4..=17 {
+        for cut in [EvenCut::RowSet, EvenCut::EastQueen, EvenCut::BothQueens] {
+            let tasks = tasks_cut(n, cut);
+            let step = if n <= 11 { 1 } else { tasks.len() / 40 + 1 };
+            for task in tasks.iter().step_by(step) {
+                assert_eq!(
+                    count_task_by_rows(n, task),
+                    count_task_row_order(n, task),
+                    "n={n} {cut:?} {task:?}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn every_task_counted_row_by_row_equals_its_join() {
     use nqueens::testing::join::{count_task, count_task_by_rows, tasks_cut, EvenCut};

@@ -83,7 +83,7 @@ pub use matcher::{
 pub(crate) use matcher::{matcher_path, requested_matcher};
 pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};
 pub use quadrant::{count_placements, placements};
-pub use rows::count_task_by_rows;
+pub use rows::{count_task_by_rows, count_task_row_order};
 pub(crate) use split::ROUTE_BATCH;
 pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
 pub(crate) use tasks::cut_queens;
