@@ -7,14 +7,17 @@
 //! even-N path of large N: a cut task of N = 24, and a task of N = 26 in
 //! its grid of two levels (the second on the west side only) against one
 //! level, with the cells of one of its row sets built whole and within
-//! the columns its fixed queens leave open.
+//! the columns its fixed queens leave open. Last, `verify`'s second code
+//! path on a task of N = 18: the most constrained queen first against the
+//! rows top to bottom.
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::testing::join::{
     choose_cuts, count_disjoint_naive, count_task, count_task_by_rows, count_task_in_parts,
-    task_keys, tasks, JoinTasks, Matcher, Parts, RowCells, SplitMatcher, LEAF_MIN, MAX_CUTS,
+    count_task_row_order, task_keys, tasks, JoinTasks, Matcher, Parts, RowCells, SplitMatcher,
+    LEAF_MIN, MAX_CUTS,
 };
 
 const N: u32 = 20;
@@ -138,5 +141,24 @@ fn grid_task(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, matchers, cut_task, grid_task);
+/// `verify`'s second code path on the median task of N = 18 (a row set
+/// with its queens beside the middle line fixed): the constrained search
+/// against its naive twin, each asserting the join's count.
+fn second_path(c: &mut Criterion) {
+    const SMALL: u32 = 18;
+    let all = JoinTasks::new(SMALL);
+    let task = all.get(all.len() / 2);
+    let expected = count_task(SMALL, &task).solutions;
+    let mut group = c.benchmark_group("verify-18");
+    group.sample_size(10);
+    group.bench_function("most-constrained-first", |b| {
+        b.iter(|| assert_eq!(count_task_by_rows(SMALL, black_box(&task)), expected))
+    });
+    group.bench_function("rows-top-to-bottom", |b| {
+        b.iter(|| assert_eq!(count_task_row_order(SMALL, black_box(&task)), expected))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, matchers, cut_task, grid_task, second_path);
 criterion_main!(benches);
