@@ -1,6 +1,7 @@
 //! Trusting a count where no table exists: a sample of a `join` plan's
-//! tasks counted again by a different code path (a row-by-row search of
-//! the task's whole boards), task by task.
+//! tasks counted again by a different code path (a queen-by-queen search
+//! of the task's whole boards, the most constrained queen first), task by
+//! task.
 //!
 //! The tables check whole counts up to N = 27; past them, two runs
 //! compared task by task catch a fault of one machine, and this catches a
@@ -26,11 +27,11 @@ pub struct TaskCheck {
     pub id: u64,
     /// Its weighted solutions as the join counts them.
     pub join: u64,
-    /// Its weighted solutions as the row-by-row search counts them.
+    /// Its weighted solutions as the queen-by-queen search counts them.
     pub rows: u64,
     /// Seconds the join took on one thread.
     pub join_seconds: f64,
-    /// Seconds the row-by-row search took on one thread.
+    /// Seconds the queen-by-queen search took on one thread.
     pub rows_seconds: f64,
 }
 
@@ -43,9 +44,9 @@ impl TaskCheck {
 
 /// Counts `tasks` tasks of a `join` plan (all of them if it has fewer),
 /// one drawn from each of as many equal runs of the plan with `seed`, by
-/// the join and by the row-by-row search, on `threads` threads; in id
+/// the join and by the queen-by-queen search, on `threads` threads; in id
 /// order. `checked` is told of each task as soon as both counts of it are
-/// in (from N = 24 a row-by-row count takes minutes a task).
+/// in (at N = 28 the search takes minutes a task).
 pub fn cross_check(
     plan: &Plan,
     tasks: usize,
