@@ -364,7 +364,11 @@ pub struct SpreadOrder {
 impl SpreadOrder {
     /// The order of `len` tasks.
     pub fn new(len: u64) -> SpreadOrder {
-        let runs = len / SPREAD_RUN;
+        SpreadOrder::of_runs(len / SPREAD_RUN)
+    }
+
+    /// The order of `runs` whole runs, of any length (MPI's chunks).
+    pub fn of_runs(runs: u64) -> SpreadOrder {
         let nearest = (runs as f64 * 0.618_033_988_749_894_8).round() as u64;
         // The integer prime to `runs` nearest the golden step (1 is).
         let step = (0..runs)
@@ -380,8 +384,15 @@ impl SpreadOrder {
         if run >= self.runs {
             return k;
         }
-        let spread = (u128::from(run) * u128::from(self.step) % u128::from(self.runs)) as u64;
-        spread * SPREAD_RUN + within
+        self.run_at(run) * SPREAD_RUN + within
+    }
+
+    /// The run handed out `k`th (`k` itself past the whole runs).
+    pub fn run_at(self, k: u64) -> u64 {
+        if k >= self.runs {
+            return k;
+        }
+        (u128::from(k) * u128::from(self.step) % u128::from(self.runs)) as u64
     }
 }
 

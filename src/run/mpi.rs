@@ -7,7 +7,9 @@
 //! so a thread that finishes early asks for more and none idles while others
 //! work (a chunk run on a whole rank's pool would make its threads wait for
 //! the chunk's slowest task). Rank 0 answers from a dispatcher thread, and
-//! its own workers take their chunks from the same counter directly. At the
+//! its own workers take their chunks from the same counter directly; the
+//! chunks go out spread over the plan (golden-ratio steps, as a single
+//! machine's runs of tasks do), so the share done reads the cost done. At the
 //! end every rank's totals are gathered on rank 0 as pairs of u64 words and
 //! added there in u128, so no sum can wrap.
 
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::engine::{Dispatch, RunHooks, RunTotals, TaskCount, TaskOutcome};
+use super::engine::{Dispatch, RunHooks, RunTotals, SpreadOrder, TaskCount, TaskOutcome};
 use super::journal::Journal;
 use super::report::Report;
 use super::stop::{self, StopGrace};
@@ -170,6 +172,7 @@ pub fn count_journaled(
         rank,
         chunk,
         task_count,
+        order: SpreadOrder::of_runs(task_count.div_ceil(chunk)),
         next: AtomicU64::new(0),
         stop,
         journal: tracked.journal(),
@@ -262,7 +265,11 @@ struct Chunks<'a> {
     /// Tasks per chunk.
     chunk: u64,
     task_count: u64,
-    /// Rank 0: the start of the next chunk to hand out.
+    /// The order chunks are handed out in: spread over the plan, so that
+    /// rank 0's progress reads the share of the cost done (as a single
+    /// machine's engine does with its runs of tasks).
+    order: SpreadOrder,
+    /// Rank 0: how many chunks were handed out.
     next: AtomicU64,
     /// Set to stop: no chunk is handed out after it.
     stop: &'a AtomicBool,
@@ -281,7 +288,8 @@ impl Chunks<'_> {
         if self.stop.load(Ordering::SeqCst) {
             return NO_MORE;
         }
-        let start = self.next.fetch_add(self.chunk, Ordering::SeqCst);
+        let taken = self.next.fetch_add(1, Ordering::SeqCst);
+        let start = self.order.run_at(taken).saturating_mul(self.chunk);
         if start < self.task_count {
             start
         } else {
@@ -461,5 +469,46 @@ mod tests {
         assert_eq!(chunk_size(10, 4), 1);
         assert_eq!(chunk_size(100_000, 2), 781);
         assert_eq!(chunk_size(100_000_000, 2), 1024);
+    }
+
+    /// Rank 0's chunks: every start handed out once, the last (short)
+    /// chunk too, none after a stop, and the first tenth of them spread
+    /// over the plan rather than at its start.
+    #[test]
+    fn chunks_go_out_once_each_spread_over_the_plan() {
+        let journal_error = Mutex::new(None);
+        for (task_count, chunk) in [(1u64, 1u64), (10, 3), (1000, 7), (92_504, 1024)] {
+            let stop = AtomicBool::new(false);
+            let chunks = Chunks {
+                rank: 0,
+                chunk,
+                task_count,
+                order: SpreadOrder::of_runs(task_count.div_ceil(chunk)),
+                next: AtomicU64::new(0),
+                stop: &stop,
+                journal: None,
+                journal_error: &journal_error,
+                task_micros: AtomicU64::new(0),
+                journaled: AtomicU64::new(0),
+            };
+            let mut starts: Vec<u64> = std::iter::from_fn(|| {
+                let start = chunks.take();
+                (start != NO_MORE).then_some(start)
+            })
+            .collect();
+            let early: Vec<u64> = starts[..starts.len() / 10].to_vec();
+            starts.sort_unstable();
+            let expected: Vec<u64> = (0..task_count).step_by(chunk as usize).collect();
+            assert_eq!(starts, expected, "{task_count} tasks, chunks of {chunk}");
+            if early.len() >= 10 {
+                assert!(
+                    early.iter().any(|&start| start > task_count / 2),
+                    "{early:?}"
+                );
+            }
+            stop.store(true, Ordering::SeqCst);
+            chunks.next.store(0, Ordering::SeqCst);
+            assert_eq!(chunks.take(), NO_MORE);
+        }
     }
 }
