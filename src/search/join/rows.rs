@@ -23,34 +23,18 @@ use super::JoinTask;
 /// The weighted solutions of `task` of an `n` board, counted queen by
 /// queen, the most constrained first. Equals [`super::count_task`]'s
 /// `solutions`; slower (a search of the task's boards, not a join of
-/// halves: 20 to 40 times the join's time at N = 22).
+/// halves: 5 to 95 times the join's time at N = 24..28).
 pub fn count_task_by_rows(n: u32, task: &JoinTask) -> u64 {
-    let geo = Geometry::new(n);
-    let rows = RowBounds::of(&geo, task);
-    let mut search = ConstrainedSearch {
-        n,
-        open: rows.open,
-        west_long: rows.west_long,
-        weights: rows.weights,
-        total: 0,
-    };
-    search.place(((1u64 << n) - 1) as u32, 0, 0, 0, 0);
+    let mut search = BoardSearch::of(n, task);
+    search.place_constrained(((1u64 << n) - 1) as u32, 0, 0, 0, 0);
     search.total
 }
 
 /// The same count with the rows taken top to bottom: the naive twin of
 /// [`count_task_by_rows`] (many times slower).
 pub fn count_task_row_order(n: u32, task: &JoinTask) -> u64 {
-    let geo = Geometry::new(n);
-    let rows = RowBounds::of(&geo, task);
-    let mut search = RowSearch {
-        n,
-        open: rows.open,
-        west_long: rows.west_long,
-        weights: rows.weights,
-        total: 0,
-    };
-    search.place(0, 0, 0, 0, 0);
+    let mut search = BoardSearch::of(n, task);
+    search.place_in_row_order(0, 0, 0, 0, 0);
     search.total
 }
 
@@ -132,8 +116,8 @@ impl RowBounds {
     }
 }
 
-/// The top-to-bottom search of one task's boards.
-struct RowSearch {
+/// A search of one task's boards, in either order, and its count.
+struct BoardSearch {
     n: u32,
     open: [u64; 32],
     west_long: [u64; 32],
@@ -141,11 +125,22 @@ struct RowSearch {
     total: u64,
 }
 
-impl RowSearch {
-    /// Places the queen of `row` on every open square not attacked
+impl BoardSearch {
+    fn of(n: u32, task: &JoinTask) -> BoardSearch {
+        let rows = RowBounds::of(&Geometry::new(n), task);
+        BoardSearch {
+            n,
+            open: rows.open,
+            west_long: rows.west_long,
+            weights: rows.weights,
+            total: 0,
+        }
+    }
+
+    /// Rows top to bottom: places the queen of `row` on every open square not attacked
     /// (`cols`, and the diagonals `left` and `right` shifted to this row),
     /// `class` queens on class squares so far.
-    fn place(&mut self, row: u32, cols: u64, left: u64, right: u64, class: usize) {
+    fn place_in_row_order(&mut self, row: u32, cols: u64, left: u64, right: u64, class: usize) {
         if row == self.n {
             self.total += self.weights[class];
             return;
@@ -156,7 +151,7 @@ impl RowSearch {
             let bit = free & free.wrapping_neg();
             free ^= bit;
             let class = class + usize::from(self.west_long[r] & bit != 0);
-            self.place(
+            self.place_in_row_order(
                 row + 1,
                 cols | bit,
                 (left | bit) << 1,
@@ -165,23 +160,19 @@ impl RowSearch {
             );
         }
     }
-}
 
-/// The most-constrained-first search of one task's boards.
-struct ConstrainedSearch {
-    n: u32,
-    open: [u64; 32],
-    west_long: [u64; 32],
-    weights: [u64; 3],
-    total: u64,
-}
-
-impl ConstrainedSearch {
-    /// With the queens of the rows not in `rows` placed (their columns
+    /// Most constrained first: with the queens of the rows not in `rows` placed (their columns
     /// `cols`, their diagonals `sums` by index row + column and `differences`
     /// by column - row + N-1, `class` of them on class squares), counts
     /// every way to place the rest.
-    fn place(&mut self, rows: u32, cols: u64, sums: u64, differences: u64, class: usize) {
+    fn place_constrained(
+        &mut self,
+        rows: u32,
+        cols: u64,
+        sums: u64,
+        differences: u64,
+        class: usize,
+    ) {
         let n = self.n;
         let (mut best_row, mut best_count, mut best_free) = (0u32, u32::MAX, 0u64);
         // Columns some unplaced row can take, and those two or more can.
@@ -236,7 +227,7 @@ impl ConstrainedSearch {
             free ^= bit;
             let column = bit.trailing_zeros();
             let class = class + usize::from(self.west_long[row as usize] & bit != 0);
-            self.place(
+            self.place_constrained(
                 rows & !(1 << row),
                 cols | bit,
                 sums | (1u64 << (row + column)),
