@@ -19,9 +19,10 @@ With --eta it instead runs the count to its end and holds every ETA the
 bar showed against the real end: the worst error from the moment 5% of
 the run's time had passed, and a line per tenth of the run.
 
-Usage: scripts/check-bar.py [--nqueens PATH] [--eta] [N] [METHOD]
+Usage: scripts/check-bar.py [--nqueens PATH] [--eta [--wrap CMD]] [N] [METHOD] [-- COUNT ARGS]
 (defaults: target/release/nqueens, N = 17, mirror: a few seconds on 2
-threads; `24 d4` checks a stop with tasks of minutes in flight). Exit 0 when every check holds, 1 otherwise, each failure named.
+threads; `24 d4` checks a stop with tasks of minutes in flight; with
+--eta, `24 join -- --shard 7/500` times one shard). Exit 0 when every check holds, 1 otherwise, each failure named.
 """
 
 import argparse
@@ -39,7 +40,7 @@ RATE = re.compile(r"\(([0-9.]+)([kMG]?) tasks/s")
 CLOCK = re.compile(r"\[(\d\d:\d\d:\d\d)\]")
 
 
-def run_on_terminal(command, stop_after):
+def run_on_terminal(command, stop_after, stdout=subprocess.DEVNULL):
     """Runs `command` with stderr on a pseudo-terminal; sends SIGINT after
     `stop_after` seconds (None: never). Returns (frames, chunks, text,
     status, signalled_at, ended_at): frames are (seconds, visible line)
@@ -47,7 +48,7 @@ def run_on_terminal(command, stop_after):
     master, slave = os.openpty()
     started = time.monotonic()
     child = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave
+        command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=slave
     )
     os.close(slave)
     frames, text, line = [], "", ""
@@ -104,8 +105,11 @@ def seconds_of(text):
 def check_eta(args):
     """Runs the count to its end on a terminal; returns the worst relative
     ETA error from 5% of the run on."""
-    command = [args.nqueens, "count", args.n, "-m", args.method]
-    frames, _, _, status, _, ended_at = run_on_terminal(command, None)
+    command = args.wrap.split() + [args.nqueens, "count", args.n, "-m", args.method] + args.count_args
+    with tempfile.TemporaryFile("w+") as report:
+        frames, _, _, status, _, ended_at = run_on_terminal(command, None, report)
+        report.seek(0)
+        print(report.read(), end="")
     if status != 0:
         sys.exit(f"the count failed with status {status}")
     shown = [(at, seconds_of(m.group(1))) for at, line in frames for m in [ETA.search(line)] if m]
@@ -133,7 +137,10 @@ def main():
     parser.add_argument("n", nargs="?", default="17")
     parser.add_argument("method", nargs="?", default="mirror")
     parser.add_argument("--eta", action="store_true", help="hold the ETA against the real end")
+    parser.add_argument("--wrap", default="", help="with --eta: a command the count runs under, e.g. '/usr/bin/time -v -o t.txt'")
+    parser.add_argument("count_args", nargs=argparse.REMAINDER, help="with --eta: more arguments for count, after --")
     args = parser.parse_args()
+    args.count_args = [a for a in args.count_args if a != "--"]
     if not os.access(args.nqueens, os.X_OK):
         sys.exit(f"no nqueens binary at {args.nqueens}: cargo build --release first")
     if args.eta:
