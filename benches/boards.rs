@@ -5,7 +5,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use nqueens::boards::construct::{explicit_solution, random_solution};
 use nqueens::boards::render::{render, BoardFormat};
-use nqueens::boards::solutions::{write_solutions, Solution};
+use nqueens::boards::solutions::{nth_solution, write_solutions, Solution};
 use nqueens::boards::validate::check;
 
 fn boards(c: &mut Criterion) {
@@ -20,6 +20,15 @@ fn boards(c: &mut Criterion) {
                 write_solutions(12, 1, None, &draw, &mut out).unwrap(),
                 14_200
             );
+        })
+    });
+    // A quarter into N = 16: the first row's left half is counted
+    // (joined half boards) and the second row's subtrees searched.
+    group.bench_function("nth/16/quarter", |b| {
+        b.iter(|| {
+            let found = nth_solution(16, black_box(14_772_512 / 4)).unwrap();
+            let columns: Vec<u64> = found.columns().iter().map(|&c| u64::from(c)).collect();
+            assert_eq!(check(&columns), Ok(()));
         })
     });
     group.bench_function("solve/1000000/explicit", |b| {

@@ -2,6 +2,7 @@
 //! for any N without search, drawing them, and checking a claimed one.
 
 pub mod construct;
+mod next_row;
 pub mod render;
 pub mod solutions;
 pub mod validate;
