@@ -78,10 +78,12 @@ pub(crate) fn next_row_counts(
                 for &set in chunk {
                     pairing.count_row_set(&side, set, &mut counts);
                 }
-                counts
+                // A chunk's counts fit u64 (each row set's share of the
+                // board's total); the sums of all chunks may not past N = 27.
+                counts.map(u128::from)
             })
             .reduce(
-                || [0u64; MAX_JOIN_N as usize],
+                || [0u128; MAX_JOIN_N as usize],
                 |mut a, b| {
                     for (a, b) in a.iter_mut().zip(b) {
                         *a += b;
@@ -90,10 +92,7 @@ pub(crate) fn next_row_counts(
                 },
             )
     });
-    totals[..n as usize]
-        .iter()
-        .map(|&c| u128::from(c))
-        .collect()
+    totals[..n as usize].to_vec()
 }
 
 /// Every set of `h` of the `n` rows, as bits (Gosper's next combination).
