@@ -161,8 +161,10 @@ pub fn nth_solution_with(
 /// one thread, a row's subtrees (all columns) by joining against the
 /// depth-first search: N = 16 row 0 1.2 s against 7.1 s, row 1 0.28
 /// against 0.53 s, row 2 0.10 against 0.05 s; N = 18 row 1 4.3 against
-/// 22 s, row 2 0.8 against 1.5 s (the search counts from the end
-/// nearer the index, about half of them).
+/// 22 s, row 2 0.8 against 1.5 s, with an earlier glue that searched each
+/// half board row by row (slower than today's; the search counts from
+/// the end nearer the index, about half of them). All beside a 2-thread
+/// count, so read them as ratios.
 fn joined_rows(n: u32) -> usize {
     if n < 16 {
         0
