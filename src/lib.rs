@@ -80,7 +80,7 @@ pub mod units;
 pub use boards::construct::{explicit_solution, random_solution};
 pub use boards::render::{render, render_fen, render_grid, render_svg, render_vector, BoardFormat};
 pub use boards::solutions::{
-    nth_solution, nth_solution_with, write_solutions, Solution, Solutions,
+    nth_solution, nth_solution_with, write_solutions, NthProgress, Solution, Solutions,
 };
 pub use boards::validate::{check, Violation};
 pub use error::Error;

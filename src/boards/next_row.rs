@@ -16,6 +16,8 @@
 //!
 //! [`nth_solution`]: super::solutions::nth_solution
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use rayon::prelude::*;
 
 use crate::search::join::{choose_cuts, count_disjoint_naive, SplitMatcher, LEAF_MIN, MAX_CUTS};
@@ -31,12 +33,14 @@ const NAIVE_PAIRS: usize = 1 << 12;
 /// `n` board that begin with the queens `prefix` (one column per row) and
 /// have the next row's queen on c; 0 for the other columns. The prefix
 /// must not attack itself (the caller's boards never do), and it must
-/// leave a row free. Row sets are shared among the threads of `pool`.
+/// leave a row free. Row sets are shared among the threads of `pool`;
+/// `on_share` hears the share of them joined so far, from any of them.
 pub(crate) fn next_row_counts(
     pool: &rayon::ThreadPool,
     n: u32,
     prefix: &[u32],
     wanted: u64,
+    on_share: &(dyn Fn(f64) + Sync),
 ) -> Vec<u128> {
     assert!(
         (4..=MAX_JOIN_N).contains(&n),
@@ -71,6 +75,7 @@ pub(crate) fn next_row_counts(
         })
         .collect();
     let side = Sides::new(n, prefix, wanted);
+    let joined = AtomicUsize::new(0);
     let totals = pool.install(|| {
         sets.par_chunks(16)
             .map_init(Pairing::default, |pairing, chunk| {
@@ -78,6 +83,8 @@ pub(crate) fn next_row_counts(
                 for &set in chunk {
                     pairing.count_row_set(&side, set, &mut counts);
                 }
+                let done = joined.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+                on_share(done as f64 / sets.len() as f64);
                 // A chunk's counts fit u64 (each row set's share of the
                 // board's total); the sums of all chunks may not past N = 27.
                 counts.map(u128::from)
@@ -430,7 +437,7 @@ mod tests {
             let stride = if n <= 9 { 1 } else { 7 };
             for (i, prefix) in prefixes.iter().enumerate().step_by(stride) {
                 let all = (1u64 << n) - 1;
-                let joined = next_row_counts(&pools[i % 2], n, prefix, all);
+                let joined = next_row_counts(&pools[i % 2], n, prefix, all, &|_| {});
                 assert_eq!(
                     joined,
                     tree_counts(n, prefix, all),
@@ -451,7 +458,7 @@ mod tests {
                 (vec![n - 1, 2], !0b111),
                 (vec![0, 2, 4], 0),
             ] {
-                let joined = next_row_counts(&pool, n, &prefix, wanted);
+                let joined = next_row_counts(&pool, n, &prefix, wanted, &|_| {});
                 assert_eq!(
                     joined,
                     tree_counts(n, &prefix, wanted),
@@ -460,8 +467,8 @@ mod tests {
             }
         }
         // A mutation check of the test itself: the columns differ.
-        let all = next_row_counts(&pool, 8, &[], 0xff);
-        assert_ne!(all, next_row_counts(&pool, 8, &[], 0x0f));
+        let all = next_row_counts(&pool, 8, &[], 0xff, &|_| {});
+        assert_ne!(all, next_row_counts(&pool, 8, &[], 0x0f, &|_| {}));
         assert_eq!(all.iter().sum::<u128>(), 92);
     }
 }

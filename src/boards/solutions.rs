@@ -132,10 +132,25 @@ pub fn nth_solution(n: u32, index: u128) -> Option<Solution> {
     nth_solution_with(n, index, 1, &|_| {})
 }
 
+/// How far [`nth_solution_with`] has come: the rows whose queen is
+/// decided, and the share (0 to 1) of the counting that decides the next
+/// one done so far. At N = 20 the first row alone is minutes of counting
+/// on two cores, so a person needs more than the rows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NthProgress {
+    /// Rows whose queen is decided, 0 to N.
+    pub rows_fixed: u32,
+    /// Share of the next row's counting done: row sets joined, or
+    /// candidates' subtrees searched (the search stops at the one that
+    /// holds the index), of all there are; 0 as the row before is decided.
+    pub next_row_done: f64,
+}
+
 /// [`nth_solution`] with the subtrees counted on `threads` workers (a
 /// row's candidates taken `threads` at a time, in order, so the search
-/// still stops at the subtree that holds the index), calling `on_row` with
-/// the number of rows fixed as each is decided.
+/// still stops at the subtree that holds the index), calling `on_progress`
+/// as each row is decided (`next_row_done` 0) and, while a row is being
+/// counted, with the share of it done (from several threads at once).
 ///
 /// Mirroring a board (column c to n - 1 - c) reverses lexicographic order,
 /// so where the total is published, an index in the second half is found
@@ -146,13 +161,13 @@ pub fn nth_solution_with(
     n: u32,
     index: u128,
     threads: usize,
-    on_row: &(dyn Fn(u32) + Sync),
+    on_progress: &(dyn Fn(NthProgress) + Sync),
 ) -> Option<Solution> {
     let reach = Reach {
         walk_limit: NTH_STREAM_LIMIT,
         joined_rows: joined_rows(n),
     };
-    nth_walking_below(n, index, threads, on_row, reach)
+    nth_walking_below(n, index, threads, on_progress, reach)
 }
 
 /// Rows whose subtrees are counted by joining half boards (`next_row`)
@@ -187,20 +202,20 @@ fn nth_walking_below(
     n: u32,
     index: u128,
     threads: usize,
-    on_row: &(dyn Fn(u32) + Sync),
+    on_progress: &(dyn Fn(NthProgress) + Sync),
     reach: Reach,
 ) -> Option<Solution> {
     assert!((1..=MAX_N).contains(&n), "board size out of range");
     match crate::published::total(n) {
         Some(total) if index >= total => None,
         Some(total) if index >= total / 2 => {
-            let mut solution = nth_in_order(n, total - 1 - index, threads, on_row, reach)?;
+            let mut solution = nth_in_order(n, total - 1 - index, threads, on_progress, reach)?;
             for column in &mut solution.columns[..n as usize] {
                 *column = n - 1 - *column;
             }
             Some(solution)
         }
-        _ => nth_in_order(n, index, threads, on_row, reach),
+        _ => nth_in_order(n, index, threads, on_progress, reach),
     }
 }
 
@@ -219,15 +234,21 @@ fn nth_in_order(
     n: u32,
     index: u128,
     threads: usize,
-    on_row: &(dyn Fn(u32) + Sync),
+    on_progress: &(dyn Fn(NthProgress) + Sync),
     reach: Reach,
 ) -> Option<Solution> {
     use rayon::prelude::*;
     let walk_limit = reach.walk_limit;
+    let fixed = |rows: u32| {
+        on_progress(NthProgress {
+            rows_fixed: rows,
+            next_row_done: 0.0,
+        })
+    };
     if index < walk_limit {
         let found = Solutions::new(n).nth(index as usize);
         if found.is_some() {
-            (1..=n).for_each(on_row);
+            (1..=n).for_each(fixed);
         }
         return found;
     }
@@ -276,7 +297,7 @@ fn nth_in_order(
     while (columns.len() as u32) < n {
         if subtree_total.is_some_and(|total| total < walk_limit) {
             let found = Solutions::below(n, &columns).nth(remaining as usize)?;
-            (columns.len() as u32 + 1..=n).for_each(on_row);
+            (columns.len() as u32 + 1..=n).for_each(fixed);
             return Some(found);
         }
         if columns.len() < reach.joined_rows {
@@ -287,7 +308,14 @@ fn nth_in_order(
             } else {
                 free
             };
-            let mut below = super::next_row::next_row_counts(&pool, n, &columns, wanted);
+            let rows_fixed = columns.len() as u32;
+            let share = |next_row_done: f64| {
+                on_progress(NthProgress {
+                    rows_fixed,
+                    next_row_done,
+                })
+            };
+            let mut below = super::next_row::next_row_counts(&pool, n, &columns, wanted, &share);
             if first {
                 for column in 0..n / 2 {
                     below[(n - 1 - column) as usize] = below[column as usize];
@@ -309,7 +337,7 @@ fn nth_in_order(
             subtree_total = Some(count);
             columns.push(column);
             board = board.place(1 << column);
-            on_row(columns.len() as u32);
+            fixed(columns.len() as u32);
             continue;
         }
         let mut candidates: Vec<u32> = (0..n).filter(|&c| board.free(n) >> c & 1 == 1).collect();
@@ -327,7 +355,7 @@ fn nth_in_order(
                 subtree_total = Some(middle);
                 columns.push(n / 2);
                 board = board.place(1 << (n / 2));
-                on_row(1);
+                fixed(1);
                 continue;
             }
             candidates.retain(|&c| c < n / 2);
@@ -342,7 +370,8 @@ fn nth_in_order(
             candidates.reverse();
         }
         let mut chosen = None;
-        for column in candidates {
+        let candidate_count = candidates.len();
+        for (searched, column) in candidates.into_iter().enumerate() {
             let below = match columns
                 .is_empty()
                 .then(|| first_row[(n - 1 - column) as usize])
@@ -353,6 +382,10 @@ fn nth_in_order(
             if columns.is_empty() {
                 first_row[column as usize] = Some(below);
             }
+            on_progress(NthProgress {
+                rows_fixed: columns.len() as u32,
+                next_row_done: (searched + 1) as f64 / candidate_count as f64,
+            });
             if left < below {
                 remaining = if from_end { below - 1 - left } else { left };
                 chosen = Some((column, below));
@@ -364,7 +397,7 @@ fn nth_in_order(
         columns.push(column);
         board = board.place(1 << column);
         subtree_total = Some(below);
-        on_row(columns.len() as u32);
+        fixed(columns.len() as u32);
     }
     Solutions::below(n, &columns).next()
 }
@@ -473,7 +506,7 @@ mod tests {
             let all: Vec<Solution> = Solutions::new(n).collect();
             for (index, board) in all.iter().enumerate().step_by(stride) {
                 let threads = 1 + index % 2;
-                let rows = std::sync::Mutex::new(Vec::new());
+                let heard = std::sync::Mutex::new(Vec::new());
                 let reach = Reach {
                     walk_limit: 1,
                     joined_rows: (index / stride) % (n as usize + 1),
@@ -482,11 +515,29 @@ mod tests {
                     n,
                     index as u128,
                     threads,
-                    &|row| rows.lock().unwrap().push(row),
+                    &|progress| heard.lock().unwrap().push(progress),
                     reach,
                 );
                 assert_eq!(found.as_ref(), Some(board), "N = {n}, index {index}");
-                assert_eq!(rows.into_inner().unwrap(), (1..=n).collect::<Vec<u32>>());
+                let heard = heard.into_inner().unwrap();
+                // Every row decided once, in order; shares of a row in
+                // between, within 0..=1, never for a row already passed.
+                let decided: Vec<u32> = heard
+                    .iter()
+                    .filter(|p| p.next_row_done == 0.0 && p.rows_fixed > 0)
+                    .map(|p| p.rows_fixed)
+                    .collect();
+                assert_eq!(decided, (1..=n).collect::<Vec<u32>>());
+                assert!(heard.windows(2).all(|w| w[0].rows_fixed <= w[1].rows_fixed));
+                assert!(heard.iter().all(|p| (0.0..=1.0).contains(&p.next_row_done)));
+                if index > 0 && index + 1 < all.len() && reach.joined_rows > 0 {
+                    // The first row joined to its last row set (the first
+                    // and last solutions are walked to).
+                    assert!(heard.contains(&NthProgress {
+                        rows_fixed: 0,
+                        next_row_done: 1.0
+                    }));
+                }
             }
             for joined_rows in [0, 2] {
                 let reach = Reach {

@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use anyhow::Context;
 use nqueens::{
     count, nth_solution_with, render, resolve_threads, write_solutions, BoardFormat, CountOptions,
-    Solution, Solutions,
+    NthProgress, Solution, Solutions,
 };
 
 use super::usage;
@@ -51,9 +51,17 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
         // Past the first boards, whole subtrees are counted, row by row:
         // seconds to minutes from N = 16, so a line says how far it is.
         let bar = progress::task_bar(ProgressMode::Auto, format!("N={n}"));
-        let searching = |rows: u32| format!("finding solution {index}: {rows} of {n} rows fixed");
-        bar.set_message(searching(0));
-        let found = nth_solution_with(n, index, threads, &|rows| bar.set_message(searching(rows)));
+        let row_clock = progress::RowClock::default();
+        bar.set_message(row_clock.text(
+            n,
+            NthProgress {
+                rows_fixed: 0,
+                next_row_done: 0.0,
+            },
+        ));
+        let found = nth_solution_with(n, index, threads, &|progress| {
+            bar.set_message(row_clock.text(n, progress))
+        });
         bar.finish_and_clear();
         let Some(solution) = found else {
             let total = count(n, &CountOptions::default())?.solutions;
