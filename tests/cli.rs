@@ -481,6 +481,14 @@ fn impossible_requests_are_refused_or_warned_about_at_once() {
     let line = usage_error(&["list", "20", "--nth", "99999999999999999999"]);
     assert!(line.contains("N = 20 has 39029188884 solutions"), "{line}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // Boards without a solution have no index to give.
+    for (n, wanted) in [
+        ("2", "N = 2 has 0 solutions, none to pick"),
+        ("1", "N = 1 has 1 solution, numbered 0"),
+    ] {
+        let line = usage_error(&["list", n, "--nth", "1"]);
+        assert!(line.trim_end().ends_with(wanted), "{line}");
+    }
     // A split depth the join has no use for.
     nqueens()
         .args(["count", "12", "--split-depth", "3"])

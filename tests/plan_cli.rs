@@ -294,6 +294,9 @@ fn verify_counts_sampled_join_tasks_both_ways() {
         let out = nqueens().args(&args).assert().code(2);
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        // Refused before the table's header, not after it.
+        let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+        assert_eq!(stdout, "", "{args:?}");
     }
 }
 

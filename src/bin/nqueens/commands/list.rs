@@ -42,10 +42,7 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
         // Where the table knows the count, an index past it is refused at
         // once instead of after a search through every solution.
         if let Some(total) = nqueens::published::total(n).filter(|&total| index >= total) {
-            return Err(usage(format!(
-                "--nth {index} is past the last solution: N = {n} has {total} solutions, numbered 0 to {}",
-                total.saturating_sub(1)
-            )));
+            return Err(usage(past_the_last(n, index, total)));
         }
         let threads = resolve_threads(args.threads)?;
         // Past the first boards, whole subtrees are counted, row by row:
@@ -65,10 +62,7 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
         bar.finish_and_clear();
         let Some(solution) = found else {
             let total = count(n, &CountOptions::default())?.solutions;
-            return Err(usage(format!(
-                "--nth {index} is past the last solution: N = {n} has {total} solutions, numbered 0 to {}",
-                total.saturating_sub(1)
-            )));
+            return Err(usage(past_the_last(n, index, total)));
         };
         return write_boards(&mut out, args, [solution].into_iter());
     }
@@ -94,6 +88,19 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Writes boards one by one: to stdout, or one SVG file each into --out-dir.
+/// The refusal of an index past the last of `total` solutions.
+fn past_the_last(n: u32, index: u128, total: u128) -> String {
+    let numbered = match total {
+        0 => "none to pick".to_string(),
+        1 => "numbered 0".to_string(),
+        _ => format!("numbered 0 to {}", total - 1),
+    };
+    format!(
+        "--nth {index} is past the last solution: N = {n} has {total} solution{}, {numbered}",
+        if total == 1 { "" } else { "s" }
+    )
+}
+
 fn write_boards(
     out: &mut impl Write,
     args: &ListArgs,

@@ -31,6 +31,11 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         args.max_memory,
         threads,
     )?;
+    // Refused before the header, which would promise a check that never
+    // runs.
+    if plan.method != Method::Join {
+        return Err(nqueens::Error::CrossCheckNeedsJoin { n: plan.n }.into());
+    }
     let json = args.format == PlanFormat::Json;
     if !json {
         let mut out = io::stdout().lock();
