@@ -157,6 +157,15 @@ fn check_refuses_an_unreadable_file() {
         stderr.contains("cannot read /nonexistent/boards.txt"),
         "{stderr}"
     );
+    // A directory opens but cannot be read: named, before any output.
+    let dir = tempfile::tempdir().unwrap();
+    let output = nqueens().arg("check").arg(dir.path()).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("it is a directory"), "{stderr}");
+    assert!(stderr.contains(&dir.path().display().to_string()), "{stderr}");
 }
 
 #[test]

@@ -13,10 +13,22 @@ use crate::output::count_of;
 
 /// Runs `nqueens check`.
 pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
-    let input: Box<dyn BufRead> = match &args.file {
-        Some(path) if path.as_os_str() != "-" => Box::new(io::BufReader::new(
-            fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?,
-        )),
+    let from_file = args.file.as_ref().filter(|path| path.as_os_str() != "-");
+    let input_name = from_file.map_or("standard input".to_string(), |path| {
+        path.display().to_string()
+    });
+    let input: Box<dyn BufRead> = match from_file {
+        Some(path) => {
+            // A directory opens on Linux and fails only at the first read.
+            if path.is_dir() {
+                anyhow::bail!(
+                    "cannot read {input_name}: it is a directory (check reads a file of boards, one per line, or standard input: - or no file)"
+                );
+            }
+            Box::new(io::BufReader::new(
+                fs::File::open(path).with_context(|| format!("cannot read {input_name}"))?,
+            ))
+        }
         _ => {
             // A person who typed `nqueens check` alone would otherwise
             // meet a silent wait.
@@ -38,7 +50,7 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(())
     })
-    .context("cannot read the input")?;
+    .with_context(|| format!("cannot read {input_name}"))?;
     out.flush()?;
     eprintln!(
         "checked {}: {} valid, {invalid} invalid",

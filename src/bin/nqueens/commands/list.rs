@@ -134,6 +134,10 @@ fn write_boards(
         fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
         written += 1;
     }
-    eprintln!("wrote {written} SVG files to {}", dir.display());
+    eprintln!(
+        "wrote {} to {}",
+        crate::output::count_of(written, "SVG file"),
+        dir.display()
+    );
     Ok(ExitCode::Success)
 }
