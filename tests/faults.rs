@@ -182,7 +182,11 @@ fn output_paths_are_checked_before_anything_is_counted() {
     let scratch_dir = scratch("outputs");
     let dir = scratch_dir.path();
     let missing = dir.join("no-such-dir");
-    let cases: [(Vec<std::ffi::OsString>, &str); 4] = [
+    let cases: [(Vec<std::ffi::OsString>, &str); 5] = [
+        (
+            vec!["--checkpoint".into(), missing.join("j.ckpt").into()],
+            "checkpoint",
+        ),
         (
             vec!["--profile".into(), missing.join("p.csv").into()],
             "cannot write the profile",
@@ -234,6 +238,42 @@ fn output_paths_are_checked_before_anything_is_counted() {
         .filter(|name| name != "j.ckpt")
         .collect();
     assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_full_disk_under_standard_output_is_one_line_naming_the_output() {
+    // Linux's /dev/full refuses every write with "no space left".
+    if !Path::new("/dev/full").exists() {
+        eprintln!("no /dev/full here; skipped");
+        return;
+    }
+    for args in [
+        &["list", "10"][..],
+        &["solve", "10"],
+        &["plan", "12"],
+        &["count", "12"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = StdCommand::new(env!("CARGO_BIN_EXE_nqueens"))
+            .args(args)
+            .stdout(Stdio::from(full))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: cannot write the "),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 #[test]

@@ -286,7 +286,16 @@ impl Journal {
                 let file = File::open(path).map_err(|err| io_error(path, err))?;
                 (file, false)
             }
-            Err(err) => return Err(io_error(path, err)),
+            Err(err) => {
+                let reason = match err.kind() {
+                    io::ErrorKind::NotFound => "its directory does not exist".to_string(),
+                    _ => err.to_string(),
+                };
+                return Err(io_error(
+                    path,
+                    format!("cannot open or create it: {reason}; nothing was counted"),
+                ));
+            }
         };
         // The file may have been swapped for something else since the check.
         let metadata = file.metadata().map_err(|err| io_error(path, err))?;

@@ -138,6 +138,14 @@ pub fn describe(err: &anyhow::Error) -> String {
         Some(nqueens::Error::SplitTooDeep { n, depth, limit }) => Some(format!(
             "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller --split-depth, or leave it out to choose automatically"
         )),
+        // Every file and input is read and written with its own context,
+        // so a bare I/O error is a write to standard output (or error)
+        // failing: a full disk, say.
+        None if err.chain().count() == 1 => err.downcast_ref::<io::Error>().map(|io_err| {
+            let text = io_err.to_string();
+            let reason = text.split(" (os error").next().unwrap_or(&text);
+            format!("cannot write the output: {reason}")
+        }),
         _ => None,
     };
     match flagged {
