@@ -165,7 +165,10 @@ fn check_refuses_an_unreadable_file() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("it is a directory"), "{stderr}");
-    assert!(stderr.contains(&dir.path().display().to_string()), "{stderr}");
+    assert!(
+        stderr.contains(&dir.path().display().to_string()),
+        "{stderr}"
+    );
 }
 
 #[test]
