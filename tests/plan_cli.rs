@@ -140,6 +140,22 @@ fn every_board_size_has_a_plan_under_the_default_method() {
         }
     }
     assert!(usage_error(&["plan", "29", "-m", "join"]).contains("up to 28, not 29"));
+    // Where join does not fit, auto plans d4 and says why on one line.
+    let out = nqueens()
+        .args(["plan", "24", "--max-memory", "1M"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stdout.starts_with("N = 24, method d4"), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("join needs") && stderr.contains("so auto plans d4"),
+        "{stderr}"
+    );
+    // Where it fits, no note.
+    let out = nqueens().args(["plan", "24"]).assert().success();
+    assert!(out.get_output().stderr.is_empty());
 }
 
 #[test]

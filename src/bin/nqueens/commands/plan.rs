@@ -6,6 +6,7 @@ use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
 use nqueens::run::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
+use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Plan, SplitDepth};
 use serde::Serialize;
 
@@ -43,6 +44,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let threads = resolve_threads(args.threads)?;
     let plan = Plan::build_within(args.n, args.method, split, args.max_memory, threads)?;
     super::warn_ignored_split(args.split_depth, &plan);
+    note_join_left_out(args, &plan, threads);
     let peak_memory = plan.peak_memory();
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -126,4 +128,29 @@ fn estimate_talking(
         eprint!("\r\x1b[K");
     }
     Ok(estimate?)
+}
+
+/// A plan is often made for other machines than this one: when `auto`
+/// plans d4 because join does not fit the memory here, says so on one
+/// line with what join would need (else a cluster's plan of years would
+/// pass for the best there is).
+fn note_join_left_out(args: &PlanArgs, plan: &Plan, threads: usize) {
+    let auto = nqueens::Method::Auto;
+    if args.method != auto
+        || nqueens::plan::effective_method(args.n, auto) != nqueens::Method::Join
+        || plan.method == nqueens::Method::Join
+    {
+        return;
+    }
+    let task_list = nqueens::plan::join_task_list_bytes(args.n);
+    let fits = nqueens::plan::join_fits(args.n, args.max_memory, threads, task_list);
+    if let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits {
+        eprintln!(
+            "note: join needs {} for N = {} on {threads} thread(s) but may take {} here, so auto plans {}; for machines with the memory, plan join with --max-memory SIZE (their memory)",
+            human_bytes(needed),
+            args.n,
+            human_bytes(limit),
+            plan.method.name(),
+        );
+    }
 }
