@@ -474,4 +474,27 @@ fn auto_says_when_join_does_not_fit_and_refuses_a_fallback_of_days() {
         .unwrap();
     assert!(output.status.success());
     assert!(output.stderr.is_empty());
+    // Past join's range auto counts with d4 (for millennia): the first
+    // line says so, before any progress.
+    let mut child = StdCommand::new(env!("CARGO_BIN_EXE_nqueens"))
+        .args(["count", "29", "--progress", "never", "-j", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stderr.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        first.starts_with(
+            "note: N = 29 is past join's range (N <= 28), so auto counts with d4: roughly "
+        ),
+        "{first}"
+    );
+    assert!(first.contains(" years on these threads"), "{first}");
 }

@@ -21,7 +21,22 @@ pub fn check_fallback(
     allow_slow: bool,
 ) -> anyhow::Result<()> {
     let auto = nqueens::Method::Auto;
-    if options.method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
+    if options.method != auto {
+        return Ok(());
+    }
+    if nqueens::plan::effective_method(n, auto) == nqueens::Method::D4 {
+        // Past join's range only d4 counts: a person should know it is
+        // centuries before the bar has a task's time to go by.
+        let core_seconds = solutions_about(n) * D4_CORE_NS_PER_SOLUTION * 1e-9;
+        eprintln!(
+            "note: N = {n} is past join's range (N <= 28), so auto counts with d4: roughly {} on these threads ({} of core time, Q({n}) taken as {:.1e} at d4's {D4_CORE_NS_PER_SOLUTION} core-ns per solution)",
+            crate::output::human_duration(core_seconds / threads as f64),
+            crate::output::human_duration(core_seconds),
+            solutions_about(n),
+        );
+        return Ok(());
+    }
+    if nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
         return Ok(());
     }
     // The plan's own memory check, on its task list alone: the plan is
@@ -32,11 +47,7 @@ pub fn check_fallback(
     let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits else {
         return Ok(());
     };
-    // Q(N) from the table; past it (N = 28), about 10x Q(27).
-    let solutions = nqueens::published::A000170
-        .get(n as usize)
-        .map_or(nqueens::published::A000170[27] as f64 * 10.0, |&q| q as f64);
-    let core_seconds = solutions * D4_CORE_NS_PER_SOLUTION * 1e-9;
+    let core_seconds = solutions_about(n) * D4_CORE_NS_PER_SOLUTION * 1e-9;
     let wall = core_seconds / threads as f64;
     let refused = wall > 86_400.0 && !allow_slow;
     let what = format!(
@@ -54,4 +65,17 @@ pub fn check_fallback(
     }
     eprintln!("note: {what}");
     Ok(())
+}
+
+/// Q(N) from the table; past it, about 10x per step from Q(27) (Q(27) /
+/// Q(26) is 10.5).
+fn solutions_about(n: u32) -> f64 {
+    let table = nqueens::published::A000170;
+    match table.get(n as usize) {
+        Some(&q) => q as f64,
+        None => {
+            let last = table.len() - 1;
+            table[last] as f64 * 10f64.powi(n as i32 - last as i32)
+        }
+    }
 }
