@@ -54,6 +54,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
         let bar = progress::task_bar(args.progress, format!("N={n}"));
         let tracked = Tracked::prepare(n, &options, threads, None, None, None)?;
         warn_ignored_split(args.split_depth, tracked.plan());
+        super::fallback::note_past_join(n, &options, threads);
         progress::weigh_tasks(&bar, tracked.plan(), &|_| true);
         progress::begin_tasks(&bar, tracked.tasks(), 0);
         let on_task = |outcome: &TaskOutcome| {

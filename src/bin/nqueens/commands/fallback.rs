@@ -1,5 +1,6 @@
 //! `auto` that cannot fit join in its memory falls back to d4: said on one
-//! line with d4's predicted time, or refused past a day.
+//! line with d4's predicted time, or refused past a day; past join's range
+//! a line says d4 counts, and roughly how long.
 
 use nqueens::units::human_bytes;
 
@@ -21,22 +22,7 @@ pub fn check_fallback(
     allow_slow: bool,
 ) -> anyhow::Result<()> {
     let auto = nqueens::Method::Auto;
-    if options.method != auto {
-        return Ok(());
-    }
-    if nqueens::plan::effective_method(n, auto) == nqueens::Method::D4 {
-        // Past join's range only d4 counts: a person should know it is
-        // centuries before the bar has a task's time to go by.
-        let core_seconds = solutions_about(n) * D4_CORE_NS_PER_SOLUTION * 1e-9;
-        eprintln!(
-            "note: N = {n} is past join's range (N <= 28), so auto counts with d4: roughly {} on these threads ({} of core time, Q({n}) taken as {:.1e} at d4's {D4_CORE_NS_PER_SOLUTION} core-ns per solution)",
-            crate::output::human_duration(core_seconds / threads as f64),
-            crate::output::human_duration(core_seconds),
-            solutions_about(n),
-        );
-        return Ok(());
-    }
-    if nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
+    if options.method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
         return Ok(());
     }
     // The plan's own memory check, on its task list alone: the plan is
@@ -65,6 +51,23 @@ pub fn check_fallback(
     }
     eprintln!("note: {what}");
     Ok(())
+}
+
+/// Past join's range only d4 counts, for centuries: says so on one line
+/// with a rough time, before the bar has a task's time to go by (called
+/// once the plan is built, so a refused option speaks first).
+pub fn note_past_join(n: u32, options: &nqueens::CountOptions, threads: usize) {
+    let auto = nqueens::Method::Auto;
+    if options.method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::D4 {
+        return;
+    }
+    let core_seconds = solutions_about(n) * D4_CORE_NS_PER_SOLUTION * 1e-9;
+    eprintln!(
+        "note: N = {n} is past join's range (N <= 28), so auto counts with d4: roughly {} on these threads ({} of core time, Q({n}) taken as {:.1e} at d4's {D4_CORE_NS_PER_SOLUTION} core-ns per solution)",
+        crate::output::human_duration(core_seconds / threads as f64),
+        crate::output::human_duration(core_seconds),
+        solutions_about(n),
+    );
 }
 
 /// Q(N) from the table; past it, about 10x per step from Q(27) (Q(27) /
