@@ -369,6 +369,68 @@ fn a_signal_during_setup_ends_the_count_at_once() {
     }
 }
 
+/// Sends SIGINT to `child` and waits (at most 3 s) for it to end:
+/// (exit code, stderr).
+fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
+    let _ = StdCommand::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let signalled = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if signalled.elapsed() > Duration::from_secs(3) {
+            let _ = child.kill();
+            panic!("still running 3 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
+#[test]
+fn a_signal_ends_an_estimate_or_a_search_for_the_nth_at_once() {
+    // The estimate begins once the plan is printed; its tasks at N = 24
+    // take tens of ms, and 100,000 of them minutes.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["plan", "24", "-j", "1", "--estimate", "--sample", "100000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("tasks are") {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.starts_with("interrupted: the estimate stopped after ")
+            && stderr.ends_with("nothing was estimated (--time SECONDS bounds it)\n"),
+        "{stderr}"
+    );
+    // A quarter into N = 20's list takes minutes.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["list", "20", "--nth", "9757297221", "-j", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(
+        stderr,
+        "interrupted: solution 9757297221 of N = 20 not found yet; nothing was printed\n"
+    );
+}
+
 #[test]
 fn compare_and_merge_refuse_pipes_instead_of_waiting_on_them() {
     let scratch_dir = scratch("fifo");

@@ -56,8 +56,18 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
                 next_row_done: 0.0,
             },
         ));
-        let found = nth_solution_with(n, index, threads, &|progress| {
-            bar.set_message(row_clock.text(n, progress))
+        // A signal ends the search at once, the line cleared.
+        let stopped = || {
+            bar.finish_and_clear();
+            eprintln!(
+                "interrupted: solution {index} of N = {n} not found yet; nothing was printed"
+            );
+        };
+        crate::signals::install_handler();
+        let found = crate::signals::answered_during(&stopped, || {
+            nth_solution_with(n, index, threads, &|progress| {
+                bar.set_message(row_clock.text(n, progress))
+            })
         });
         bar.finish_and_clear();
         let Some(solution) = found else {

@@ -123,7 +123,25 @@ fn estimate_talking(
         }
     };
     progress(0);
-    let estimate = estimate_within(plan, threads, sample, seed, budget, &progress);
+    // A signal ends the estimate at once, the line cleared: the tasks in
+    // flight take up to a minute each at N = 28, too long to wait for.
+    let timed = std::sync::atomic::AtomicUsize::new(0);
+    let stopped = || {
+        if talk {
+            eprint!("\r\x1b[K");
+        }
+        eprintln!(
+            "interrupted: the estimate stopped after {} of {asked} tasks timed; nothing was estimated (--time SECONDS bounds it)",
+            timed.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    };
+    crate::signals::install_handler();
+    let estimate = crate::signals::answered_during(&stopped, || {
+        estimate_within(plan, threads, sample, seed, budget, &|done| {
+            timed.store(done, std::sync::atomic::Ordering::Relaxed);
+            progress(done)
+        })
+    });
     if talk {
         eprint!("\r\x1b[K");
     }
