@@ -392,7 +392,7 @@ fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
 }
 
 #[test]
-fn a_signal_ends_an_estimate_or_a_search_for_the_nth_at_once() {
+fn a_signal_ends_an_estimate_a_search_for_the_nth_or_a_benchmark_at_once() {
     // The estimate begins once the plan is printed; its tasks at N = 24
     // take tens of ms, and 100,000 of them minutes.
     let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
@@ -428,6 +428,21 @@ fn a_signal_ends_an_estimate_or_a_search_for_the_nth_at_once() {
     assert_eq!(
         stderr,
         "interrupted: solution 9757297221 of N = 20 not found yet; nothing was printed\n"
+    );
+    // A benchmark of 50 runs of a count of seconds.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["bench", "-j", "1", "--runs", "50"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.starts_with("interrupted: the benchmark stopped after ")
+            && stderr.ends_with(" of 51 runs; nothing was reported\n"),
+        "{stderr}"
     );
 }
 

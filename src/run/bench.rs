@@ -37,6 +37,11 @@ pub struct BenchConfig {
 }
 
 impl BenchConfig {
+    /// Runs in all, warm-ups included: what [`BenchProgress::total`] says.
+    pub fn total_runs(&self) -> usize {
+        (self.runs + usize::from(self.warmup)) * self.thread_counts.len()
+    }
+
     /// The standard configuration for `n` and `method`: 5 runs, a warm-up,
     /// threads 1, 2, 4, ... up to every core, checked against A000170.
     pub fn standard(n: u32, method: Method) -> Result<BenchConfig, Error> {
@@ -157,7 +162,7 @@ pub fn run_bench(
     }
     let load_average_before = system::load_average();
     let per_count = config.runs + usize::from(config.warmup);
-    let total = per_count * config.thread_counts.len();
+    let total = config.total_runs();
     let mut done = 0;
     let mut nodes = 0;
     let mut timings = Vec::new();

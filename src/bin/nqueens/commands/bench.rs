@@ -17,10 +17,30 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         config.thread_counts = list.0.clone();
     }
     let bar = progress::bench_bar(args.quiet);
-    let report = bench::run_bench(&config, |step| {
-        bar.set_length(step.total as u64);
-        bar.set_position(step.done as u64);
-        bar.set_message(format!("{} threads", step.threads));
+    bar.set_length(config.total_runs() as u64);
+    let first_threads = config.thread_counts.first().copied().unwrap_or(1) as u64;
+    bar.set_message(if config.warmup {
+        format!("warming up, {}", output::count_of(first_threads, "thread"))
+    } else {
+        output::count_of(first_threads, "thread")
+    });
+    // A signal ends the benchmark at once, the bar cleared: medians of
+    // half the runs would not be the figures asked for.
+    let stopped = || {
+        // Read before the clearing, which moves the bar to its end.
+        let (done, runs) = (bar.position(), bar.length().unwrap_or(0));
+        bar.finish_and_clear();
+        eprintln!(
+            "interrupted: the benchmark stopped after {done} of {runs} runs; nothing was reported"
+        );
+    };
+    crate::signals::install_handler();
+    let report = crate::signals::answered_during(&stopped, || {
+        bench::run_bench(&config, |step| {
+            bar.set_length(step.total as u64);
+            bar.set_position(step.done as u64);
+            bar.set_message(output::count_of(step.threads as u64, "thread"));
+        })
     });
     bar.finish_and_clear();
     let report = report?;
