@@ -392,7 +392,7 @@ fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
 }
 
 #[test]
-fn a_signal_ends_an_estimate_a_search_for_the_nth_or_a_benchmark_at_once() {
+fn a_signal_ends_an_estimate_a_search_a_benchmark_or_a_cross_check_at_once() {
     // The estimate begins once the plan is printed; its tasks at N = 24
     // take tens of ms, and 100,000 of them minutes.
     let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
@@ -442,6 +442,26 @@ fn a_signal_ends_an_estimate_a_search_for_the_nth_or_a_benchmark_at_once() {
     assert!(
         stderr.starts_with("interrupted: the benchmark stopped after ")
             && stderr.ends_with(" of 51 runs; nothing was reported\n"),
+        "{stderr}"
+    );
+    // A cross-check of 1,000 tasks, each searched for a fraction of a
+    // second, stopped once its header is out.
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["verify", "20", "--tasks", "1000", "-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut header = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut header).unwrap();
+    assert!(header.starts_with("N = 20: 1000 of "), "{header}");
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.starts_with("interrupted: ")
+            && stderr.ends_with(" of 1000 tasks checked, all agree\n"),
         "{stderr}"
     );
 }

@@ -56,7 +56,19 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     // A line per task as soon as it is checked (the search takes minutes a
     // task at N = 28), in the order they finish.
+    // The ids of the tasks checked so far that differ, and how many were
+    // checked: what a stop by a signal reports.
+    let so_far = std::sync::Mutex::new((0usize, Vec::<u64>::new()));
     let checked = |check: &TaskCheck| {
+        {
+            let mut so_far = so_far
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            so_far.0 += 1;
+            if !check.agrees() {
+                so_far.1.push(check.id);
+            }
+        }
         if json {
             return;
         }
@@ -73,7 +85,26 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         );
         let _ = out.flush();
     };
-    let checks = cross_check(&plan, args.tasks, args.seed, threads, &checked)?;
+    // A signal ends the check at once (a task's search takes minutes at
+    // N = 28), saying what was checked.
+    let asked = args.tasks.min(plan.tasks.len());
+    let stopped = || {
+        let (done, differing) = so_far
+            .lock()
+            .map(|so_far| so_far.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone());
+        let verdict = if differing.is_empty() {
+            "all agree".to_string()
+        } else {
+            let ids: Vec<String> = differing.iter().map(u64::to_string).collect();
+            format!("the join and the search DIFFER on {}", ids.join(", "))
+        };
+        eprintln!("interrupted: {done} of {asked} tasks checked, {verdict}");
+    };
+    crate::signals::install_handler();
+    let checks = crate::signals::answered_during(&stopped, || {
+        cross_check(&plan, args.tasks, args.seed, threads, &checked)
+    })?;
     let differing: Vec<u64> = checks
         .iter()
         .filter(|check| !check.agrees())
