@@ -97,7 +97,6 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// Writes boards one by one: to stdout, or one SVG file each into --out-dir.
 /// The refusal of an index past the last of `total` solutions.
 fn past_the_last(n: u32, index: u128, total: u128) -> String {
     let numbered = match total {
@@ -111,6 +110,7 @@ fn past_the_last(n: u32, index: u128, total: u128) -> String {
     )
 }
 
+/// Writes boards one by one: to stdout, or one SVG file each into --out-dir.
 fn write_boards(
     out: &mut impl Write,
     args: &ListArgs,

@@ -54,11 +54,11 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         )?;
         out.flush()?;
     }
+    // How many tasks were checked so far, and the ids of those that
+    // differ: what a stop by a signal reports.
+    let so_far = std::sync::Mutex::new((0usize, Vec::<u64>::new()));
     // A line per task as soon as it is checked (the search takes minutes a
     // task at N = 28), in the order they finish.
-    // The ids of the tasks checked so far that differ, and how many were
-    // checked: what a stop by a signal reports.
-    let so_far = std::sync::Mutex::new((0usize, Vec::<u64>::new()));
     let checked = |check: &TaskCheck| {
         {
             let mut so_far = so_far
