@@ -345,23 +345,8 @@ fn a_signal_during_setup_ends_the_count_at_once() {
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(500));
-    let _ = StdCommand::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let signalled = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if signalled.elapsed() > Duration::from_secs(3) {
-            let _ = child.kill();
-            panic!("still running 3 s after SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("nothing was counted"), "{stderr}");
     // No journal is left half made: none, or one with its header.
     if let Ok(text) = std::fs::read_to_string(&journal) {
@@ -393,77 +378,71 @@ fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
 
 #[test]
 fn a_signal_ends_an_estimate_a_search_a_benchmark_or_a_cross_check_at_once() {
-    // The estimate begins once the plan is printed; its tasks at N = 24
-    // take tens of ms, and 100,000 of them minutes.
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["plan", "24", "-j", "1", "--estimate", "--sample", "100000"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.starts_with("tasks are") {
-        line.clear();
-        assert!(std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0);
+    // Each runs for minutes. It is signalled once a line of its output
+    // starting so is out (else after half a second), and must end within
+    // 3 s with one line that starts and ends so.
+    type Case<'a> = (&'a [&'a str], Option<&'a str>, &'a str, &'a str);
+    let cases: [Case; 4] = [
+        // The estimate begins once the plan is printed; its tasks at
+        // N = 24 take tens of ms, and 100,000 of them minutes.
+        (
+            &["plan", "24", "-j", "1", "--estimate", "--sample", "100000"],
+            Some("tasks are"),
+            "interrupted: the estimate stopped after ",
+            " tasks timed; nothing was estimated (--time SECONDS bounds it)",
+        ),
+        // A quarter into N = 20's list.
+        (
+            &["list", "20", "--nth", "9757297221", "-j", "1"],
+            None,
+            "interrupted: solution 9757297221 of N = 20 not found yet; nothing was printed",
+            "",
+        ),
+        // 50 runs of a count of seconds.
+        (
+            &["bench", "-j", "1", "--runs", "50"],
+            None,
+            "interrupted: the benchmark stopped after ",
+            " of 51 runs; nothing was reported",
+        ),
+        // 1,000 tasks, each searched for a fraction of a second.
+        (
+            &["verify", "20", "--tasks", "1000", "-j", "1"],
+            Some("N = 20: 1000 of "),
+            "interrupted: ",
+            " of 1000 tasks checked, all agree",
+        ),
+    ];
+    for (args, ready, starts, ends) in cases {
+        let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Held open until the end: the command may still write to it.
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        match ready {
+            Some(prefix) => {
+                let mut line = String::new();
+                while !line.starts_with(prefix) {
+                    line.clear();
+                    let read = std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
+                    assert!(read > 0, "{args:?}: no line starting {prefix:?}");
+                }
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            None => std::thread::sleep(Duration::from_millis(500)),
+        }
+        let (code, stderr) = interrupt(&mut child);
+        assert_eq!(code, Some(130), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        let line = stderr.trim_end();
+        assert!(
+            line.starts_with(starts) && line.ends_with(ends),
+            "{args:?}: {stderr}"
+        );
     }
-    std::thread::sleep(Duration::from_millis(300));
-    let (code, stderr) = interrupt(&mut child);
-    assert_eq!(code, Some(130), "{stderr}");
-    assert!(
-        stderr.starts_with("interrupted: the estimate stopped after ")
-            && stderr.ends_with("nothing was estimated (--time SECONDS bounds it)\n"),
-        "{stderr}"
-    );
-    // A quarter into N = 20's list takes minutes.
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["list", "20", "--nth", "9757297221", "-j", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let (code, stderr) = interrupt(&mut child);
-    assert_eq!(code, Some(130), "{stderr}");
-    assert_eq!(
-        stderr,
-        "interrupted: solution 9757297221 of N = 20 not found yet; nothing was printed\n"
-    );
-    // A benchmark of 50 runs of a count of seconds.
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["bench", "-j", "1", "--runs", "50"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
-    let (code, stderr) = interrupt(&mut child);
-    assert_eq!(code, Some(130), "{stderr}");
-    assert!(
-        stderr.starts_with("interrupted: the benchmark stopped after ")
-            && stderr.ends_with(" of 51 runs; nothing was reported\n"),
-        "{stderr}"
-    );
-    // A cross-check of 1,000 tasks, each searched for a fraction of a
-    // second, stopped once its header is out.
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
-        .args(["verify", "20", "--tasks", "1000", "-j", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut header = String::new();
-    std::io::BufRead::read_line(&mut stdout, &mut header).unwrap();
-    assert!(header.starts_with("N = 20: 1000 of "), "{header}");
-    std::thread::sleep(Duration::from_millis(300));
-    let (code, stderr) = interrupt(&mut child);
-    assert_eq!(code, Some(130), "{stderr}");
-    assert!(
-        stderr.starts_with("interrupted: ")
-            && stderr.ends_with(" of 1000 tasks checked, all agree\n"),
-        "{stderr}"
-    );
 }
 
 #[test]
