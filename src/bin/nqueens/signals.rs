@@ -204,6 +204,14 @@ pub fn answered_during<T: Send>(say: &(dyn Fn() + Sync), setup: impl FnOnce() ->
     })
 }
 
+/// For a command that saves nothing (an estimate, a search, a benchmark,
+/// a cross-check): installs the handler and runs `body` so that a signal
+/// ends the process at once, `say` called first.
+pub fn ended_at_once_by_a_signal<T: Send>(say: &(dyn Fn() + Sync), body: impl FnOnce() -> T) -> T {
+    install_handler();
+    answered_during(say, body)
+}
+
 /// The command line that resumes this run, quoted for a POSIX shell, for
 /// the interruption message. Arguments are taken as the system gives them:
 /// a path need not be UTF-8.

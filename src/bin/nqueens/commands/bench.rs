@@ -34,8 +34,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             "interrupted: the benchmark stopped after {done} of {runs} runs; nothing was reported"
         );
     };
-    crate::signals::install_handler();
-    let report = crate::signals::answered_during(&stopped, || {
+    let report = crate::signals::ended_at_once_by_a_signal(&stopped, || {
         bench::run_bench(&config, |step| {
             bar.set_length(step.total as u64);
             bar.set_position(step.done as u64);

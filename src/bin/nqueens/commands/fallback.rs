@@ -21,16 +21,8 @@ pub fn check_fallback(
     threads: usize,
     allow_slow: bool,
 ) -> anyhow::Result<()> {
-    let auto = nqueens::Method::Auto;
-    if options.method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
-        return Ok(());
-    }
-    // The plan's own memory check, on its task list alone: the plan is
-    // built once, by the count (building and fingerprinting it here too
-    // had cost seconds at N = 27).
-    let task_list = nqueens::plan::join_task_list_bytes(n);
-    let fits = nqueens::plan::join_fits(n, options.memory_limit, threads, task_list);
-    let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits else {
+    let Some((needed, limit)) = join_left_out(n, options.method, options.memory_limit, threads)
+    else {
         return Ok(());
     };
     let core_seconds = solutions_about(n) * D4_CORE_NS_PER_SOLUTION * 1e-9;
@@ -51,6 +43,28 @@ pub fn check_fallback(
     }
     eprintln!("note: {what}");
     Ok(())
+}
+
+/// What join needs and may take, where `method` is `auto`, which would
+/// take join for `n`, but join does not fit `memory_limit` on `threads`;
+/// else `None`. The plan's own memory check, on its task list alone: the
+/// plan is built once, by the count (building and fingerprinting it here
+/// too had cost seconds at N = 27).
+pub fn join_left_out(
+    n: u32,
+    method: nqueens::Method,
+    memory_limit: Option<u64>,
+    threads: usize,
+) -> Option<(u64, u64)> {
+    let auto = nqueens::Method::Auto;
+    if method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
+        return None;
+    }
+    let task_list = nqueens::plan::join_task_list_bytes(n);
+    match nqueens::plan::join_fits(n, memory_limit, threads, task_list) {
+        Err(nqueens::Error::JoinTooBig { needed, limit, .. }) => Some((needed, limit)),
+        _ => None,
+    }
 }
 
 /// Past join's range only d4 counts, for centuries: says so on one line

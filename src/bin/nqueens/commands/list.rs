@@ -63,8 +63,7 @@ pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
                 "interrupted: solution {index} of N = {n} not found yet; nothing was printed"
             );
         };
-        crate::signals::install_handler();
-        let found = crate::signals::answered_during(&stopped, || {
+        let found = crate::signals::ended_at_once_by_a_signal(&stopped, || {
             nth_solution_with(n, index, threads, &|progress| {
                 bar.set_message(row_clock.text(n, progress))
             })

@@ -142,9 +142,10 @@ pub fn describe(err: &anyhow::Error) -> String {
         // so a bare I/O error is a write to standard output (or error)
         // failing: a full disk, say.
         None if err.chain().count() == 1 => err.downcast_ref::<io::Error>().map(|io_err| {
-            let text = io_err.to_string();
-            let reason = text.split(" (os error").next().unwrap_or(&text);
-            format!("cannot write the output: {reason}")
+            format!(
+                "cannot write the output: {}",
+                crate::output::without_os_code(io_err)
+            )
         }),
         _ => None,
     };

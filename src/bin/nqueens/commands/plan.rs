@@ -135,8 +135,7 @@ fn estimate_talking(
             timed.load(std::sync::atomic::Ordering::Relaxed)
         );
     };
-    crate::signals::install_handler();
-    let estimate = crate::signals::answered_during(&stopped, || {
+    let estimate = crate::signals::ended_at_once_by_a_signal(&stopped, || {
         estimate_within(plan, threads, sample, seed, budget, &|done| {
             timed.store(done, std::sync::atomic::Ordering::Relaxed);
             progress(done)
@@ -153,16 +152,8 @@ fn estimate_talking(
 /// line with what join would need (else a cluster's plan of years would
 /// pass for the best there is).
 fn note_join_left_out(args: &PlanArgs, plan: &Plan, threads: usize) {
-    let auto = nqueens::Method::Auto;
-    if args.method != auto
-        || nqueens::plan::effective_method(args.n, auto) != nqueens::Method::Join
-        || plan.method == nqueens::Method::Join
-    {
-        return;
-    }
-    let task_list = nqueens::plan::join_task_list_bytes(args.n);
-    let fits = nqueens::plan::join_fits(args.n, args.max_memory, threads, task_list);
-    if let Err(nqueens::Error::JoinTooBig { needed, limit, .. }) = fits {
+    let left_out = super::fallback::join_left_out(args.n, args.method, args.max_memory, threads);
+    if let Some((needed, limit)) = left_out {
         eprintln!(
             "note: join needs {} for N = {} on {threads} thread(s) but may take {} here, so auto plans {}; for machines with the memory, plan join with --max-memory SIZE (their memory)",
             human_bytes(needed),

@@ -101,8 +101,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         };
         eprintln!("interrupted: {done} of {asked} tasks checked, {verdict}");
     };
-    crate::signals::install_handler();
-    let checks = crate::signals::answered_during(&stopped, || {
+    let checks = crate::signals::ended_at_once_by_a_signal(&stopped, || {
         cross_check(&plan, args.tasks, args.seed, threads, &checked)
     })?;
     let differing: Vec<u64> = checks

@@ -84,10 +84,13 @@ fn io_reason(err: &io::Error) -> String {
     match err.kind() {
         io::ErrorKind::NotFound => "its directory does not exist".to_string(),
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => {
-            let text = err.to_string();
-            // "No space left on device (os error 28)" -> without the code.
-            text.split(" (os error").next().unwrap_or(&text).to_string()
-        }
+        _ => without_os_code(err),
     }
+}
+
+/// What the system said, without its code: "No space left on device (os
+/// error 28)" -> "No space left on device".
+pub fn without_os_code(err: &io::Error) -> String {
+    let text = err.to_string();
+    text.split(" (os error").next().unwrap_or(&text).to_string()
 }

@@ -9,7 +9,7 @@ mod plan;
 pub use bench::write_bench;
 pub use compare::{write_shards_text, write_text as write_comparison};
 pub use count::ReportWriter;
-pub use file::PendingFile;
+pub use file::{without_os_code, PendingFile};
 pub use plan::{write_estimate, write_plan};
 
 /// A rate with an SI prefix, e.g. `412.3 M/s`.
