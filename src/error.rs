@@ -88,6 +88,9 @@ pub enum Error {
     /// An estimate asked to time no task at all.
     #[error("the sample must hold at least 1 task")]
     EmptySample,
+    /// An estimate stopped before any task of its sample was timed.
+    #[error("the estimate was stopped before any task was timed")]
+    NothingTimed,
     /// A benchmark run counted a different number than expected.
     #[error("WRONG COUNT with {threads} threads: N = {n} counted {counted}, expected {expected}")]
     WrongCount {

@@ -15,7 +15,7 @@
 //! order, since neighbouring tasks cost alike) and the batch means'
 //! (which sees the machine's speed drift while the sample runs).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -84,6 +84,10 @@ pub struct Estimate {
     /// they were timed: what the interval was computed from, for a
     /// second look.
     pub samples: Vec<(usize, f64)>,
+    /// Whether the sample was stopped (by the caller's stop flag) before
+    /// the tasks asked for or the time budget: the figures are from the
+    /// tasks finished by then.
+    pub stopped: bool,
 }
 
 impl Estimate {
@@ -124,6 +128,7 @@ struct EstimateRecord<'a> {
     core_ns_per_solution: Option<f64>,
     largest_task_seconds: f64,
     estimate_seconds: f64,
+    stopped: bool,
     /// `[task, seconds]` in the order timed.
     samples: &'a [(usize, f64)],
 }
@@ -146,6 +151,7 @@ impl Serialize for Estimate {
             core_ns_per_solution: self.core_ns_per_solution(),
             largest_task_seconds: self.largest_task,
             estimate_seconds: self.seconds,
+            stopped: self.stopped,
             samples: &self.samples,
         }
         .serialize(serializer)
@@ -155,23 +161,31 @@ impl Serialize for Estimate {
 /// Times a sample of `sample` tasks of `plan` (all of them if it has
 /// fewer), drawn with `seed`, on `threads` threads.
 pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result<Estimate, Error> {
-    estimate_within(plan, threads, sample, seed, None, &|_| {})
+    estimate_within(plan, threads, sample, seed, None, None, &|_| {})
 }
 
 /// [`estimate`] that starts no task once `budget` has passed (past the
-/// first [`MIN_TIMED`]), calling `progress` with the tasks timed so far
-/// after each one.
+/// first [`MIN_TIMED`]) or `stop` is set, calling `progress` with the
+/// tasks timed so far after each one.
 ///
 /// The strata are timed in a random order, so the tasks timed when the
 /// budget runs out are a random sample of the plan's (each task as likely
 /// as any other), whatever their costs: which tasks start depends on the
-/// order alone, and every task started is finished.
+/// order alone, and every task started is finished. A stop does not wait
+/// for the tasks in flight (a `join` task of N = 28 takes a minute): they
+/// are abandoned within a fraction of a second (probes of other methods,
+/// of a second at most, are finished) and the estimate is made from the
+/// tasks finished, with [`Estimate::stopped`] set; dropping the tasks in
+/// flight leans it low, as a long task is likelier to be in flight, by
+/// about their share of the tasks timed. [`Error::NothingTimed`] if none
+/// was finished.
 pub fn estimate_within(
     plan: &Plan,
     threads: usize,
     sample: usize,
     seed: u64,
     budget: Option<Duration>,
+    stop: Option<&AtomicBool>,
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Estimate, Error> {
     if sample == 0 {
@@ -182,7 +196,8 @@ pub fn estimate_within(
     let total = plan.tasks.len();
     let asked = sample.min(total);
     // One task from each of `asked` equal runs of the plan, the runs in a
-    // random order.
+    // random order (so that a sample cut short by the budget or a stop is
+    // still a random one).
     let picks: Vec<(usize, u64)> = {
         let mut rng = SplitMix64(seed ^ 0x6573_7469_6d61_7465);
         let mut picks: Vec<(usize, u64)> = (0..asked)
@@ -192,10 +207,8 @@ pub fn estimate_within(
                 (low + rng.below(high - low), rng.next())
             })
             .collect();
-        if budget.is_some() {
-            for last in (1..picks.len()).rev() {
-                picks.swap(last, rng.below(last + 1));
-            }
+        for last in (1..picks.len()).rev() {
+            picks.swap(last, rng.below(last + 1));
         }
         picks
     };
@@ -208,6 +221,7 @@ pub fn estimate_within(
     // Each worker takes the next pick in turn, so the tasks timed are the
     // first picks, however far the budget reaches.
     let next = AtomicUsize::new(0);
+    let stopped = || stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
     let timed = Mutex::new(Vec::with_capacity(asked));
     pool.install(|| {
         rayon::broadcast(|_| loop {
@@ -216,10 +230,12 @@ pub fn estimate_within(
                 break;
             };
             let spent = budget.is_some_and(|budget| started.elapsed() >= budget);
-            if index >= MIN_TIMED && spent {
+            if (index >= MIN_TIMED && spent) || stopped() {
                 break;
             }
-            let cost = probe(plan, task, probe_seed);
+            let Some(cost) = probe(plan, task, probe_seed, stop) else {
+                break;
+            };
             let mut timed = timed
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -232,6 +248,9 @@ pub fn estimate_within(
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let costs: Vec<f64> = samples.iter().map(|&(_, cost)| cost).collect();
     let sampled = costs.len();
+    if sampled == 0 {
+        return Err(Error::NothingTimed);
+    }
     let mean = costs.iter().sum::<f64>() / sampled as f64;
     // The finite population correction (a sample of every task has no
     // error).
@@ -275,6 +294,7 @@ pub fn estimate_within(
         seconds: started.elapsed().as_secs_f64(),
         largest_task: costs.iter().copied().fold(0.0, f64::max),
         samples,
+        stopped: stopped() && sampled < asked,
     })
 }
 
@@ -338,8 +358,9 @@ fn batch_means_error(costs: &[f64], correction: f64) -> f64 {
 }
 
 /// The estimated thread-seconds of task `index`: timed whole, or probed
-/// below [`PROBE_ROWS_LEFT`] rows with the random stream `seed`.
-fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
+/// below [`PROBE_ROWS_LEFT`] rows with the random stream `seed`; `None`
+/// if a `join` task was abandoned because `stop` was set.
+fn probe(plan: &Plan, index: usize, seed: u64, stop: Option<&AtomicBool>) -> Option<f64> {
     let n = plan.n;
     let task = plan.tasks.get(index);
     let mut board = task.board;
@@ -352,7 +373,7 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
         let open = task.kind.open_squares(n, &board);
         if open == 0 {
             // A dead end: this path has no subtree to time.
-            return 0.0;
+            return Some(0.0);
         }
         let choices = open.count_ones();
         let mut pick = open;
@@ -364,14 +385,21 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
         board = board.place(bit);
         weight *= f64::from(choices);
     }
-    let search = || {
-        std::hint::black_box(count_below(
-            n,
-            task.kind,
-            task.weight,
-            board,
-            &prefix[..board.row as usize],
-        ))
+    let search = || match (task.kind, stop) {
+        (TaskKind::Join { east_rows, middle }, Some(stop)) => {
+            let join_task = JoinTask { east_rows, middle };
+            std::hint::black_box(join::count_task_until(n, &join_task, stop)).map(|_| ())
+        }
+        _ => {
+            std::hint::black_box(count_below(
+                n,
+                task.kind,
+                task.weight,
+                board,
+                &prefix[..board.row as usize],
+            ));
+            Some(())
+        }
     };
     if is_join {
         // A count meets a task warm: its thread's cells, buffers and caches
@@ -407,8 +435,8 @@ fn probe(plan: &Plan, index: usize, seed: u64) -> f64 {
     // its core for 0.1 s (another process, the VM's host) had moved an
     // estimate of N = 21 by up to 20% from run to run of one seed.
     let timing = crate::system::thread_cpu_seconds();
-    search();
-    weight * (crate::system::thread_cpu_seconds() - timing)
+    search()?;
+    Some(weight * (crate::system::thread_cpu_seconds() - timing))
 }
 
 #[cfg(test)]
@@ -486,14 +514,46 @@ mod tests {
             assert!(timed <= MIN_TIMED);
         };
         let spent = Some(Duration::ZERO);
-        let estimate = estimate_within(&plan, 2, 100, 7, spent, &progress).unwrap();
+        let estimate = estimate_within(&plan, 2, 100, 7, spent, None, &progress).unwrap();
         assert_eq!((estimate.sampled, estimate.asked), (MIN_TIMED, 100));
         assert_eq!(calls.load(Ordering::Relaxed), MIN_TIMED);
+        assert!(!estimate.stopped);
         // Without a budget every task asked for is timed, and the same
-        // seed draws the same tasks either way.
-        let whole = estimate_within(&plan, 2, 100, 7, None, &|_| {}).unwrap();
+        // seed draws the same tasks either way: the budget's are among
+        // them.
+        let whole = estimate_within(&plan, 2, 100, 7, None, None, &|_| {}).unwrap();
         assert_eq!((whole.sampled, whole.asked), (100, 100));
         assert!(whole.interval.0 <= whole.core_seconds && whole.core_seconds <= whole.interval.1);
+        let drawn: Vec<usize> = whole.samples.iter().map(|&(task, _)| task).collect();
+        assert!(estimate
+            .samples
+            .iter()
+            .all(|(task, _)| drawn.contains(task)));
+    }
+
+    #[test]
+    fn a_stop_makes_the_estimate_from_the_tasks_finished() {
+        // Join tasks, which a stop abandons in flight.
+        let plan = Plan::build(16, Method::Join, SplitDepth::Auto).unwrap();
+        let stop = AtomicBool::new(false);
+        let stop_at_five = |timed: usize| {
+            if timed >= 5 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        };
+        let cut = estimate_within(&plan, 2, 1000, 3, None, Some(&stop), &stop_at_five).unwrap();
+        assert!(cut.stopped);
+        assert!((5..1000).contains(&cut.sampled), "{}", cut.sampled);
+        assert_eq!(cut.samples.len(), cut.sampled);
+        assert!(cut.core_seconds > 0.0);
+        // Stopped before it starts: nothing to estimate from.
+        let err = estimate_within(&plan, 2, 1000, 3, None, Some(&stop), &|_| {}).unwrap_err();
+        assert_eq!(err, Error::NothingTimed);
+        // A stop flag never set changes nothing.
+        let unset = AtomicBool::new(false);
+        let whole = estimate_within(&plan, 2, 50, 3, None, Some(&unset), &|_| {}).unwrap();
+        assert!(!whole.stopped);
+        assert_eq!(whole.sampled, 50);
     }
 
     #[test]

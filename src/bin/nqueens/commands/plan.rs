@@ -81,17 +81,24 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         };
         serde_json::to_writer(&mut out, &record)?;
         writeln!(out)?;
-        return Ok(ExitCode::Success);
+    } else {
+        match &estimated {
+            Some(estimate) => write_estimate(&mut out, estimate, args, budget)?,
+            None => writeln!(
+                out,
+                "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
+                plan.n, plan.method
+            )?,
+        }
     }
-    match &estimated {
-        Some(estimate) => write_estimate(&mut out, estimate, args, budget)?,
-        None => writeln!(
-            out,
-            "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
-            plan.n, plan.method
-        )?,
+    match estimated.filter(|estimate| estimate.stopped) {
+        Some(estimate) => {
+            out.flush()?;
+            say_estimate_stopped(&estimate);
+            Ok(ExitCode::Interrupted)
+        }
+        None => Ok(ExitCode::Success),
     }
-    Ok(ExitCode::Success)
 }
 
 /// The estimate, with a line on a terminal saying how far it is.
@@ -123,28 +130,37 @@ fn estimate_talking(
         }
     };
     progress(0);
-    // A signal ends the estimate at once, the line cleared: the tasks in
-    // flight take up to a minute each at N = 28, too long to wait for.
-    let timed = std::sync::atomic::AtomicUsize::new(0);
-    let stopped = || {
-        if talk {
-            eprint!("\r\x1b[K");
-        }
-        eprintln!(
-            "interrupted: the estimate stopped after {} of {asked} tasks timed; nothing was estimated (--time SECONDS bounds it)",
-            timed.load(std::sync::atomic::Ordering::Relaxed)
-        );
-    };
-    let estimate = crate::signals::ended_at_once_by_a_signal(&stopped, || {
-        estimate_within(plan, threads, sample, seed, budget, &|done| {
-            timed.store(done, std::sync::atomic::Ordering::Relaxed);
-            progress(done)
-        })
-    });
+    // A signal stops the estimate at once: the tasks in flight (up to a
+    // minute each at N = 28) are dropped, and the tasks finished make the
+    // estimate (a second signal exits at once).
+    crate::signals::install_handler();
+    let estimate = estimate_within(
+        plan,
+        threads,
+        sample,
+        seed,
+        budget,
+        Some(&crate::signals::INTERRUPTED),
+        &progress,
+    );
     if talk {
         eprint!("\r\x1b[K");
     }
+    if let Err(nqueens::Error::NothingTimed) = estimate {
+        eprintln!(
+            "interrupted: the estimate stopped before any of {asked} tasks was timed; nothing was estimated (--time SECONDS bounds it)"
+        );
+        crate::end_now(ExitCode::Interrupted);
+    }
     Ok(estimate?)
+}
+
+/// The line that ends an estimate a signal stopped, printed below it.
+fn say_estimate_stopped(estimate: &Estimate) {
+    eprintln!(
+        "interrupted: the estimate stopped after {} of {} tasks timed; its figures are from those (tasks in flight dropped)",
+        estimate.sampled, estimate.asked
+    );
 }
 
 /// A plan is often made for other machines than this one: when `auto`

@@ -94,7 +94,13 @@ pub fn write_estimate(
         count_of(estimate.threads as u64, "thread"),
         human_duration(estimate.seconds)
     )?;
-    if let Some(budget) = budget.filter(|_| estimate.sampled < estimate.asked) {
+    if estimate.stopped {
+        writeln!(
+            out,
+            "  stopped by a signal before {} tasks: the figures are from the tasks finished",
+            estimate.asked
+        )?;
+    } else if let Some(budget) = budget.filter(|_| estimate.sampled < estimate.asked) {
         writeln!(
             out,
             "  stopped at the time asked ({} s) before {} tasks: --time SECONDS or --sample K for a closer figure",
