@@ -469,3 +469,59 @@ fn shards_carry_their_parts_of_p_and_r_and_merge_checks_them() {
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("break Burnside's lemma"), "{stderr}");
 }
+
+#[test]
+fn the_committed_n23_shards_are_sound_and_listed() {
+    // docs/data/q23 holds N = 23 counted shard by shard over several
+    // sessions: every file there must be an undamaged, complete shard of
+    // the current plan, listed with its count in the directory's README,
+    // and once all 32 are there they must sum to the published Q(23).
+    use nqueens::run::shard::{check_checksum, check_plan, check_together, merge, ShardResult};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data/q23");
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    let mut results: Vec<(String, ShardResult)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .map(|path| {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(&path).unwrap();
+            (name, serde_json::from_str(&text).unwrap())
+        })
+        .collect();
+    assert!(!results.is_empty(), "no shard files in {}", dir.display());
+    results.sort_by_key(|(_, result)| result.shard);
+    check_together(&results).unwrap();
+    check_plan(&results[0].0, &results[0].1).unwrap();
+    let total = nqueens::published::total(23).unwrap();
+    for (name, result) in &results {
+        check_checksum(name, result).unwrap();
+        assert_eq!((result.n, result.shards), (23, 32), "{name}");
+        let expected_tasks = (result.tasks_in_plan - result.shard).div_ceil(32);
+        assert_eq!(result.tasks_done, expected_tasks, "{name} is incomplete");
+        // Interleaved shards hold alike shares of the count (they differ
+        // by 0.3% at most so far): a shard far off counted wrong.
+        let share = result.solutions as f64 * 32.0 / total as f64;
+        assert!((share - 1.0).abs() < 0.01, "{name}: {share}");
+        // Its README row: "| shard | solutions (with commas) |".
+        let digits = result.solutions.to_string();
+        let grouped: Vec<String> = digits
+            .as_bytes()
+            .rchunks(3)
+            .rev()
+            .map(|group| String::from_utf8(group.to_vec()).unwrap())
+            .collect();
+        let row = format!("| {} | {} |", result.shard, grouped.join(","));
+        assert!(readme.contains(&row), "README.md lacks the row {row}");
+    }
+    let rows = readme
+        .lines()
+        .filter(|line| {
+            line.starts_with("| ") && line[2..].starts_with(|c: char| c.is_ascii_digit())
+        })
+        .count();
+    assert_eq!(rows, results.len(), "README.md rows against shard files");
+    if results.len() == 32 {
+        assert_eq!(merge(&results).unwrap().solutions, total);
+    }
+}
