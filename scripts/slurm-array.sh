@@ -4,6 +4,8 @@
 # Submit from the repository after `cargo build --release`:
 #
 #   sbatch scripts/slurm-array.sh                 # the array: one shard per task
+#   scripts/slurm-array.sh progress               # while it runs: shards done,
+#                                                 # files checked, time to go
 #   scripts/slurm-array.sh merge                  # when all are done: the total
 #   RUN=b sbatch scripts/slurm-array.sh           # a second, independent run
 #   COMPARE=b scripts/slurm-array.sh merge        # the total, and run b compared
@@ -33,6 +35,12 @@ METHOD=${METHOD:-auto}
 RUN=${RUN:-a}
 NQUEENS=${NQUEENS:-target/release/nqueens}
 THREADS=${THREADS:-${SLURM_CPUS_PER_TASK:-1}}
+
+if [ "${1:-}" = progress ]; then
+    # Every result file so far checked (a damaged one named while its
+    # shard can be run again), what they hold and the shards missing.
+    exec "$NQUEENS" merge --partial "$RUN"/results/nqueens-"$N"-shard-*.json
+fi
 
 if [ "${1:-}" = merge ]; then
     # The total, checked against the published table (exit 3 if wrong).

@@ -247,11 +247,21 @@ fn a_full_disk_under_standard_output_is_one_line_naming_the_output() {
         eprintln!("no /dev/full here; skipped");
         return;
     }
+    let scratch_dir = scratch("full-merge");
+    let shards = common::shard_files(scratch_dir.path(), "10", 2, &[]);
+    let shard_args: Vec<&str> = shards.iter().map(|path| path.to_str().unwrap()).collect();
+    let merge: Vec<&str> = ["merge"].into_iter().chain(shard_args.clone()).collect();
+    let partial: Vec<&str> = ["merge", "--partial"]
+        .into_iter()
+        .chain(shard_args[..1].iter().copied())
+        .collect();
     for args in [
         &["list", "10"][..],
         &["solve", "10"],
         &["plan", "12"],
         &["count", "12"],
+        &merge,
+        &partial,
     ] {
         let full = std::fs::OpenOptions::new()
             .write(true)

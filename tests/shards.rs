@@ -321,6 +321,14 @@ fn the_slurm_script_counts_requeues_merges_and_compares() {
                 "{run} {index}: {}",
                 String::from_utf8_lossy(&output.stderr)
             );
+            if (run, index) == ("a", 0) {
+                // While the array runs: how far it is.
+                let progress = step("a", None, &["progress"], None);
+                let stdout = String::from_utf8_lossy(&progress.stdout);
+                assert!(progress.status.success(), "{stdout}");
+                assert!(stdout.contains("1 of 3 shards merged"), "{stdout}");
+                assert!(stdout.contains("missing: shards 1, 2"), "{stdout}");
+            }
         }
     }
     let merged = step("a", None, &["merge"], Some("b"));
@@ -524,4 +532,79 @@ fn the_committed_n23_shards_are_sound_and_listed() {
     if results.len() == 32 {
         assert_eq!(merge(&results).unwrap().solutions, total);
     }
+}
+
+#[test]
+fn a_partial_merge_checks_the_files_given_and_says_what_is_missing() {
+    let scratch_dir = scratch("merge-partial");
+    let dir = scratch_dir.path();
+    let files = shard_files(dir, "12", 3, &[]);
+    let solutions = |path: &PathBuf| -> u64 {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        json["solutions"].as_u64().unwrap()
+    };
+    let given = solutions(&files[0]) + solutions(&files[2]);
+    let out = nqueens()
+        .args(["merge", "--partial"])
+        .args([&files[0], &files[2]])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("2 of 3 shards merged"), "{text}");
+    assert!(
+        text.contains(&format!("solutions in them: {given}\n")),
+        "{text}"
+    );
+    assert!(text.contains("missing: shard 1\n"), "{text}");
+    let out = nqueens()
+        .args(["merge", "--partial", "--format", "json"])
+        .args([&files[2], &files[0]])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["solutions"], given.to_string());
+    assert_eq!(
+        (
+            json["shards_given"].as_u64(),
+            json["missing_count"].as_u64()
+        ),
+        (Some(2), Some(1))
+    );
+    assert_eq!(json["missing_first"], serde_json::json!([1]));
+    let done = json["tasks_done"].as_f64().unwrap() / json["tasks_in_plan"].as_f64().unwrap();
+    let projected = json["projected_task_seconds"].as_f64().unwrap();
+    assert!(
+        (projected * done - json["task_seconds"].as_f64().unwrap()).abs()
+            < 1e-6 * projected.max(1.0)
+    );
+    // Every file given is checked as for the total: a damaged one is
+    // named while its shard can still be counted again.
+    let damaged = crafted(
+        dir,
+        &files[2],
+        "solutions",
+        &(solutions(&files[2]) + 1).to_string(),
+    );
+    let output = nqueens()
+        .args(["merge", "--partial"])
+        .args([&files[0], &damaged])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("damaged or was edited"), "{stderr}");
+    // Complete, it is the merge; CSV is refused in one line.
+    nqueens()
+        .args(["merge", "--partial", "--format", "csv"])
+        .args(&files)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not CSV"));
+    nqueens()
+        .args(["merge", "--partial"])
+        .args(&files)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("14200"));
 }

@@ -201,6 +201,8 @@ pub struct Merged {
     pub seconds: f64,
     /// Core time: the seconds every shard's tasks took, summed.
     pub task_seconds: f64,
+    /// Tasks counted over all shards.
+    pub tasks_done: u64,
     /// P and R summed over the shards, if every shard carries its part.
     pub symmetric: Option<SymmetricCounts>,
 }
@@ -280,9 +282,61 @@ pub fn check_together(results: &[(String, ShardResult)]) -> Result<(), String> {
     Ok(())
 }
 
+/// Shards a set lacks of its K: the first few indexes and how many in all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// The lowest missing indexes, at most [`MISSING_LISTED`].
+    pub first: Vec<u64>,
+    /// How many are missing in all.
+    pub count: u64,
+}
+
+impl Missing {
+    /// None missing.
+    pub const NONE: Missing = Missing {
+        first: Vec::new(),
+        count: 0,
+    };
+}
+
+/// Missing shard indexes a message or a partial merge lists.
+pub const MISSING_LISTED: usize = 10;
+
 /// Checks that `results` are shards 0..K-1 of one plan, each once and
 /// complete, and sums them. `names` name the files in messages.
 pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
+    let missing = given_once(results)?;
+    if missing.count > 0 {
+        let count = results[0].1.shards;
+        let listed: Vec<String> = missing.first.iter().map(u64::to_string).collect();
+        let more = missing.count - missing.first.len() as u64;
+        return Err(format!(
+            "missing shards of {count}: {}{} (each of 0..{} must be given once)",
+            listed.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            count - 1
+        ));
+    }
+    sum_complete(results)
+}
+
+/// [`merge`] of the shards given when some may be missing: the same
+/// checks of every file given (one plan, each shard once and complete),
+/// the sums of those, and the shards missing. What a long run's operator
+/// reads to see how far it is, and to find a damaged file while its
+/// shard can still be run again.
+pub fn merge_partial(results: &[(String, ShardResult)]) -> Result<(Merged, Missing), String> {
+    let missing = given_once(results)?;
+    Ok((sum_complete(results)?, missing))
+}
+
+/// Checks that `results` are shards of one plan, each given once, and
+/// says which are missing.
+fn given_once(results: &[(String, ShardResult)]) -> Result<Missing, String> {
     let Some((_, first)) = results.first() else {
         return Err("no shard files given".to_string());
     };
@@ -309,29 +363,26 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
             duplicates.join("; ")
         ));
     }
-    if given.len() as u64 != count {
-        // The first few missing indexes, found among the given ones.
-        let mut missing = Vec::new();
-        let mut next = 0u64;
-        for &(index, _) in given.iter().chain(std::iter::once(&(count, ""))) {
-            while next < index && missing.len() < 10 {
-                missing.push(next.to_string());
-                next += 1;
-            }
-            next = index + 1;
+    // The first few missing indexes, found among the given ones.
+    let mut missing = Missing {
+        first: Vec::new(),
+        count: count - given.len() as u64,
+    };
+    let mut next = 0u64;
+    for &(index, _) in given.iter().chain(std::iter::once(&(count, ""))) {
+        while next < index && missing.first.len() < MISSING_LISTED {
+            missing.first.push(next);
+            next += 1;
         }
-        let more = count - given.len() as u64 - missing.len() as u64;
-        return Err(format!(
-            "missing shards of {count}: {}{} (each of 0..{} must be given once)",
-            missing.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            },
-            count - 1
-        ));
+        next = index + 1;
     }
+    Ok(missing)
+}
+
+/// Checks that every shard of `results` (one plan's, each once) is
+/// complete, and sums them.
+fn sum_complete(results: &[(String, ShardResult)]) -> Result<Merged, String> {
+    let first = &results[0].1;
     for (name, result) in results {
         // Tasks of the plan whose id is the shard's index modulo K.
         let expected = first
@@ -354,6 +405,7 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         threads: 0,
         seconds: 0.0,
         task_seconds: 0.0,
+        tasks_done: 0,
         symmetric: Some(SymmetricCounts {
             half_turn: 0,
             quarter_turn: 0,
@@ -371,6 +423,7 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
         merged.threads = merged.threads.saturating_add(result.threads);
         merged.seconds = merged.seconds.max(result.seconds.max(result.total_seconds));
         merged.task_seconds += result.task_seconds;
+        merged.tasks_done += result.tasks_done;
         merged.symmetric = match (merged.symmetric, result.turn_fixed_part) {
             (Some(sum), Some([half_turn, quarter_turn])) => Some(SymmetricCounts {
                 half_turn: add(sum.half_turn, half_turn)?,

@@ -143,6 +143,13 @@ pub struct MergeArgs {
     /// but not a deliberate edit.
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
+
+    /// Take a set with shards missing (a run still going): every file is
+    /// checked as for the total, and what they hold so far is printed
+    /// (shards and tasks done, solutions and core time, the core time the
+    /// whole count takes at this rate, the shards missing). Text or JSON.
+    #[arg(long)]
+    pub partial: bool,
 }
 
 /// Arguments of `nqueens bench`.

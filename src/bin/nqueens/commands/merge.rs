@@ -2,14 +2,15 @@
 //! to belong together, summed.
 
 use std::fs;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
 use nqueens::run::report::unique_by_burnside;
 use nqueens::run::report::{make_report, PlanSummary, SymmetricCounts};
 use nqueens::run::shard::{
-    check_checksum, check_mac, check_plan, merge, ShardResult, MAX_SHARD_FILE_BYTES,
+    check_checksum, check_mac, check_plan, merge, merge_partial, Merged, Missing, ShardResult,
+    MAX_SHARD_FILE_BYTES,
 };
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
@@ -50,7 +51,16 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|path| read_shard_file(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let merged = merge(&results).map_err(usage)?;
+    if args.partial && args.format == Format::Csv {
+        return Err(usage(
+            "merge --partial prints text or JSON (--format text or json), not CSV".to_string(),
+        ));
+    }
+    let (merged, missing) = if args.partial {
+        merge_partial(&results).map_err(usage)?
+    } else {
+        (merge(&results).map_err(usage)?, Missing::NONE)
+    };
     // Every file is checked against the plan it names (they agree with each
     // other by now, so the first stands for all).
     check_plan(&results[0].0, &merged.first).map_err(usage)?;
@@ -64,6 +74,10 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         for (name, result) in &results {
             check_mac(name, result, key).map_err(usage)?;
         }
+    }
+    if missing.count > 0 {
+        write_partial(&merged, &missing, results.len(), args.format)?;
+        return Ok(ExitCode::Success);
     }
     let first = &merged.first;
     let method: Method = first.method.parse()?;
@@ -118,11 +132,102 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
     if args.format == Format::Text {
         // What the row's threads and seconds are, and the core time the
         // row cannot show.
-        println!(
+        writeln!(
+            std::io::stdout().lock(),
             "    merged {}: threads summed over them, seconds of the longest (over its runs); {:.3} core-seconds of tasks in all",
             crate::output::count_of(results.len() as u64, "shard"),
             merged.task_seconds
-        );
+        )?;
     }
     Ok(code)
+}
+
+/// A partial merge as programs read it.
+#[derive(serde::Serialize)]
+struct PartialRecord<'a> {
+    partial: bool,
+    n: u32,
+    method: &'a str,
+    fingerprint: &'a str,
+    shards: u64,
+    shards_given: usize,
+    tasks_in_plan: u64,
+    tasks_done: u64,
+    /// Solutions in the shards given (a decimal string: may pass 2^64).
+    solutions: String,
+    task_seconds: f64,
+    /// The whole count's core time at the rate of the shards given.
+    projected_task_seconds: f64,
+    missing_count: u64,
+    /// The lowest missing shards (at most 10).
+    missing_first: &'a [u64],
+}
+
+/// What the shards given hold, and what is missing, for a run still
+/// going. Interleaved shards hold alike shares of the cost, so the core
+/// time so far scales by the tasks to the whole count's.
+fn write_partial(
+    merged: &Merged,
+    missing: &Missing,
+    given: usize,
+    format: Format,
+) -> anyhow::Result<()> {
+    let first = &merged.first;
+    let mut out = std::io::stdout().lock();
+    let tasks_done = merged.tasks_done;
+    let projected = if tasks_done > 0 {
+        merged.task_seconds * first.tasks_in_plan as f64 / tasks_done as f64
+    } else {
+        0.0
+    };
+    if format == Format::Json {
+        let record = PartialRecord {
+            partial: true,
+            n: first.n,
+            method: &first.method,
+            fingerprint: &first.fingerprint,
+            shards: first.shards,
+            shards_given: given,
+            tasks_in_plan: first.tasks_in_plan,
+            tasks_done,
+            solutions: merged.solutions.to_string(),
+            task_seconds: merged.task_seconds,
+            projected_task_seconds: projected,
+            missing_count: missing.count,
+            missing_first: &missing.first,
+        };
+        writeln!(out, "{}", serde_json::to_string(&record)?)?;
+        return Ok(());
+    }
+    let listed: Vec<String> = missing.first.iter().map(u64::to_string).collect();
+    let more = missing.count - missing.first.len() as u64;
+    let share = 100.0 * tasks_done as f64 / first.tasks_in_plan.max(1) as f64;
+    writeln!(
+        out,
+        "N = {} ({}, plan {}): {given} of {} shards merged, {tasks_done} of {} tasks ({share:.1}%), all checked",
+        first.n, first.method, first.fingerprint, first.shards, first.tasks_in_plan
+    )?;
+    writeln!(out, "    solutions in them: {}", merged.solutions)?;
+    writeln!(
+        out,
+        "    core time in them: {} (their tasks' seconds, summed); the whole count at this rate: {}",
+        crate::output::human_duration(merged.task_seconds),
+        crate::output::human_duration(projected)
+    )?;
+    writeln!(
+        out,
+        "    missing: {} {}{}",
+        if missing.count == 1 {
+            "shard"
+        } else {
+            "shards"
+        },
+        listed.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )?;
+    Ok(())
 }

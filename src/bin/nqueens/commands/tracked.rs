@@ -196,11 +196,21 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             let text = format!("{}\n", serde_json::to_string_pretty(&result)?);
             if let Err(err) = out.commit(text.as_bytes()) {
                 // The count is done: it is not lost with the file.
-                print!("{text}");
-                return Err(anyhow::anyhow!(
-                    "cannot write the shard result {} ({err}); it is printed above: save it to a file to merge it",
-                    path.display()
-                ));
+                use std::io::Write;
+                let mut stdout = std::io::stdout().lock();
+                let printed = stdout
+                    .write_all(text.as_bytes())
+                    .and_then(|()| stdout.flush());
+                return Err(match printed {
+                    Ok(()) => anyhow::anyhow!(
+                        "cannot write the shard result {} ({err}); it is printed above: save it to a file to merge it",
+                        path.display()
+                    ),
+                    Err(print_err) => anyhow::anyhow!(
+                        "cannot write the shard result {} ({err}) nor print it ({print_err}): its tasks are in the checkpoint, if one was given",
+                        path.display()
+                    ),
+                });
             }
             write_profile(profile_out, profiler)?;
             let shard = shard.expect("a shard result comes of a shard");
