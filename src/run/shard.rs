@@ -299,6 +299,19 @@ impl Missing {
     };
 }
 
+/// The listed indexes, then how many more: `14, 15 and 8 more`.
+impl fmt::Display for Missing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let listed: Vec<String> = self.first.iter().map(u64::to_string).collect();
+        write!(f, "{}", listed.join(", "))?;
+        let more = self.count - self.first.len() as u64;
+        if more > 0 {
+            write!(f, " and {more} more")?;
+        }
+        Ok(())
+    }
+}
+
 /// Missing shard indexes a message or a partial merge lists.
 pub const MISSING_LISTED: usize = 10;
 
@@ -308,16 +321,8 @@ pub fn merge(results: &[(String, ShardResult)]) -> Result<Merged, String> {
     let missing = given_once(results)?;
     if missing.count > 0 {
         let count = results[0].1.shards;
-        let listed: Vec<String> = missing.first.iter().map(u64::to_string).collect();
-        let more = missing.count - missing.first.len() as u64;
         return Err(format!(
-            "missing shards of {count}: {}{} (each of 0..{} must be given once)",
-            listed.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            },
+            "missing shards of {count}: {missing} (each of 0..{} must be given once)",
             count - 1
         ));
     }

@@ -199,8 +199,6 @@ fn write_partial(
         writeln!(out, "{}", serde_json::to_string(&record)?)?;
         return Ok(());
     }
-    let listed: Vec<String> = missing.first.iter().map(u64::to_string).collect();
-    let more = missing.count - missing.first.len() as u64;
     let share = 100.0 * tasks_done as f64 / first.tasks_in_plan.max(1) as f64;
     writeln!(
         out,
@@ -216,17 +214,11 @@ fn write_partial(
     )?;
     writeln!(
         out,
-        "    missing: {} {}{}",
+        "    missing: {} {missing}",
         if missing.count == 1 {
             "shard"
         } else {
             "shards"
-        },
-        listed.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
         }
     )?;
     Ok(())
