@@ -5,9 +5,9 @@ Each table is the Markdown that scripts/estimate-table.sh prints (a row per
 N with a "core-ns per solution" column; "about 0.80 (at 2.5e18)" rows, the
 unpublished N, are drawn hollow). No plotting library needed.
 
-    scripts/estimate-table.sh 2 200 21 22 23 24 25 26 27 28 > docs/data/estimate-avx512.md
-    scripts/cost-chart.py docs/cost.svg "AVX-512 join=docs/data/estimate-avx512.md" \\
-        "AVX2 join=docs/data/estimate-avx2.md"
+    scripts/estimate-table.sh 2 200 21 22 23 24 25 26 27 28 > docs/data/estimate-zen5-avx512.md
+    scripts/cost-chart.py docs/cost.svg "Zen 5, AVX-512=docs/data/estimate-zen5-avx512.md" \\
+        "Zen 5, AVX2=docs/data/estimate-zen5-avx2.md" "Zen 3, AVX2=docs/data/estimate-zen3-avx2.md"
 """
 import math
 import re

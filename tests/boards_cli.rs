@@ -277,8 +277,9 @@ fn the_cost_chart_in_docs_is_drawn_from_the_tables_beside_it() {
         .arg("scripts/cost-chart.py")
         .arg(&drawn)
         .args([
-            "AVX-512 join=docs/data/estimate-avx512.md",
-            "AVX2 join (forced)=docs/data/estimate-avx2.md",
+            "Zen 5, AVX-512=docs/data/estimate-zen5-avx512.md",
+            "Zen 5, AVX2=docs/data/estimate-zen5-avx2.md",
+            "Zen 3, AVX2=docs/data/estimate-zen3-avx2.md",
         ])
         .output();
     let Ok(run) = run else {
@@ -292,8 +293,8 @@ fn the_cost_chart_in_docs_is_drawn_from_the_tables_beside_it() {
     );
     let stored = std::fs::read_to_string(format!("{root}/docs/cost.svg")).unwrap();
     assert_eq!(std::fs::read_to_string(&drawn).unwrap(), stored);
-    // One point per N of each table: 8 AVX-512 rows and 5 AVX2 ones.
-    assert_eq!(stored.matches("<circle").count(), 13);
+    // One point per N of each table: 8 AVX-512 rows, 5 and 3 AVX2 ones.
+    assert_eq!(stored.matches("<circle").count(), 16);
     // A table without the column is refused in one line.
     let bad = dir.path().join("bad.md");
     std::fs::write(&bad, "| N | tasks |\n| 20 | 5 |\n").unwrap();
