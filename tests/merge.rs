@@ -8,11 +8,25 @@ mod common;
 
 use common::{nqueens, scratch, shard_files};
 
+/// A shard file as JSON.
+fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs `merge` over `files` and asserts it is refused with exit 2 and
+/// one stderr line holding `needle`.
+fn refuse_merge(files: &[&PathBuf], needle: &str) {
+    let output = nqueens().arg("merge").args(files).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{needle}: {stderr}");
+    assert!(stderr.contains(needle), "{needle}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
 /// Copies the shard file `from` with `field` set to `value` (JSON text)
 /// into a new file of `dir`.
 fn crafted(dir: &Path, from: &Path, field: &str, value: &str) -> PathBuf {
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(from).unwrap()).unwrap();
+    let mut json = read_json(from);
     // Numbers past u64 do not fit a JSON value: put the text in afterwards.
     json[field] = serde_json::Value::String("VALUE".to_string());
     let text = json.to_string().replace("\"VALUE\"", value);
@@ -47,8 +61,7 @@ fn shards_merge_to_the_published_total() {
     let task_seconds: f64 = mirror
         .iter()
         .map(|path| {
-            let record: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            let record = read_json(path);
             let seconds = record["task_seconds"].as_f64().unwrap();
             assert!(seconds > 0.0, "{record}");
             assert!(record["total_seconds"].as_f64().unwrap() > 0.0, "{record}");
@@ -66,23 +79,16 @@ fn merge_refuses_missing_duplicate_and_foreign_shards() {
     let scratch_dir = scratch("merge-bad");
     let dir = scratch_dir.path();
     let files = shard_files(dir, "12", 3, &[]);
-    let refuse = |args: Vec<&PathBuf>, needle: &str| {
-        let output = nqueens().arg("merge").args(args).output().unwrap();
-        assert_eq!(output.status.code(), Some(2));
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(stderr.contains(needle), "{stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    };
-    refuse(vec![&files[0], &files[2]], "missing shards of 3: 1");
-    refuse(
-        vec![&files[0], &files[1], &files[1], &files[2]],
+    refuse_merge(&[&files[0], &files[2]], "missing shards of 3: 1");
+    refuse_merge(
+        &[&files[0], &files[1], &files[1], &files[2]],
         "more than once: 1",
     );
     let other = shard_files(dir, "12", 3, &["-m", "mirror"]);
-    refuse(vec![&files[0], &other[1], &files[2]], "from another run");
+    refuse_merge(&[&files[0], &other[1], &files[2]], "from another run");
     let junk = dir.join("junk.json");
     std::fs::write(&junk, "{}").unwrap();
-    refuse(vec![&junk], "not an nqueens shard file");
+    refuse_merge(&[&junk], "not an nqueens shard file");
 }
 
 #[test]
@@ -90,32 +96,25 @@ fn merge_refuses_crafted_files_without_panicking() {
     let scratch_dir = scratch("merge-crafted");
     let dir = scratch_dir.path();
     let files = shard_files(dir, "12", 3, &[]);
-    let refuse = |args: &[&PathBuf], needle: &str| {
-        let output = nqueens().arg("merge").args(args).output().unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{needle}: {stderr}");
-        assert!(stderr.contains(needle), "{needle}: {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    };
     let (zero, two) = (&files[0], &files[2]);
     let no_shards = crafted(dir, zero, "shards", "0");
-    refuse(&[&no_shards], "0 shards");
+    refuse_merge(&[&no_shards], "0 shards");
     let past = crafted(dir, zero, "shard", "7");
-    refuse(&[&past], "shard 7 is out of range for 3 shards");
+    refuse_merge(&[&past], "shard 7 is out of range for 3 shards");
     // A huge shard count is answered at once, naming a few missing shards.
     let many: Vec<PathBuf> = files
         .iter()
         .map(|file| crafted(dir, file, "shards", "100000000"))
         .collect();
-    refuse(&[&many[0]], "missing shards of 100000000: 1, 2, 3");
+    refuse_merge(&[&many[0]], "missing shards of 100000000: 1, 2, 3");
     // A count changed to overflow the sum, and files whose plan is made up.
     let huge = crafted(dir, &files[1], "solutions", &u128::MAX.to_string());
-    refuse(&[zero, &huge, two], "overflows");
+    refuse_merge(&[zero, &huge, two], "overflows");
     let forged: Vec<PathBuf> = files
         .iter()
         .map(|file| crafted(dir, file, "fingerprint", "\"0123456789abcdef\""))
         .collect();
-    refuse(
+    refuse_merge(
         &[&forged[0], &forged[1], &forged[2]],
         "does not match the plan it names",
     );
@@ -123,26 +122,25 @@ fn merge_refuses_crafted_files_without_panicking() {
         .iter()
         .map(|file| crafted(dir, file, "n", "200"))
         .collect();
-    refuse(
+    refuse_merge(
         &[&big_n[0], &big_n[1], &big_n[2]],
         "N = 200 is out of range",
     );
     // A file far larger than any shard file is not read whole.
     let large = dir.join("large.json");
     std::fs::write(&large, vec![b' '; 1 << 20]).unwrap();
-    refuse(&[&large], "larger than");
+    refuse_merge(&[&large], "larger than");
     // A count changed within range: only the checksum tells.
     let changed = crafted(dir, &files[1], "solutions", "1");
-    refuse(
+    refuse_merge(
         &[zero, &changed, two],
         "its checksum does not match its contents",
     );
-    let mut json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    let mut json = read_json(&files[1]);
     json.as_object_mut().unwrap().remove("checksum");
     let unsealed = dir.join("unsealed.json");
     std::fs::write(&unsealed, json.to_string()).unwrap();
-    refuse(&[zero, &unsealed, two], "has no checksum");
+    refuse_merge(&[zero, &unsealed, two], "has no checksum");
     // The real files still merge.
     nqueens().arg("merge").args(&files).assert().success();
 }
@@ -288,11 +286,7 @@ fn a_partial_merge_checks_the_files_given_and_says_what_is_missing() {
     let scratch_dir = scratch("merge-partial");
     let dir = scratch_dir.path();
     let files = shard_files(dir, "12", 3, &[]);
-    let solutions = |path: &PathBuf| -> u64 {
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        json["solutions"].as_u64().unwrap()
-    };
+    let solutions = |path: &PathBuf| read_json(path)["solutions"].as_u64().unwrap();
     let given = solutions(&files[0]) + solutions(&files[2]);
     let out = nqueens()
         .args(["merge", "--partial"])
