@@ -352,3 +352,34 @@ fn the_estimate_keeps_to_its_time() {
     let default = plan_json(&["12", "--estimate"]);
     assert_eq!(default["time_budget_seconds"], 30);
 }
+
+#[test]
+fn the_heaviest_tasks_are_ranked_by_cost_and_each_timed() {
+    for method in ["join", "mirror"] {
+        let plan = plan_json(&["14", "-m", method, "--heaviest", "6", "-j", "2"]);
+        let found = &plan["heaviest"];
+        assert_eq!(found["tasks"], plan["tasks"], "{method}");
+        let tasks = found["heaviest"].as_array().unwrap();
+        assert_eq!(tasks.len(), 6, "{method}: {plan}");
+        let costs: Vec<f64> = tasks.iter().map(|t| t["cost"].as_f64().unwrap()).collect();
+        assert!(
+            costs.windows(2).all(|w| w[0] >= w[1]),
+            "{method}: {costs:?}"
+        );
+        // The heaviest by cost is at least the mean.
+        assert!(costs[0] >= found["mean_cost"].as_f64().unwrap(), "{plan}");
+        for task in tasks {
+            assert!(task["id"].as_u64().unwrap() < plan["tasks"].as_u64().unwrap());
+            assert!(task["seconds"].as_f64().unwrap() >= 0.0, "{task}");
+        }
+    }
+    let text = nqueens()
+        .args(["plan", "12", "--heaviest", "3"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&text.get_output().stdout).into_owned();
+    assert_eq!(stdout.matches("\n  task ").count(), 3, "{stdout}");
+    assert!(stdout.contains("  longest: task "), "{stdout}");
+    assert!(usage_error(&["plan", "12", "--heaviest", "0"]).contains("--heaviest"));
+    assert!(usage_error(&["plan", "12", "--heaviest", "3", "--estimate"]).contains("--estimate"));
+}

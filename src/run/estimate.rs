@@ -212,40 +212,7 @@ pub fn estimate_within(
         }
         picks
     };
-    // The join's shared quadrant cells are built once per count, not per
-    // task: built here, untimed, so no sampled task carries their cost
-    // times the plan's size (that put N = 19 at +61% and N = 20 at +17%).
-    let _cells = (plan.method == crate::plan::Method::Join
-        && plan.n / 2 <= crate::search::join::SHARED_MAX_SIDE)
-        .then(|| crate::search::join::shared_cells(plan.n / 2));
-    // Each worker takes the next pick in turn, so the tasks timed are the
-    // first picks, however far the budget reaches.
-    let next = AtomicUsize::new(0);
-    let stopped = || stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
-    let timed = Mutex::new(Vec::with_capacity(asked));
-    pool.install(|| {
-        rayon::broadcast(|_| loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(task, probe_seed)) = picks.get(index) else {
-                break;
-            };
-            let spent = budget.is_some_and(|budget| started.elapsed() >= budget);
-            if (index >= MIN_TIMED && spent) || stopped() {
-                break;
-            }
-            let Some(cost) = probe(plan, task, probe_seed, stop) else {
-                break;
-            };
-            let mut timed = timed
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            timed.push((task, cost));
-            progress(timed.len());
-        })
-    });
-    let samples = timed
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let samples = time_picks(plan, &pool, &picks, started, budget, stop, progress);
     let costs: Vec<f64> = samples.iter().map(|&(_, cost)| cost).collect();
     let sampled = costs.len();
     if sampled == 0 {
@@ -294,8 +261,58 @@ pub fn estimate_within(
         seconds: started.elapsed().as_secs_f64(),
         largest_task: costs.iter().copied().fold(0.0, f64::max),
         samples,
-        stopped: stopped() && sampled < asked,
+        stopped: stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) && sampled < asked,
     })
+}
+
+/// Times the tasks of `picks` (task, probe seed) on `pool`, each worker
+/// taking the next pick in turn, so that the tasks timed are the first
+/// picks however far `budget` (from `started`, past the first
+/// [`MIN_TIMED`]) reaches; none starts once `stop` is set. Returns (task,
+/// thread-seconds) in the order they finished.
+pub(crate) fn time_picks(
+    plan: &Plan,
+    pool: &rayon::ThreadPool,
+    picks: &[(usize, u64)],
+    started: Instant,
+    budget: Option<Duration>,
+    stop: Option<&AtomicBool>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Vec<(usize, f64)> {
+    // The join's shared quadrant cells are built once per count, not per
+    // task: built here, untimed, so no sampled task carries their cost
+    // times the plan's size (that put N = 19 at +61% and N = 20 at +17%).
+    let _cells = (plan.method == crate::plan::Method::Join
+        && plan.n / 2 <= crate::search::join::SHARED_MAX_SIDE)
+        .then(|| crate::search::join::shared_cells(plan.n / 2));
+    // Each worker takes the next pick in turn, so the tasks timed are the
+    // first picks, however far the budget reaches.
+    let next = AtomicUsize::new(0);
+    let stopped = || stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
+    let timed = Mutex::new(Vec::with_capacity(picks.len()));
+    pool.install(|| {
+        rayon::broadcast(|_| loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(task, probe_seed)) = picks.get(index) else {
+                break;
+            };
+            let spent = budget.is_some_and(|budget| started.elapsed() >= budget);
+            if (index >= MIN_TIMED && spent) || stopped() {
+                break;
+            }
+            let Some(cost) = probe(plan, task, probe_seed, stop) else {
+                break;
+            };
+            let mut timed = timed
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            timed.push((task, cost));
+            progress(timed.len());
+        })
+    });
+    timed
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// From `samples` (task, cost) of a sample stratified over the task ids:

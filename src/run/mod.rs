@@ -13,6 +13,7 @@ pub mod bench;
 pub mod compare;
 pub mod engine;
 pub mod estimate;
+pub mod heaviest;
 pub mod journal;
 pub mod key;
 #[cfg(feature = "mpi")]

@@ -144,6 +144,11 @@ pub fn parse_tasks(text: &str) -> Result<usize, String> {
     parse_within(text, "--tasks", 1..=MAX_SAMPLE)
 }
 
+/// `--heaviest` of `plan`: how many of the costliest tasks to time.
+pub fn parse_heaviest(text: &str) -> Result<usize, String> {
+    parse_within(text, "--heaviest", 1..=MAX_SAMPLE)
+}
+
 /// `--nth`: a solution's index, from 0.
 pub fn parse_index(text: &str) -> Result<u128, String> {
     parse_within(text, "--nth", 0..=u128::MAX)

@@ -45,6 +45,7 @@
 //! symmetric searches, as for every method.
 
 mod cells;
+mod cost;
 mod count;
 mod geometry;
 mod glue;
@@ -77,6 +78,7 @@ use specs::{even_specs, quadrant_rows};
 // crate uses.
 pub use cells::{count_placements_on, fill_cell, CellCache, MadeCells, RowCells};
 pub(crate) use cells::{shared_cells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
+pub use cost::{task_cost, QuadrantCounts};
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };

@@ -61,7 +61,7 @@ pub enum Command {
     /// Show the task plan of a count: tasks, fingerprint, estimated cost
     /// spread.
     #[command(
-        after_help = "Examples:\n  nqueens plan 20                         tasks, fingerprint, memory\n  nqueens plan 22 --estimate              predicted time here, in about 30 s\n  nqueens plan 22 --estimate --time 300   a closer prediction, in 5 minutes\n  nqueens plan 22 --format json"
+        after_help = "Examples:\n  nqueens plan 20                         tasks, fingerprint, memory\n  nqueens plan 22 --estimate              predicted time here, in about 30 s\n  nqueens plan 22 --estimate --time 300   a closer prediction, in 5 minutes\n  nqueens plan 20 --heaviest 10           the 10 costliest tasks, timed\n  nqueens plan 22 --format json"
     )]
     Plan(PlanArgs),
     /// Compare two runs of one plan task by task, from their checkpoint

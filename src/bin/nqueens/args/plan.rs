@@ -78,7 +78,15 @@ pub struct PlanArgs {
     #[arg(long, value_name = "C", value_parser = parse_cores, requires = "estimate")]
     pub cores: Option<usize>,
 
-    /// Threads the --estimate sample runs on [default: every core].
+    /// Rank every task by a cost known before counting (join: its
+    /// quadrants' placement counts; about a minute at N = 28) and time the
+    /// K it ranks heaviest, heaviest first: the longest task a count may
+    /// meet, as far as the ranking finds it.
+    #[arg(long, value_name = "K", value_parser = parse_heaviest, conflicts_with = "estimate")]
+    pub heaviest: Option<usize>,
+
+    /// Threads the --estimate sample (or the --heaviest tasks) runs on
+    /// [default: every core].
     #[arg(short = 'j', long, value_parser = parse_threads)]
     pub threads: Option<usize>,
 

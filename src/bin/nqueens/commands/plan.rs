@@ -6,13 +6,14 @@ use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
 use nqueens::run::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
+use nqueens::run::heaviest::{heaviest, Heaviest};
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Plan, SplitDepth};
 use serde::Serialize;
 
 use crate::args::{PlanArgs, PlanFormat};
 use crate::exit_codes::ExitCode;
-use crate::output::{write_estimate, write_plan};
+use crate::output::{write_estimate, write_heaviest, write_plan};
 
 /// A plan and its estimate as programs read them.
 #[derive(Debug, Serialize)]
@@ -27,6 +28,8 @@ struct PlanRecord<'a> {
     peak_memory_bytes: u64,
     #[serde(flatten)]
     estimate: Option<EstimateOnCores<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    heaviest: Option<&'a Heaviest>,
 }
 
 /// The estimate, and its wall time on the cores asked about.
@@ -65,6 +68,10 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let heaviest = match args.heaviest {
+        Some(k) => Some(heaviest_talking(&plan, threads, k)?),
+        None => None,
+    };
     if args.format == PlanFormat::Json {
         let record = PlanRecord {
             n: plan.n,
@@ -78,18 +85,33 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
                 cores: args.cores,
                 cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
             }),
+            heaviest: heaviest.as_ref(),
         };
         serde_json::to_writer(&mut out, &record)?;
         writeln!(out)?;
     } else {
-        match &estimated {
-            Some(estimate) => write_estimate(&mut out, estimate, args, budget)?,
-            None => writeln!(
+        match (&estimated, &heaviest) {
+            (Some(estimate), _) => write_estimate(&mut out, estimate, args, budget)?,
+            (None, Some(heaviest)) => write_heaviest(&mut out, heaviest)?,
+            (None, None) => writeln!(
                 out,
                 "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
                 plan.n, plan.method
             )?,
         }
+    }
+    if let Some(heaviest) = heaviest.filter(|heaviest| heaviest.stopped) {
+        out.flush()?;
+        let timed = heaviest
+            .heaviest
+            .iter()
+            .filter(|task| task.seconds.is_some());
+        eprintln!(
+            "interrupted: {} of the {} heaviest tasks were timed (the task in flight dropped)",
+            timed.count(),
+            heaviest.heaviest.len()
+        );
+        return Ok(ExitCode::Interrupted);
     }
     match estimated.filter(|estimate| estimate.stopped) {
         Some(estimate) => {
@@ -98,6 +120,33 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Interrupted)
         }
         None => Ok(ExitCode::Success),
+    }
+}
+
+/// A line on a terminal saying how far a timing of `asked` tasks is,
+/// redrawn at most 8 times a second; none where stderr is not one.
+fn progress_line(doing: &'static str, asked: usize, limit: String) -> impl Fn(usize) + Sync {
+    let talk = io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let drawn = std::sync::atomic::AtomicU64::new(0);
+    move |timed: usize| {
+        let now = started.elapsed().as_millis() as u64;
+        let last = drawn.load(std::sync::atomic::Ordering::Relaxed);
+        if talk && (timed == 0 || now >= last + 125) {
+            drawn.store(now, std::sync::atomic::Ordering::Relaxed);
+            // Fits 80 columns; \x1b[K clears what a longer line left.
+            eprint!(
+                "\r{doing}: {timed} of {asked} tasks timed, {:.0} s{limit}\x1b[K",
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+/// Clears the progress line, where one was drawn.
+fn clear_progress_line() {
+    if io::stderr().is_terminal() {
+        eprint!("\r\x1b[K");
     }
 }
 
@@ -110,25 +159,10 @@ fn estimate_talking(
     budget: Option<Duration>,
 ) -> anyhow::Result<Estimate> {
     let asked = sample.min(plan.tasks.len());
-    let talk = io::stderr().is_terminal();
     let limit = budget.map_or(String::new(), |budget| {
         format!(" (at most {} s)", budget.as_secs())
     });
-    let started = std::time::Instant::now();
-    // Redrawn at most 8 times a second.
-    let drawn = std::sync::atomic::AtomicU64::new(0);
-    let progress = |timed: usize| {
-        let now = started.elapsed().as_millis() as u64;
-        let last = drawn.load(std::sync::atomic::Ordering::Relaxed);
-        if talk && (timed == 0 || now >= last + 125) {
-            drawn.store(now, std::sync::atomic::Ordering::Relaxed);
-            // Fits 80 columns; \x1b[K clears what a longer line left.
-            eprint!(
-                "\restimating: {timed} of {asked} tasks timed, {:.0} s{limit}\x1b[K",
-                started.elapsed().as_secs_f64()
-            );
-        }
-    };
+    let progress = progress_line("estimating", asked, limit);
     progress(0);
     // A signal stops the estimate at once: the tasks in flight (up to a
     // minute each at N = 28) are dropped, and the tasks finished make the
@@ -143,9 +177,7 @@ fn estimate_talking(
         Some(&crate::signals::INTERRUPTED),
         &progress,
     );
-    if talk {
-        eprint!("\r\x1b[K");
-    }
+    clear_progress_line();
     if let Err(nqueens::Error::NothingTimed) = estimate {
         eprintln!(
             "interrupted: the estimate stopped before any of {asked} tasks was timed; nothing was estimated (--time SECONDS bounds it)"
@@ -153,6 +185,26 @@ fn estimate_talking(
         crate::end_now(ExitCode::Interrupted);
     }
     Ok(estimate?)
+}
+
+/// The `k` heaviest tasks by cost, timed, with a line on a terminal saying
+/// how far the timing is (a signal stops it; the tasks timed are kept).
+fn heaviest_talking(plan: &Plan, threads: usize, k: usize) -> anyhow::Result<Heaviest> {
+    let asked = k.min(plan.tasks.len());
+    let progress = progress_line("timing the heaviest", asked, String::new());
+    if io::stderr().is_terminal() {
+        eprint!("\rranking {} tasks by cost\x1b[K", plan.tasks.len());
+    }
+    crate::signals::install_handler();
+    let found = heaviest(
+        plan,
+        threads,
+        k,
+        Some(&crate::signals::INTERRUPTED),
+        &progress,
+    );
+    clear_progress_line();
+    Ok(found?)
 }
 
 /// The line that ends an estimate a signal stopped, printed below it.

@@ -10,7 +10,7 @@ pub use bench::write_bench;
 pub use compare::{write_shards_text, write_text as write_comparison};
 pub use count::ReportWriter;
 pub use file::{without_os_code, PendingFile};
-pub use plan::{write_estimate, write_plan};
+pub use plan::{write_estimate, write_heaviest, write_plan};
 
 /// A rate with an SI prefix, e.g. `412.3 M/s`.
 pub fn human_rate(per_second: f64) -> String {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use nqueens::plan::estimate_costs;
 use nqueens::run::estimate::Estimate;
+use nqueens::run::heaviest::Heaviest;
 use nqueens::units::human_bytes;
 use nqueens::{Method, Plan};
 
@@ -53,7 +54,7 @@ pub fn write_plan(
         };
         writeln!(
             out,
-            "tasks are row sets of the east half board{cut}, costs not estimated"
+            "tasks are row sets of the east half board{cut}, costs ranked by --heaviest K"
         )?;
     } else {
         const PROBE_ROWS: u32 = 3;
@@ -145,6 +146,44 @@ pub fn write_estimate(
             human_duration(wall),
             human_duration(low),
             human_duration(high)
+        )?;
+    }
+    Ok(())
+}
+
+/// The heaviest tasks by cost, each with its time, and the longest.
+pub fn write_heaviest(out: &mut impl Write, heaviest: &Heaviest) -> io::Result<()> {
+    writeln!(
+        out,
+        "heaviest: the {} of {} tasks ranked costliest by {} (ranked in {}), timed on {} in {}",
+        heaviest.heaviest.len(),
+        heaviest.tasks,
+        heaviest.cost_of,
+        human_duration(heaviest.rank_seconds),
+        count_of(heaviest.threads as u64, "thread"),
+        human_duration(heaviest.time_seconds)
+    )?;
+    for task in &heaviest.heaviest {
+        let time = task
+            .seconds
+            .map_or("not timed".to_string(), |seconds| format!("{seconds:.3} s"));
+        writeln!(
+            out,
+            "  task {}: cost {:.3e} ({:.1}x the mean), {time}",
+            task.id,
+            task.cost,
+            task.cost / heaviest.mean_cost.max(f64::MIN_POSITIVE)
+        )?;
+    }
+    let timed: Vec<f64> = heaviest.heaviest.iter().filter_map(|t| t.seconds).collect();
+    if let Some(longest) = heaviest.longest() {
+        writeln!(
+            out,
+            "  longest: task {}, {} on one thread (the {} timed: mean {}); the heaviest a count meets, as far as the cost ranks them",
+            longest.id,
+            human_duration(longest.seconds.unwrap_or(0.0)),
+            timed.len(),
+            human_duration(timed.iter().sum::<f64>() / timed.len() as f64)
         )?;
     }
     Ok(())

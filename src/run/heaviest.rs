@@ -1,0 +1,232 @@
+//! The heaviest tasks of a plan, found before counting and then timed:
+//! what bounds the tail of a long count (no run ends before its longest
+//! task) and what a cluster run would start first.
+//!
+//! Every task is ranked by a cost known without counting it (for `join`,
+//! the product of its quadrants' placement counts, see
+//! [`task_cost`]; for the depth-first
+//! methods, the queens placed in the rows below its prefix), and the K
+//! ranked highest are timed as an estimate times its sample. The cost
+//! ranks tasks, it does not measure them: the timed tasks are the heaviest
+//! it finds, not proven the heaviest of the plan.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::engine::worker_pool;
+use super::estimate::time_picks;
+use crate::error::Error;
+use crate::plan::{estimate_costs, Plan, TaskKind};
+use crate::search::join::{task_cost, JoinTask, QuadrantCounts};
+
+/// Rows below a depth-first task's prefix whose queens make its cost.
+const PROBE_ROWS: u32 = 3;
+
+/// One of the heaviest tasks: its cost, and its time once timed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct HeavyTask {
+    /// The task's id in the plan.
+    pub id: u64,
+    /// Its cost, as ranked (see the module).
+    pub cost: f64,
+    /// Thread-seconds it took (CPU time of its thread, after the task
+    /// before it had warmed the thread as a count would); `None` if a stop
+    /// came before it was timed.
+    pub seconds: Option<f64>,
+}
+
+/// The heaviest tasks of a plan, by cost, with their times.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Heaviest {
+    /// The board size.
+    pub n: u32,
+    /// Tasks in the plan, all ranked.
+    pub tasks: u64,
+    /// What the cost counts.
+    pub cost_of: &'static str,
+    /// The mean cost over every task of the plan.
+    pub mean_cost: f64,
+    /// Seconds the ranking took (the quadrant table and every task's cost).
+    pub rank_seconds: f64,
+    /// Threads the tasks were timed on.
+    pub threads: usize,
+    /// Seconds the timing took, on the wall clock.
+    pub time_seconds: f64,
+    /// Whether a stop came before every task was timed.
+    pub stopped: bool,
+    /// The heaviest tasks by cost, heaviest first (ties by id).
+    pub heaviest: Vec<HeavyTask>,
+}
+
+impl Heaviest {
+    /// The longest of the tasks timed, if any.
+    pub fn longest(&self) -> Option<&HeavyTask> {
+        self.heaviest
+            .iter()
+            .filter(|task| task.seconds.is_some())
+            .max_by(|a, b| {
+                a.seconds
+                    .partial_cmp(&b.seconds)
+                    .expect("times are numbers")
+            })
+    }
+}
+
+/// The `k` tasks of `plan` with the largest costs (heaviest first, ties by
+/// id) and the mean cost of all, ranked on `pool`'s threads.
+pub fn rank_heaviest(plan: &Plan, k: usize, pool: &rayon::ThreadPool) -> (Vec<(u64, f64)>, f64) {
+    let mut heap: BinaryHeap<Reverse<(u64, Reverse<u64>)>> = BinaryHeap::with_capacity(k + 1);
+    let mut total = 0.0;
+    let mut offer = |id: u64, cost: f64| {
+        total += cost;
+        // Costs are never negative, so their bits order as they do.
+        let entry = Reverse((cost.to_bits(), Reverse(id)));
+        if heap.len() < k {
+            heap.push(entry);
+        } else if heap.peek().is_some_and(|least| entry < *least) {
+            heap.pop();
+            heap.push(entry);
+        }
+    };
+    if plan.method == crate::plan::Method::Join {
+        let quadrants = pool.install(|| QuadrantCounts::new(plan.n / 2));
+        for task in plan.tasks.iter() {
+            if let TaskKind::Join { east_rows, middle } = task.kind {
+                let cost = task_cost(plan.n, &quadrants, &JoinTask { east_rows, middle });
+                offer(task.id, cost);
+            }
+        }
+    } else {
+        for (id, cost) in estimate_costs(plan, PROBE_ROWS).into_iter().enumerate() {
+            offer(id as u64, cost as f64);
+        }
+    }
+    let mut ranked: Vec<(u64, f64)> = heap
+        .into_iter()
+        .map(|Reverse((bits, Reverse(id)))| (id, f64::from_bits(bits)))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mean = total / plan.tasks.len().max(1) as f64;
+    (ranked, mean)
+}
+
+/// Ranks every task of `plan`, then times the `k` heaviest on `threads`
+/// threads, heaviest first; none starts once `stop` is set. `progress`
+/// hears the tasks timed so far after each one.
+pub fn heaviest(
+    plan: &Plan,
+    threads: usize,
+    k: usize,
+    stop: Option<&AtomicBool>,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Heaviest, Error> {
+    if k == 0 {
+        return Err(Error::EmptySample);
+    }
+    let pool = worker_pool(threads)?;
+    let started = Instant::now();
+    let (ranked, mean_cost) = rank_heaviest(plan, k, &pool);
+    let rank_seconds = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let picks: Vec<(usize, u64)> = ranked.iter().map(|&(id, _)| (id as usize, 0)).collect();
+    let timed = time_picks(plan, &pool, &picks, started, None, stop, progress);
+    let heaviest: Vec<HeavyTask> = ranked
+        .iter()
+        .map(|&(id, cost)| HeavyTask {
+            id,
+            cost,
+            seconds: timed
+                .iter()
+                .find(|&&(task, _)| task as u64 == id)
+                .map(|&(_, seconds)| seconds),
+        })
+        .collect();
+    Ok(Heaviest {
+        n: plan.n,
+        tasks: plan.tasks.len() as u64,
+        cost_of: if plan.method == crate::plan::Method::Join {
+            "the product of the task's quadrants' placement counts"
+        } else {
+            "queens placed in the 3 rows below the task's prefix"
+        },
+        mean_cost,
+        rank_seconds,
+        threads,
+        time_seconds: started.elapsed().as_secs_f64(),
+        stopped: stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) && timed.len() < k,
+        heaviest,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Method, SplitDepth};
+
+    fn ranked(n: u32, method: Method, k: usize) -> (Plan, Vec<(u64, f64)>, f64) {
+        let plan = Plan::build(n, method, SplitDepth::Auto).expect("plan");
+        let pool = worker_pool(2).expect("pool");
+        let (ranked, mean) = rank_heaviest(&plan, k, &pool);
+        (plan, ranked, mean)
+    }
+
+    #[test]
+    fn the_ranking_holds_the_k_largest_costs_in_order() {
+        for (n, method) in [(12, Method::Join), (13, Method::Join), (24, Method::Join)] {
+            let (plan, top, _) = ranked(n, method, 20);
+            assert_eq!(top.len(), 20.min(plan.tasks.len()), "N = {n}");
+            assert!(
+                top.windows(2).all(|w| w[0].1 >= w[1].1),
+                "N = {n}: not in order"
+            );
+            // Every task left out costs no more than the last one kept.
+            let quadrants = QuadrantCounts::new(n / 2);
+            let floor = top.last().expect("some task").1;
+            let above = plan
+                .tasks
+                .iter()
+                .filter(|task| !top.iter().any(|&(id, _)| id == task.id))
+                .filter(|task| match task.kind {
+                    TaskKind::Join { east_rows, middle } => {
+                        task_cost(n, &quadrants, &JoinTask { east_rows, middle }) > floor
+                    }
+                    _ => false,
+                })
+                .count();
+            assert_eq!(above, 0, "N = {n}: a heavier task was left out");
+        }
+    }
+
+    #[test]
+    fn depth_first_plans_rank_by_their_probe_costs() {
+        let (plan, top, mean) = ranked(14, Method::Mirror, 5);
+        let costs = estimate_costs(&plan, PROBE_ROWS);
+        let largest = *costs.iter().max().expect("tasks");
+        assert_eq!(top[0].1, largest as f64);
+        let expected = costs.iter().sum::<u64>() as f64 / costs.len() as f64;
+        assert!((mean - expected).abs() < 1e-9 * expected);
+    }
+
+    #[test]
+    fn every_ranked_task_is_timed_and_named() {
+        let plan = Plan::build(14, Method::Join, SplitDepth::Auto).expect("plan");
+        let found = heaviest(&plan, 2, 6, None, &|_| {}).expect("timed");
+        assert_eq!(found.heaviest.len(), 6);
+        assert!(found.heaviest.iter().all(|task| task.seconds.is_some()));
+        assert!(!found.stopped);
+        assert_eq!(found.tasks, plan.tasks.len() as u64);
+        let stop = AtomicBool::new(true);
+        let none = heaviest(&plan, 2, 6, Some(&stop), &|_| {}).expect("ranked");
+        assert!(none.stopped && none.longest().is_none());
+        assert!(matches!(
+            heaviest(&plan, 2, 0, None, &|_| {}),
+            Err(Error::EmptySample)
+        ));
+    }
+}
