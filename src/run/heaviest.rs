@@ -11,7 +11,7 @@
 //! it finds, not proven the heaviest of the plan.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -136,15 +136,16 @@ pub fn heaviest(
     let started = Instant::now();
     let picks: Vec<(usize, u64)> = ranked.iter().map(|&(id, _)| (id as usize, 0)).collect();
     let timed = time_picks(plan, &pool, &picks, started, None, stop, progress);
+    let seconds: HashMap<u64, f64> = timed
+        .iter()
+        .map(|&(task, seconds)| (task as u64, seconds))
+        .collect();
     let heaviest: Vec<HeavyTask> = ranked
         .iter()
         .map(|&(id, cost)| HeavyTask {
             id,
             cost,
-            seconds: timed
-                .iter()
-                .find(|&&(task, _)| task as u64 == id)
-                .map(|&(_, seconds)| seconds),
+            seconds: seconds.get(&id).copied(),
         })
         .collect();
     Ok(Heaviest {
@@ -221,6 +222,9 @@ mod tests {
         assert!(found.heaviest.iter().all(|task| task.seconds.is_some()));
         assert!(!found.stopped);
         assert_eq!(found.tasks, plan.tasks.len() as u64);
+        // Every task of the plan (the times found by id, not by a search).
+        let all = heaviest(&plan, 2, plan.tasks.len(), None, &|_| {}).expect("timed");
+        assert!(all.heaviest.iter().all(|task| task.seconds.is_some()));
         let stop = AtomicBool::new(true);
         let none = heaviest(&plan, 2, 6, Some(&stop), &|_| {}).expect("ranked");
         assert!(none.stopped && none.longest().is_none());
