@@ -34,9 +34,10 @@ pub struct HeavyTask {
     pub id: u64,
     /// Its cost, as ranked (see the module).
     pub cost: f64,
-    /// Thread-seconds it took (CPU time of its thread, after the task
-    /// before it had warmed the thread as a count would); `None` if a stop
-    /// came before it was timed.
+    /// Thread-seconds it took, timed as `plan --estimate` times a task
+    /// (CPU time of its thread, warmed as a count would; a depth-first
+    /// task with more than 16 rows below its prefix probed along one
+    /// random path); `None` if a stop came before it was timed.
     pub seconds: Option<f64>,
 }
 
