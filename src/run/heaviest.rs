@@ -80,7 +80,8 @@ impl Heaviest {
 }
 
 /// The `k` tasks of `plan` with the largest costs (heaviest first, ties by
-/// id) and the mean cost of all, ranked on `pool`'s threads.
+/// id) and the mean cost of all (the quadrant table built on `pool`'s
+/// threads, the tasks then ranked one after another).
 pub fn rank_heaviest(plan: &Plan, k: usize, pool: &rayon::ThreadPool) -> (Vec<(u64, f64)>, f64) {
     let mut heap: BinaryHeap<Reverse<(u64, Reverse<u64>)>> = BinaryHeap::with_capacity(k + 1);
     let mut total = 0.0;
