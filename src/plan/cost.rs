@@ -3,6 +3,10 @@
 use super::{Plan, TaskKind};
 use crate::search::board::Board;
 
+/// Rows below a depth-first task's prefix whose queens `plan` takes as the
+/// task's cost (its cost spread, and the ranking of `--heaviest`).
+pub const COST_ROWS: u32 = 3;
+
 /// A cheap estimate of each task's cost: the queens placed in the next
 /// `rows` rows below its prefix (the search's first levels, which are a good
 /// proxy for the size of the subtree below them).

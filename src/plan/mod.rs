@@ -13,7 +13,7 @@ mod method;
 
 use serde::{Deserialize, Serialize};
 
-pub use cost::estimate_costs;
+pub use cost::{estimate_costs, COST_ROWS};
 pub(crate) use fingerprint::fnv1a;
 pub use memory::{join_fits, join_task_list_bytes};
 pub use method::{

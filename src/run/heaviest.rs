@@ -20,11 +20,8 @@ use serde::Serialize;
 use super::engine::worker_pool;
 use super::estimate::time_picks;
 use crate::error::Error;
-use crate::plan::{estimate_costs, Plan, TaskKind};
+use crate::plan::{estimate_costs, Plan, TaskKind, COST_ROWS};
 use crate::search::join::{task_cost, JoinTask, QuadrantCounts};
-
-/// Rows below a depth-first task's prefix whose queens make its cost.
-const PROBE_ROWS: u32 = 3;
 
 /// One of the heaviest tasks: its cost, and its time once timed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -50,7 +47,7 @@ pub struct Heaviest {
     /// Tasks in the plan, all ranked.
     pub tasks: u64,
     /// What the cost counts.
-    pub cost_of: &'static str,
+    pub cost_of: String,
     /// The mean cost over every task of the plan.
     pub mean_cost: f64,
     /// Seconds the ranking took (the quadrant table and every task's cost).
@@ -105,7 +102,7 @@ pub fn rank_heaviest(plan: &Plan, k: usize, pool: &rayon::ThreadPool) -> (Vec<(u
             }
         }
     } else {
-        for (id, cost) in estimate_costs(plan, PROBE_ROWS).into_iter().enumerate() {
+        for (id, cost) in estimate_costs(plan, COST_ROWS).into_iter().enumerate() {
             offer(id as u64, cost as f64);
         }
     }
@@ -154,9 +151,9 @@ pub fn heaviest(
         n: plan.n,
         tasks: plan.tasks.len() as u64,
         cost_of: if plan.method == crate::plan::Method::Join {
-            "the product of the task's quadrants' placement counts"
+            "the product of the task's quadrants' placement counts".to_string()
         } else {
-            "queens placed in the 3 rows below the task's prefix"
+            format!("queens placed in the {COST_ROWS} rows below the task's prefix")
         },
         mean_cost,
         rank_seconds,
@@ -209,7 +206,7 @@ mod tests {
     #[test]
     fn depth_first_plans_rank_by_their_probe_costs() {
         let (plan, top, mean) = ranked(14, Method::Mirror, 5);
-        let costs = estimate_costs(&plan, PROBE_ROWS);
+        let costs = estimate_costs(&plan, COST_ROWS);
         let largest = *costs.iter().max().expect("tasks");
         assert_eq!(top[0].1, largest as f64);
         let expected = costs.iter().sum::<u64>() as f64 / costs.len() as f64;

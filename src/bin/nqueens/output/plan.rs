@@ -3,7 +3,7 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use nqueens::plan::estimate_costs;
+use nqueens::plan::{estimate_costs, COST_ROWS};
 use nqueens::run::estimate::Estimate;
 use nqueens::run::heaviest::Heaviest;
 use nqueens::units::human_bytes;
@@ -57,8 +57,7 @@ pub fn write_plan(
             "tasks are row sets of the east half board{cut}, costs ranked by --heaviest K"
         )?;
     } else {
-        const PROBE_ROWS: u32 = 3;
-        let mut costs = estimate_costs(plan, PROBE_ROWS);
+        let mut costs = estimate_costs(plan, COST_ROWS);
         costs.sort_unstable();
         let total: u64 = costs.iter().sum();
         let mean = total as f64 / costs.len().max(1) as f64;
@@ -66,7 +65,7 @@ pub fn write_plan(
         let median = costs.get(costs.len() / 2).copied().unwrap_or(0);
         writeln!(
             out,
-            "estimated cost (queens in the {PROBE_ROWS} rows below each task): mean {mean:.0}, median {median}, max {max}, max/mean {:.2}",
+            "estimated cost (queens in the {COST_ROWS} rows below each task): mean {mean:.0}, median {median}, max {max}, max/mean {:.2}",
             if mean > 0.0 { max as f64 / mean } else { 0.0 }
         )?;
     }
