@@ -159,7 +159,8 @@ pub fn heaviest(
         rank_seconds,
         threads,
         time_seconds: started.elapsed().as_secs_f64(),
-        stopped: stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) && timed.len() < k,
+        stopped: stop.is_some_and(|stop| stop.load(Ordering::Relaxed))
+            && timed.len() < ranked.len(),
         heaviest,
     })
 }
@@ -224,6 +225,17 @@ mod tests {
         // Every task of the plan (the times found by id, not by a search).
         let all = heaviest(&plan, 2, plan.tasks.len(), None, &|_| {}).expect("timed");
         assert!(all.heaviest.iter().all(|task| task.seconds.is_some()));
+        // K past the plan's size: every task timed is not a stop, even if
+        // a signal came after the last one.
+        let late = AtomicBool::new(false);
+        let past = heaviest(&plan, 2, plan.tasks.len() + 5, Some(&late), &|timed| {
+            if timed == plan.tasks.len() {
+                late.store(true, Ordering::Relaxed);
+            }
+        })
+        .expect("timed");
+        assert_eq!(past.heaviest.len(), plan.tasks.len());
+        assert!(!past.stopped);
         let stop = AtomicBool::new(true);
         let none = heaviest(&plan, 2, 6, Some(&stop), &|_| {}).expect("ranked");
         assert!(none.stopped && none.longest().is_none());
