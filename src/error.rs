@@ -212,7 +212,7 @@ pub enum JournalError {
         second: String,
     },
     /// A line before the last is damaged.
-    #[error("checkpoint {path} is damaged at line {line} ({reason}); refusing to trust it")]
+    #[error("checkpoint {path} is damaged at line {line} ({reason}); refusing to trust it (to resume from the {whole_bytes} bytes of whole lines before it: head -c {whole_bytes} {path} > KEPT)")]
     Corrupt {
         /// The journal.
         path: String,
@@ -220,5 +220,7 @@ pub enum JournalError {
         line: usize,
         /// What is wrong.
         reason: String,
+        /// Bytes of whole lines before it.
+        whole_bytes: u64,
     },
 }

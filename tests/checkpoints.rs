@@ -311,7 +311,8 @@ fn damaged_journals_are_refused_or_repaired() {
     let (code, _, stderr) = count_12(&journal);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("damaged at line 5"), "{stderr}");
-    assert!(stderr.len() < 300, "{stderr}");
+    // The message names the line, not its 100,000 bytes.
+    assert!(stderr.len() < 400, "{stderr}");
 
     // A task recorded twice (two processes, or a rerun of a task lost in
     // flight) counts once.
@@ -326,7 +327,7 @@ fn damaged_journals_are_refused_or_repaired() {
     std::fs::write(&journal, torn).unwrap();
     let (code, stdout, stderr) = count_12(&journal);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("dropped a torn last line"), "{stderr}");
+    assert!(stderr.contains("a torn tail after the last whole line"), "{stderr}");
     assert_eq!(csv_solutions(stdout.as_bytes()), "14200");
 
     // A damaged header.

@@ -8,19 +8,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{nqueens, scratch};
+use common::{nqueens, scratch, seal_line};
 
-/// 64-bit FNV-1a, the journal's line checksum.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// A journal line with its checksum, as the program writes it.
-fn sealed(text: &str) -> String {
-    format!("{text} #{:016x}", fnv1a(text.as_bytes()))
-}
 
 /// Runs `count 12 -m d4` on `journal`: (status, solutions printed, stderr).
 fn count_12(journal: &Path) -> (Option<i32>, String, String) {
@@ -95,7 +84,7 @@ fn one_task_recorded_twice_with_different_counts_is_refused_naming_both() {
     // The same record again, taken in another run: accepted.
     let mut same = lines.clone();
     fields[8] = "12345".to_string();
-    same.push(sealed(&fields.join(" ")));
+    same.push(seal_line(&lines[0], &fields.join(" ")));
     std::fs::write(&journal, same.join("\n") + "\n").unwrap();
     let (code, solutions, stderr) = count_12(&journal);
     assert_eq!((code, solutions.as_str()), (Some(0), "14200"), "{stderr}");
@@ -103,7 +92,7 @@ fn one_task_recorded_twice_with_different_counts_is_refused_naming_both() {
     let mut conflicting = lines.clone();
     let solutions: u64 = fields[2].parse().unwrap();
     fields[2] = (solutions + 1).to_string();
-    conflicting.push(sealed(&fields.join(" ")));
+    conflicting.push(seal_line(&lines[0], &fields.join(" ")));
     let before = conflicting.join("\n") + "\n";
     std::fs::write(&journal, &before).unwrap();
     let (code, _, stderr) = count_12(&journal);

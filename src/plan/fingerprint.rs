@@ -59,6 +59,7 @@ impl Plan {
 
 /// 64-bit FNV-1a: tiny, stable across platforms and releases, and enough to
 /// tell plans apart (it guards against mistakes, not attackers).
+#[derive(Clone)]
 pub(crate) struct Fnv1a(u64);
 
 impl Fnv1a {

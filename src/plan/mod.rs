@@ -14,7 +14,7 @@ mod method;
 use serde::{Deserialize, Serialize};
 
 pub use cost::{estimate_costs, COST_ROWS};
-pub(crate) use fingerprint::fnv1a;
+pub(crate) use fingerprint::{fnv1a, Fnv1a};
 pub use memory::{join_fits, join_task_list_bytes};
 pub use method::{
     effective_method, join_cut_queens, Method, SplitDepth, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N,

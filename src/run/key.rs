@@ -56,6 +56,16 @@ impl RunKey {
             .then(|| RunKey(blake3::derive_key("nqueens run key v1", secret)))
     }
 
+    /// A key of its own for one context (`parts` joined), made from this
+    /// one: a MAC under it holds in that context alone.
+    pub(crate) fn derive(&self, parts: &[&[u8]]) -> RunKey {
+        let mut hasher = blake3::Hasher::new_keyed(&self.0);
+        for part in parts {
+            hasher.update(part);
+        }
+        RunKey(*hasher.finalize().as_bytes())
+    }
+
     /// The MAC of `text`, as 32 hex digits.
     pub fn mac(&self, text: &[u8]) -> String {
         let hash = blake3::keyed_hash(&self.0, text);

@@ -5,8 +5,11 @@
 //! count); then one line per finished task (its counts, work and the
 //! microseconds it took); a `session` line where a run ends (its wall
 //! microseconds and threads), so a count spread over several runs knows its
-//! whole cost; then, when every task is done, a `complete` line. Every line ends with a checksum of its own text, so a torn
-//! last line (a crash mid-write) is recognised and dropped, and damage
+//! whole cost; then, when every task is done, a `complete` line. The header
+//! ends with a checksum of its own text and every later line with a
+//! checksum of the header's text and its own ([`seal`]), so a torn tail (a
+//! crash mid-write, zeros after a power loss) is recognised and cut off, a
+//! line copied from another plan's journal does not hold, and damage
 //! anywhere else is refused rather than trusted. Each task line is written
 //! with one `write` as soon as the task finishes (a killed process loses only
 //! the tasks in flight) and the file is synced to disk every few seconds.
@@ -19,48 +22,19 @@ use std::time::{Duration, Instant};
 
 use super::engine::{RunTotals, TaskCount};
 use super::key::RunKey;
-use crate::plan::{fnv1a, Plan};
+use crate::plan::Plan;
 
 /// How often the journal is synced to disk while a run goes on.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
-
-const MAGIC: &str = "nqueens-journal-v1";
 
 pub use crate::error::JournalError;
 pub use read::{read_plan_of, read_tasks};
 
 mod read;
+mod seal;
 
 use read::{check_repeats, read_body};
-
-/// 64-bit FNV-1a of a line's text: detects torn and altered lines.
-fn checksum(text: &str) -> u64 {
-    fnv1a(text.as_bytes())
-}
-
-/// `text` with its seal appended, and a newline: its checksum, or with a
-/// run key, its MAC (` #k` and 32 hex digits).
-fn sealed(text: &str, key: Option<&RunKey>) -> String {
-    match key {
-        None => format!("{text} #{:016x}\n", checksum(text)),
-        Some(key) => format!("{text} #k{}\n", key.mac(text.as_bytes())),
-    }
-}
-
-/// The text of a sealed line, if its seal holds under `key` (or, without
-/// one, its checksum).
-fn unseal<'a>(line: &'a str, key: Option<&RunKey>) -> Option<&'a str> {
-    let (text, sum) = line.rsplit_once(" #")?;
-    match key {
-        None => {
-            let sum = u64::from_str_radix(sum, 16).ok()?;
-            (sum == checksum(text)).then_some(text)
-        }
-        Some(key) => key
-            .verify(text.as_bytes(), sum.strip_prefix('k')?)
-            .then_some(text),
-    }
-}
+use seal::{LineSeal, MAGIC, MAGIC_UNBOUND};
 
 /// The header text naming a plan.
 fn header_text(plan: &Plan) -> String {
@@ -74,13 +48,17 @@ fn header_text(plan: &Plan) -> String {
     )
 }
 
-/// A plan's identity as people read it, for messages.
-fn describe(header: &str) -> String {
+/// A header's plan, without its format tag (either format's).
+fn plan_part(header: &str) -> Option<&str> {
     header
         .strip_prefix(MAGIC)
-        .unwrap_or(header)
-        .trim()
-        .to_string()
+        .or_else(|| header.strip_prefix(MAGIC_UNBOUND))
+        .map(str::trim)
+}
+
+/// A plan's identity as people read it, for messages.
+fn describe(header: &str) -> String {
+    plan_part(header).unwrap_or(header).trim().to_string()
 }
 
 /// What an existing journal holds: which tasks are finished (one bit
@@ -106,8 +84,13 @@ pub struct Resumed {
     /// The same, in whole microseconds as the lines record them: summed as
     /// integers, so every reading of a journal gives the same total.
     pub task_micros: u64,
-    /// A torn last line that was dropped.
-    pub dropped_torn_line: bool,
+    /// A torn tail cut off the file: its byte range (a last line cut short,
+    /// or zeros or an unterminated line after the last whole line, as a
+    /// power loss can leave).
+    pub cut_tail: Option<std::ops::Range<u64>>,
+    /// The journal is of the earlier format, whose lines are not bound to
+    /// their plan: it resumes, and lines go on being written in its format.
+    pub unbound: bool,
     /// Lines (numbered from 1) that began with a write cut short, a full
     /// disk's, before a whole line: the cut task is counted again.
     pub torn_lines: Vec<usize>,
@@ -117,11 +100,11 @@ impl Resumed {
     /// What reading the journal repaired, one sentence each, for a warning.
     pub fn repairs(&self) -> Vec<String> {
         let mut repairs = Vec::new();
-        if self.dropped_torn_line {
-            repairs.push(
-                "dropped a torn last line (a task cut off mid-write will be counted again)"
-                    .to_string(),
-            );
+        if let Some(cut) = &self.cut_tail {
+            repairs.push(format!(
+                "cut bytes {}..{} off its end, a torn tail after the last whole line (a task recorded there will be counted again)",
+                cut.start, cut.end
+            ));
         }
         if !self.torn_lines.is_empty() {
             let lines: Vec<String> = self.torn_lines.iter().map(usize::to_string).collect();
@@ -129,6 +112,12 @@ impl Resumed {
                 "line(s) {} begin with a write cut short (a full disk?) before a whole line; the cut task(s) will be counted again",
                 lines.join(", ")
             ));
+        }
+        if self.unbound {
+            repairs.push(
+                "it is of the earlier format, whose lines are not bound to their plan: it resumes as it is, but a line copied from another journal would not be caught (start a new file to have every line bound)"
+                    .to_string(),
+            );
         }
         repairs
     }
@@ -226,8 +215,8 @@ type JournalGuard<'a> = std::sync::MutexGuard<'a, Appender>;
 pub struct Journal {
     path: PathBuf,
     file: Mutex<Appender>,
-    /// The run's key, if its lines carry MACs.
-    key: Option<RunKey>,
+    /// How its lines are sealed: bound to its header (and key).
+    seal: LineSeal,
 }
 
 fn io_error(path: &Path, err: impl std::fmt::Display) -> JournalError {
@@ -310,8 +299,9 @@ impl Journal {
             done: vec![0; plan.tasks.len().div_ceil(64)],
             ..Resumed::default()
         };
+        let mut seal = LineSeal::bound(&header, key);
         if length == 0 {
-            file.write_all(sealed(&header, key).as_bytes())
+            file.write_all(LineSeal::unbound(key).seal(&header).as_bytes())
                 .and_then(|()| file.sync_data())
                 .map_err(|err| io_error(path, err))?;
         } else {
@@ -339,6 +329,8 @@ impl Journal {
             resumed.complete = body.complete;
             resumed.sessions = body.sessions;
             resumed.torn_lines = body.torn_lines;
+            resumed.unbound = !body.seal.is_bound();
+            seal = body.seal;
             resumed.task_seconds = resumed.task_micros as f64 * 1e-6;
             resumed.wall_seconds = body.wall_micros as f64 * 1e-6;
             let sound = body.sound;
@@ -347,7 +339,7 @@ impl Journal {
                 file.set_len(sound).map_err(|err| io_error(path, err))?;
                 file.seek(SeekFrom::End(0))
                     .map_err(|err| io_error(path, err))?;
-                resumed.dropped_torn_line = true;
+                resumed.cut_tail = Some(sound..length);
             }
         }
         if !writable && !resumed.complete {
@@ -366,7 +358,7 @@ impl Journal {
                 whole,
                 torn: false,
             }),
-            key: key.cloned(),
+            seal,
         };
         Ok((journal, resumed))
     }
@@ -376,13 +368,10 @@ impl Journal {
     pub fn record(&self, id: u64, count: &TaskCount, seconds: f64) -> io::Result<()> {
         let [o2, o4, o8] = count.orbit_sizes;
         let micros = (seconds * 1e6).round() as u64;
-        let line = sealed(
-            &format!(
+        let line = self.seal.seal(&format!(
                 "task {id} {} {} {o2} {o4} {o8} {} {micros}",
-                count.solutions, count.orbits, count.nodes
-            ),
-            self.key.as_ref(),
-        );
+            count.solutions, count.orbits, count.nodes
+        ));
         let mut guard = self
             .file
             .lock()
@@ -405,7 +394,7 @@ impl Journal {
     /// with how that went.
     fn write_session(&self, seconds: f64, threads: usize) -> (JournalGuard<'_>, io::Result<()>) {
         let micros = (seconds * 1e6).round() as u64;
-        let line = sealed(&format!("session {micros} {threads}"), self.key.as_ref());
+        let line = self.seal.seal(&format!("session {micros} {threads}"));
         let mut guard = self
             .file
             .lock()
@@ -416,7 +405,7 @@ impl Journal {
 
     /// Marks the run complete and syncs.
     pub fn complete(&self, solutions: u128) -> io::Result<()> {
-        let line = sealed(&format!("complete {solutions}"), self.key.as_ref());
+        let line = self.seal.seal(&format!("complete {solutions}"));
         let mut guard = self
             .file
             .lock()

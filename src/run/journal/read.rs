@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
-use super::{check_regular, describe, header_text, io_error, unseal, JournalError, MAGIC};
+use super::seal::{LineSeal, MAGIC, MAGIC_UNBOUND};
+use super::{check_regular, describe, header_text, io_error, plan_part, JournalError};
 use crate::plan::{Method, Plan};
 use crate::run::engine::TaskCount;
 use crate::run::key::RunKey;
@@ -19,7 +20,7 @@ fn header_refusal(line: &str, key: Option<&RunKey>) -> &'static str {
         .is_some_and(|(_, mac)| mac.len() == 32 && mac.bytes().all(|b| b.is_ascii_hexdigit()));
     match (keyed, key) {
         (true, None) => "it was made with --key: give the run's key file",
-        (false, Some(_)) if unseal(line, None).is_some() => {
+        (false, Some(_)) if LineSeal::unbound(None).unseal(line).is_some() => {
             "it was made without a key: run without --key, or start a new file"
         }
         (true, Some(_)) => {
@@ -45,8 +46,9 @@ pub fn read_plan_of(path: &Path, key: Option<&RunKey>) -> Result<(u32, Method, u
         .strip_suffix(b"\n")
         .and_then(|body| std::str::from_utf8(body).ok())
         .unwrap_or_default();
-    let header = unseal(first, key)
-        .filter(|header| header.starts_with(MAGIC))
+    let header = LineSeal::unbound(key)
+        .unseal(first)
+        .filter(|header| plan_part(header).is_some())
         .ok_or_else(|| bad(header_refusal(first, key)))?;
     let field = |name: &str| {
         header
@@ -148,9 +150,8 @@ fn next_line<R: BufRead>(reader: &mut R, line: &mut Vec<u8>) -> io::Result<()> {
 }
 
 /// What reading a journal's lines found besides its tasks.
-#[derive(Default)]
 pub(super) struct Body {
-    /// Bytes that are sound (the rest is a torn last line).
+    /// Bytes that are sound (the rest is a torn tail).
     pub(super) sound: u64,
     /// Whether a `complete` line was read.
     pub(super) complete: bool,
@@ -159,6 +160,9 @@ pub(super) struct Body {
     pub(super) wall_micros: u64,
     /// Lines that began with a write cut short (line numbers from 1).
     pub(super) torn_lines: Vec<usize>,
+    /// How the journal's lines are sealed (bound to its header, unless it
+    /// is of the earlier format): lines appended to it are sealed alike.
+    pub(super) seal: LineSeal,
 }
 
 /// Where a line starts in `line` after a cut-short write: a torn line is
@@ -177,10 +181,30 @@ fn after_torn_write(line: &[u8]) -> Option<&[u8]> {
         .then_some(&line[at..])
 }
 
+/// Whether `line` or any of the rest of `reader`'s lines (`next` the first
+/// of them) ends with a newline. A write cut short never does (the newline
+/// is a line's last byte), nor zeros a power loss leaves: damage with no
+/// newline after it is a torn tail, and a whole line that does not hold is
+/// refused wherever it stands.
+fn newline_ahead<R: BufRead>(line: &[u8], reader: &mut R, next: &mut Vec<u8>) -> io::Result<bool> {
+    if line.ends_with(b"\n") {
+        return Ok(true);
+    }
+    while !next.is_empty() {
+        if next.ends_with(b"\n") {
+            return Ok(true);
+        }
+        next_line(reader, next)?;
+    }
+    Ok(false)
+}
+
 /// Reads the lines of an existing journal one at a time, checking each
 /// line's seal and the header against `expected_header`, and hands each
 /// task line (id below `tasks`) to `on_task`, with the microseconds it
-/// took (0 where a line does not say).
+/// took (0 where a line does not say). A journal of the earlier format,
+/// whose lines are sealed by their own text, is read too (see
+/// [`Body::seal`]).
 pub(super) fn read_body(
     path: &Path,
     mut reader: impl BufRead,
@@ -197,22 +221,22 @@ pub(super) fn read_body(
     next_line(&mut reader, &mut next).map_err(read_error)?;
     // The header.
     let is_last = next.is_empty();
-    let text = |bytes: &[u8]| -> Option<String> {
+    let text_under = |bytes: &[u8], seal: &LineSeal| -> Option<String> {
         let body = bytes.strip_suffix(b"\n")?;
         std::str::from_utf8(body)
             .ok()
-            .and_then(|line| unseal(line, key))
+            .and_then(|line| seal.unseal(line))
             .map(str::to_string)
     };
-    match text(&line) {
+    let seal = match text_under(&line, &LineSeal::unbound(key)) {
         Some(header) => {
-            if !header.starts_with(MAGIC) {
+            let Some(plan) = plan_part(&header) else {
                 return Err(JournalError::BadHeader {
                     path: path_text,
                     reason: "the first line is not a journal header".to_string(),
                 });
-            }
-            if header != expected_header {
+            };
+            if plan_part(expected_header) != Some(plan) {
                 return Err(JournalError::Foreign {
                     path: path_text,
                     expected: describe(expected_header),
@@ -220,8 +244,15 @@ pub(super) fn read_body(
                 });
             }
             sound += line.len() as u64;
+            if header.starts_with(MAGIC_UNBOUND) {
+                LineSeal::unbound(key)
+            } else {
+                LineSeal::bound(&header, key)
+            }
         }
-        _ if is_last && line.starts_with(MAGIC.as_bytes()) => {
+        _ if is_last
+            && (line.starts_with(MAGIC.as_bytes()) || line.starts_with(MAGIC_UNBOUND.as_bytes())) =>
+        {
             // A header torn while first written: nothing was recorded yet.
             return Err(JournalError::BadHeader {
                 path: path_text,
@@ -236,8 +267,16 @@ pub(super) fn read_body(
                 reason: header_refusal(first, key).to_string(),
             });
         }
-    }
-    let mut body = Body::default();
+    };
+    let text = |bytes: &[u8]| text_under(bytes, &seal);
+    let mut body = Body {
+        sound: 0,
+        complete: false,
+        sessions: 0,
+        wall_micros: 0,
+        torn_lines: Vec::new(),
+        seal: seal.clone(),
+    };
     let mut line_number = 1;
     loop {
         std::mem::swap(&mut line, &mut next);
@@ -245,15 +284,14 @@ pub(super) fn read_body(
             return Ok(Body { sound, ..body });
         }
         next_line(&mut reader, &mut next).map_err(read_error)?;
-        let is_last = next.is_empty();
         line_number += 1;
         let corrupt = |reason: &str| JournalError::Corrupt {
             path: path_text.clone(),
             line: line_number,
             reason: reason.to_string(),
+            whole_bytes: sound,
         };
-        let whole = text(&line);
-        let content = match whole {
+        let content = match text(&line) {
             Some(content) => content,
             None => match after_torn_write(&line).and_then(&text) {
                 // A write cut short (a full disk) and a whole line written
@@ -263,9 +301,13 @@ pub(super) fn read_body(
                     body.torn_lines.push(line_number);
                     content
                 }
-                // A torn last line: dropped (and cut off the file).
-                None if is_last => return Ok(Body { sound, ..body }),
-                None => return Err(corrupt("checksum mismatch")),
+                None => {
+                    if !newline_ahead(&line, &mut reader, &mut next).map_err(read_error)? {
+                        // A torn tail, of any length: cut off.
+                        return Ok(Body { sound, ..body });
+                    }
+                    return Err(corrupt(&why_unsealed(&line, &seal, key)));
+                }
             },
         };
         let parse = |text: &str| {
@@ -298,5 +340,23 @@ pub(super) fn read_body(
             _ => return Err(corrupt("not a task or complete line")),
         }
         sound += line.len() as u64;
+    }
+}
+
+/// Why a line whose seal does not hold under `seal` was refused: a line of
+/// the earlier format, sealed by its own text, or one sealed for another
+/// journal (or damaged: a checksum cannot tell those apart).
+fn why_unsealed(line: &[u8], seal: &LineSeal, key: Option<&RunKey>) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let Ok(line) = std::str::from_utf8(line) else {
+        return "not text: damaged".to_string();
+    };
+    if seal.is_bound() && LineSeal::unbound(key).unseal(line).is_some() {
+        return "sealed by its own text alone: a line of an earlier-format journal, not bound to this plan".to_string();
+    }
+    if seal.is_bound() {
+        "its seal does not hold: damaged, or copied from another plan's journal".to_string()
+    } else {
+        "checksum mismatch".to_string()
     }
 }
