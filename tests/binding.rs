@@ -317,7 +317,10 @@ fn a_torn_tail_of_any_length_is_cut_and_a_whole_bad_last_line_refused() {
         .filter(|line| !line.starts_with("complete ") && !line.starts_with("session "))
         .take(40)
         .collect();
-    let whole = head.iter().map(|line| format!("{line}\n")).collect::<String>();
+    let whole = head
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect::<String>();
     let tails: [Vec<u8>; 4] = [
         vec![0; 8192],
         vec![0; 100_000],

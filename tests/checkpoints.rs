@@ -221,9 +221,32 @@ fn count_without_write_access(journal: &Path, args: &[&str]) -> std::process::Ou
     output
 }
 
+/// Whether every directory from `dir` up lets other users through (mode
+/// o+x): the user nobody must reach the journal.
+fn reachable_by_others(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    dir.ancestors().skip(1).all(|ancestor| {
+        std::fs::metadata(ancestor).is_ok_and(|meta| meta.permissions().mode() & 0o001 != 0)
+    })
+}
+
 #[test]
 fn a_read_only_journal_prints_a_finished_count_and_refuses_an_unfinished_one() {
-    let scratch_dir = scratch("read-only");
+    // A private TMPDIR (mode 0700, as `mktemp -d` makes) keeps nobody out:
+    // the scratch directory goes under /tmp then, or the test says SKIPPED.
+    let mut scratch_dir = scratch("read-only");
+    if !reachable_by_others(scratch_dir.path()) {
+        match tempfile::Builder::new()
+            .prefix("nqueens-read-only-")
+            .tempdir_in("/tmp")
+        {
+            Ok(dir) if reachable_by_others(dir.path()) => scratch_dir = dir,
+            _ => {
+                eprintln!("SKIPPED: no directory here that another user can reach");
+                return;
+            }
+        }
+    }
     let journal = scratch_dir.path().join("done.ckpt");
     nqueens()
         .args(["count", "13", "--format", "csv", "--checkpoint"])
@@ -327,7 +350,10 @@ fn damaged_journals_are_refused_or_repaired() {
     std::fs::write(&journal, torn).unwrap();
     let (code, stdout, stderr) = count_12(&journal);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("a torn tail after the last whole line"), "{stderr}");
+    assert!(
+        stderr.contains("a torn tail after the last whole line"),
+        "{stderr}"
+    );
     assert_eq!(csv_solutions(stdout.as_bytes()), "14200");
 
     // A damaged header.

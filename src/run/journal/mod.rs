@@ -369,7 +369,7 @@ impl Journal {
         let [o2, o4, o8] = count.orbit_sizes;
         let micros = (seconds * 1e6).round() as u64;
         let line = self.seal.seal(&format!(
-                "task {id} {} {} {o2} {o4} {o8} {} {micros}",
+            "task {id} {} {} {o2} {o4} {o8} {} {micros}",
             count.solutions, count.orbits, count.nodes
         ));
         let mut guard = self

@@ -251,7 +251,8 @@ pub(super) fn read_body(
             }
         }
         _ if is_last
-            && (line.starts_with(MAGIC.as_bytes()) || line.starts_with(MAGIC_UNBOUND.as_bytes())) =>
+            && (line.starts_with(MAGIC.as_bytes())
+                || line.starts_with(MAGIC_UNBOUND.as_bytes())) =>
         {
             // A header torn while first written: nothing was recorded yet.
             return Err(JournalError::BadHeader {

@@ -110,7 +110,11 @@ mod tests {
                     for (k2, run_key2) in keys.iter().enumerate() {
                         let seal = LineSeal::bound(header2, run_key2.as_ref());
                         let same = h == h2 && k == k2;
-                        assert_eq!(seal.unseal(line), same.then_some(text), "{h}/{k} as {h2}/{k2}");
+                        assert_eq!(
+                            seal.unseal(line),
+                            same.then_some(text),
+                            "{h}/{k} as {h2}/{k2}"
+                        );
                     }
                     // An unbound reader takes none of them.
                     let unbound = LineSeal::unbound(run_key.as_ref());
@@ -131,9 +135,6 @@ mod tests {
                 crate::plan::fnv1a(b"task 1 2 3 4 5 6 7")
             )
         );
-        assert_eq!(
-            seal.unseal(line.trim_end()),
-            Some("task 1 2 3 4 5 6 7")
-        );
+        assert_eq!(seal.unseal(line.trim_end()), Some("task 1 2 3 4 5 6 7"));
     }
 }

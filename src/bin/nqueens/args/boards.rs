@@ -29,11 +29,13 @@ pub struct ListArgs {
 
     /// vector (columns per row), grid (text board), fen (ranks joined by /),
     /// svg (a picture: one board to stdout, or one file per board with
-    /// --out-dir).
-    #[arg(long, default_value = "vector", value_parser = parse_board_format)]
-    pub format: BoardFormat,
+    /// --out-dir) [default: vector, svg with --out-dir].
+    #[arg(long, value_parser = parse_board_format)]
+    pub format: Option<BoardFormat>,
 
-    /// Write one SVG file per solution into this directory.
+    /// Write one SVG file per solution into this directory (a new or
+    /// existing directory; files are written only where none is, or a
+    /// regular file is).
     #[arg(long, value_name = "DIR")]
     pub out_dir: Option<PathBuf>,
 

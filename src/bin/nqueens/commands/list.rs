@@ -22,12 +22,20 @@ const FEW_BOARDS: u64 = 1000;
 /// Runs `nqueens list`.
 pub fn run(args: &ListArgs) -> anyhow::Result<ExitCode> {
     let n = args.n;
-    let (format, one_based) = (args.format, args.one_based);
     let to_files = args.out_dir.is_some();
+    let format = args.format.unwrap_or(if to_files {
+        BoardFormat::Svg
+    } else {
+        BoardFormat::Vector
+    });
+    let one_based = args.one_based;
     if to_files && format != BoardFormat::Svg {
         return Err(usage(
-            "--out-dir writes SVG files: add --format svg".to_string(),
+            "--out-dir writes SVG files: leave out --format, or give --format svg".to_string(),
         ));
+    }
+    if let Some(dir) = &args.out_dir {
+        crate::output::file::refuse_unless_directory(dir, "--out-dir").map_err(usage)?;
     }
     let single = args.nth.is_some() || args.limit == Some(1);
     if format == BoardFormat::Svg && !to_files && !single {
@@ -116,11 +124,12 @@ fn write_boards(
     boards: impl Iterator<Item = Solution>,
 ) -> anyhow::Result<ExitCode> {
     let mut text = Vec::new();
+    let format = args.format.unwrap_or(BoardFormat::Vector);
     let Some(dir) = &args.out_dir else {
         for board in boards {
             text.clear();
-            render(&mut text, board.columns(), args.format, args.one_based);
-            if args.format == BoardFormat::Grid && args.nth.is_none() {
+            render(&mut text, board.columns(), format, args.one_based);
+            if format == BoardFormat::Grid && args.nth.is_none() {
                 // As the full list separates its grids.
                 text.push(b'\n');
             }
@@ -140,6 +149,7 @@ fn write_boards(
         render(&mut text, board.columns(), BoardFormat::Svg, false);
         let index = first + offset as u128;
         let path = dir.join(format!("queens-{}-{index:08}.svg", args.n));
+        crate::output::file::refuse_unless_regular(&path, "an SVG file").map_err(usage)?;
         fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
         written += 1;
     }

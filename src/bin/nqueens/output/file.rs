@@ -25,8 +25,10 @@ impl PendingFile {
                 path.display()
             )
         };
-        if path.is_dir() {
-            return Err(refuse("it is a directory".to_string()));
+        if let Some(kind) = not_regular(path) {
+            return Err(refuse(format!(
+                "it is {kind}, and only a regular file (or a new one) is replaced"
+            )));
         }
         let name = path
             .file_name()
@@ -76,6 +78,66 @@ impl PendingFile {
             .write(true)
             .create_new(true)
             .open(&self.temporary)
+    }
+}
+
+/// What is at `path` if it is there and is not a regular file: a
+/// directory, a device, a pipe, a socket or a symbolic link (not followed:
+/// renaming over a link would replace the link, and writing through it
+/// would reach a file the user did not name). None if nothing is there or a
+/// regular file is.
+pub fn not_regular(path: &Path) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::symlink_metadata(path).ok()?.file_type();
+    if kind.is_file() {
+        return None;
+    }
+    Some(if kind.is_dir() {
+        "a directory".to_string()
+    } else if kind.is_symlink() {
+        match std::fs::read_link(path) {
+            Ok(target) => format!(
+                "a symbolic link (to {}; give that path to write there)",
+                target.display()
+            ),
+            Err(_) => "a symbolic link".to_string(),
+        }
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device".to_string()
+    } else if kind.is_fifo() {
+        "a pipe (FIFO)".to_string()
+    } else if kind.is_socket() {
+        "a socket".to_string()
+    } else {
+        "not a regular file".to_string()
+    })
+}
+
+/// Refuses `path` (`what` names it) if something other than a regular file
+/// is there.
+pub fn refuse_unless_regular(path: &Path, what: &str) -> Result<(), String> {
+    match not_regular(path) {
+        None => Ok(()),
+        Some(kind) => Err(format!(
+            "cannot write {what} {}: it is {kind}, and only a regular file (or a new one) is replaced",
+            path.display()
+        )),
+    }
+}
+
+/// Refuses `dir` (the option `option`) if something other than a directory
+/// (a symbolic link included) is there.
+pub fn refuse_unless_directory(dir: &Path, option: &str) -> Result<(), String> {
+    match not_regular(dir) {
+        Some(kind) if kind != "a directory" => Err(format!(
+            "{option} {} is {kind}: give a directory, new or existing",
+            dir.display()
+        )),
+        None if dir.exists() => Err(format!(
+            "{option} {} is a file: give a directory, new or existing",
+            dir.display()
+        )),
+        _ => Ok(()),
     }
 }
 

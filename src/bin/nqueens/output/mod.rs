@@ -3,7 +3,7 @@
 mod bench;
 mod compare;
 mod count;
-mod file;
+pub mod file;
 mod plan;
 
 pub use bench::write_bench;
