@@ -58,7 +58,9 @@ fn list_refuses_bad_requests() {
     assert!(usage_error(&["list", "8..9"]).contains("one board size"));
     assert!(usage_error(&["list", "8", "--format", "png"]).contains("vector, grid, fen, svg"));
     assert!(usage_error(&["list", "8", "--format", "svg"]).contains("--out-dir"));
-    assert!(usage_error(&["list", "8", "--out-dir", "x"]).contains("--format svg"));
+    assert!(
+        usage_error(&["list", "8", "--out-dir", "x", "--format", "grid"]).contains("--format svg")
+    );
     assert!(
         usage_error(&["list", "8", "--nth", "1", "--limit", "2"]).contains("cannot be used with")
     );
@@ -307,4 +309,35 @@ fn the_cost_chart_in_docs_is_drawn_from_the_tables_beside_it() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).starts_with("error: "));
+}
+
+#[test]
+fn check_refuses_devices_and_ends_on_input_that_is_not_text() {
+    // A device is refused as merge and compare refuse one (it may never end).
+    let output = nqueens().args(["check", "/dev/zero"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    // Zeros on standard input end at the first: one line, not a hang.
+    let zeros = std::fs::File::open("/dev/zero").unwrap();
+    let output = std::process::Command::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .arg("check")
+        .stdin(zeros)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("line 1 holds a NUL byte"), "{stderr}");
+    // A program file: one line, not hundreds of escaped ones.
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("program");
+    std::fs::write(&binary, b"1 3 0 2\n\x7fELF\x02\x01\x01\x00\x00\n0 1\n").unwrap();
+    let output = nqueens().arg("check").arg(&binary).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("line 2 holds a NUL byte"), "{stderr}");
 }

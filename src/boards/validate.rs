@@ -146,6 +146,11 @@ impl BitSet {
 /// more than about 460 MB (4 bytes a column, and the check's bit sets).
 pub const MAX_CHECKED_COLUMNS: usize = 100_000_000;
 
+/// Longest line read: the largest board's columns, 9 digits and a space
+/// each, with room for other white space. Reading stops with an error once
+/// a line passes it, so an endless line (`/dev/zero`) ends.
+pub const MAX_LINE_BYTES: u64 = 12 * MAX_CHECKED_COLUMNS as u64;
+
 /// Longest token quoted in a message; longer ones are cut.
 const QUOTED_BYTES: usize = 24;
 
@@ -154,7 +159,9 @@ const QUOTED_BYTES: usize = 24;
 /// non-blank line's number (from 1) and its check. The input is read in
 /// blocks and parsed as it comes, so a line costs 8 bytes per column
 /// whatever its length, and bytes that are not a board (binary, other
-/// encodings) make that line invalid, quoted cut and escaped.
+/// encodings) make that line invalid, quoted cut and escaped. Input that is
+/// not text (a NUL byte) or a line longer than [`MAX_LINE_BYTES`] ends the
+/// reading with an error of kind `InvalidData` naming the line.
 pub fn check_lines(
     mut input: impl std::io::BufRead,
     shift: u64,
@@ -162,27 +169,46 @@ pub fn check_lines(
 ) -> std::io::Result<()> {
     let mut line = LineParser::default();
     let mut line_number = 0u64;
-    let mut finish = |line: &mut LineParser| -> std::io::Result<()> {
-        line_number += 1;
+    let mut line_bytes = 0u64;
+    let mut finish = |line: &mut LineParser, line_number: u64| -> std::io::Result<()> {
         match line.finish(shift) {
             Some(result) => verdict(line_number, result),
             None => Ok(()),
         }
     };
+    let refuse = |what: String| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
     loop {
         let block = input.fill_buf()?;
         if block.is_empty() {
             if !line.is_empty() {
-                finish(&mut line)?;
+                finish(&mut line, line_number + 1)?;
             }
             return Ok(());
         }
         let used = block.len();
         for &byte in block {
-            if byte == b'\n' {
-                finish(&mut line)?;
-            } else {
-                line.push(byte);
+            match byte {
+                b'\n' => {
+                    line_number += 1;
+                    line_bytes = 0;
+                    finish(&mut line, line_number)?;
+                }
+                0 => {
+                    return Err(refuse(format!(
+                        "line {} holds a NUL byte: not a text file of boards",
+                        line_number + 1
+                    )));
+                }
+                _ => {
+                    line_bytes += 1;
+                    if line_bytes > MAX_LINE_BYTES {
+                        return Err(refuse(format!(
+                            "line {} is longer than {MAX_LINE_BYTES} bytes, more than the largest board check reads (N = {MAX_CHECKED_COLUMNS}) takes",
+                            line_number + 1
+                        )));
+                    }
+                    line.push(byte);
+                }
             }
         }
         input.consume(used);
@@ -297,5 +323,55 @@ impl LineParser {
         self.problem = None;
         self.any = false;
         verdict
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufReader, Read};
+
+    fn read_all(input: impl std::io::BufRead) -> (Vec<(u64, bool)>, std::io::Result<()>) {
+        let mut verdicts = Vec::new();
+        let result = check_lines(input, 0, |line, verdict| {
+            verdicts.push((line, verdict.is_ok()));
+            Ok(())
+        });
+        (verdicts, result)
+    }
+
+    #[test]
+    fn an_endless_line_ends_once_it_passes_the_largest_board() {
+        // An endless run of digits: no newline ever comes.
+        let (verdicts, result) = read_all(BufReader::with_capacity(1 << 20, std::io::repeat(b'1')));
+        assert!(verdicts.is_empty());
+        let err = result.unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        assert!(
+            err.to_string().starts_with("line 1 is longer than"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_nul_byte_ends_the_reading_naming_its_line() {
+        let text = b"1 3 0 2\n\n2 0 3 1\n\x7fELF\x00\x01".as_slice();
+        let (verdicts, result) = read_all(BufReader::new(text));
+        assert_eq!(verdicts, [(1, true), (3, true)]);
+        let err = result.unwrap_err();
+        assert!(err.to_string().starts_with("line 4 holds a NUL"), "{err}");
+        // Zeros alone, as /dev/zero gives.
+        let (_, result) = read_all(BufReader::new(std::io::repeat(0).take(1 << 20)));
+        assert!(result
+            .unwrap_err()
+            .to_string()
+            .starts_with("line 1 holds a NUL"));
+    }
+
+    #[test]
+    fn line_numbers_count_blank_lines_and_a_last_line_without_newline() {
+        let (verdicts, result) = read_all(BufReader::new(b"\n1 3 0 2\n0 1".as_slice()));
+        result.unwrap();
+        assert_eq!(verdicts, [(2, true), (3, false)]);
     }
 }

@@ -19,12 +19,15 @@ pub fn run(args: &CheckArgs) -> anyhow::Result<ExitCode> {
     });
     let input: Box<dyn BufRead> = match from_file {
         Some(path) => {
-            // A directory opens on Linux and fails only at the first read.
+            // A directory opens on Linux and fails only at the first read;
+            // a device may never end, a named pipe blocks (standard input
+            // takes a stream).
             if path.is_dir() {
                 anyhow::bail!(
                     "cannot read {input_name}: it is a directory (check reads a file of boards, one per line, or standard input: - or no file)"
                 );
             }
+            crate::commands::must_be_regular(path, "a file of boards")?;
             Box::new(io::BufReader::new(
                 fs::File::open(path).with_context(|| format!("cannot read {input_name}"))?,
             ))
