@@ -165,10 +165,12 @@ pub enum JournalError {
         reason: String,
     },
     /// The journal belongs to another plan.
-    #[error("checkpoint {path} is for {found}, but this run is {expected}: use another file or the matching options")]
+    #[error("checkpoint {path} is for {found}, but this run is {expected} ({differing}): use another file or the matching options")]
     Foreign {
         /// The journal.
         path: String,
+        /// The fields that differ, with both values.
+        differing: String,
         /// The plan of this run.
         expected: String,
         /// The plan the journal records.

@@ -118,6 +118,17 @@ fn merge_refuses_crafted_files_without_panicking() {
         &[&forged[0], &forged[1], &forged[2]],
         "does not match the plan it names",
     );
+    // The field that differs is named, with both values.
+    refuse_merge(
+        &[&forged[0], &forged[1], &forged[2]],
+        "its fingerprint is 0123456789abcdef, the plan's ",
+    );
+    let edited_tasks = crafted(dir, &files[1], "tasks_in_plan", "5");
+    refuse_merge(&[zero, &edited_tasks, two], "is from another run than");
+    refuse_merge(
+        &[zero, &edited_tasks, two],
+        "its tasks_in_plan is 5 where the first's is ",
+    );
     let big_n: Vec<PathBuf> = files
         .iter()
         .map(|file| crafted(dir, file, "n", "200"))

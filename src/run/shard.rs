@@ -223,17 +223,34 @@ pub fn check_plan(name: &str, result: &ShardResult) -> Result<(), String> {
     let plan = Plan::rebuild(n, method, result.split_depth)
         .map_err(|err| format!("{name} names a plan that cannot be built: {err}"))?;
     let tasks = plan.tasks.len() as u64;
-    if plan.method != method
-        || plan.split_depth != result.split_depth
-        || plan.fingerprint_hex() != result.fingerprint
-        || tasks != result.tasks_in_plan
-    {
+    let fields = [
+        ("method", method.to_string(), plan.method.to_string()),
+        (
+            "split_depth",
+            result.split_depth.to_string(),
+            plan.split_depth.to_string(),
+        ),
+        (
+            "fingerprint",
+            excerpt(&result.fingerprint),
+            plan.fingerprint_hex(),
+        ),
+        (
+            "tasks_in_plan",
+            result.tasks_in_plan.to_string(),
+            tasks.to_string(),
+        ),
+    ];
+    let differing: Vec<String> = fields
+        .iter()
+        .filter(|(_, says, has)| says != has)
+        .map(|(field, says, has)| format!("its {field} is {says}, the plan's {has}"))
+        .collect();
+    if !differing.is_empty() {
         return Err(format!(
-            "{name} does not match the plan it names (N = {n}, {method}, split {}): it says fingerprint {} and {} tasks, the plan has {} and {tasks} (a file from another version, or edited)",
+            "{name} does not match the plan it names (N = {n}, {method}, split {}): {} (a file from another version, or edited)",
             result.split_depth,
-            result.fingerprint,
-            result.tasks_in_plan,
-            plan.fingerprint_hex()
+            differing.join(", ")
         ));
     }
     Ok(())
@@ -265,21 +282,51 @@ pub fn check_together(results: &[(String, ShardResult)]) -> Result<(), String> {
                 result.shards - 1
             ));
         }
-        let same = result.fingerprint == first.fingerprint
-            && result.n == first.n
-            && result.method == first.method
-            && result.split_depth == first.split_depth
-            && result.shards == first.shards
-            && result.tasks_in_plan == first.tasks_in_plan;
-        if !same {
+        let differing = differing_fields(result, first);
+        if !differing.is_empty() {
             return Err(format!(
-                "{name} is from another run: plan {} (N = {}, {}, split {}, {} shards) where {first_name} has plan {} (N = {}, {}, split {}, {} shards)",
-                excerpt(&result.fingerprint), result.n, excerpt(&result.method), result.split_depth, result.shards,
-                excerpt(&first.fingerprint), first.n, excerpt(&first.method), first.split_depth, first.shards
+                "{name} is from another run than {first_name}: {}",
+                differing.join(", ")
             ));
         }
     }
     Ok(())
+}
+
+/// The fields that say which run a file is of, where `result` and `first`
+/// differ: `its tasks_in_plan is 5 where the first's is 4`, one each.
+fn differing_fields(result: &ShardResult, first: &ShardResult) -> Vec<String> {
+    let fields: [(&str, String, String); 6] = [
+        ("n", result.n.to_string(), first.n.to_string()),
+        ("method", excerpt(&result.method), excerpt(&first.method)),
+        (
+            "split_depth",
+            result.split_depth.to_string(),
+            first.split_depth.to_string(),
+        ),
+        (
+            "shards",
+            result.shards.to_string(),
+            first.shards.to_string(),
+        ),
+        (
+            "tasks_in_plan",
+            result.tasks_in_plan.to_string(),
+            first.tasks_in_plan.to_string(),
+        ),
+        (
+            "fingerprint",
+            excerpt(&result.fingerprint),
+            excerpt(&first.fingerprint),
+        ),
+    ];
+    fields
+        .into_iter()
+        .filter(|(_, theirs, firsts)| theirs != firsts)
+        .map(|(field, theirs, firsts)| {
+            format!("its {field} is {theirs} where the first's is {firsts}")
+        })
+        .collect()
 }
 
 /// Shards a set lacks of its K: the first few indexes and how many in all.

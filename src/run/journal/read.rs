@@ -239,6 +239,7 @@ pub(super) fn read_body(
             if plan_part(expected_header) != Some(plan) {
                 return Err(JournalError::Foreign {
                     path: path_text,
+                    differing: differing_fields(&header, expected_header),
                     expected: describe(expected_header),
                     found: describe(&header),
                 });
@@ -342,6 +343,30 @@ pub(super) fn read_body(
         }
         sound += line.len() as u64;
     }
+}
+
+/// The `name=value` fields of two headers that differ, as `its n is 12,
+/// this run's 13`.
+fn differing_fields(found: &str, expected: &str) -> String {
+    let fields = |header: &str| -> Vec<(String, String)> {
+        header
+            .split(' ')
+            .filter_map(|field| field.split_once('='))
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect()
+    };
+    let (found, expected) = (fields(found), fields(expected));
+    let differing: Vec<String> = expected
+        .iter()
+        .filter_map(|(name, value)| {
+            let theirs = found
+                .iter()
+                .find(|(other, _)| other == name)
+                .map_or("absent", |(_, theirs)| theirs.as_str());
+            (theirs != value).then(|| format!("its {name} is {theirs}, this run's {value}"))
+        })
+        .collect();
+    differing.join(", ")
 }
 
 /// Why a line whose seal does not hold under `seal` was refused: a line of
