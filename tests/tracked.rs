@@ -21,8 +21,48 @@ fn run(tracked: Tracked, stop: &AtomicBool) -> TrackedOutcome {
             on_task: &on_task,
             stop,
             grace: None,
+            workers: &[],
+            on_worker_failed: None,
         })
         .expect("a tracked count of a small board runs")
+}
+
+#[test]
+fn a_batch_worker_beside_the_threads_journals_every_task_once() {
+    use nqueens::run::workers::{BatchWorker, CpuBatchWorker};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("workers.ckpt");
+    for method in [Method::Join, Method::D4] {
+        let _ = std::fs::remove_file(&path);
+        let tracked = Tracked::prepare(12, &options(method), 1, None, Some(&path), None).unwrap();
+        let worker = CpuBatchWorker { batch_len: 5 };
+        let workers: [&dyn BatchWorker; 1] = [&worker];
+        let stop = AtomicBool::new(false);
+        let outcome = tracked
+            .run(&Watch {
+                on_task: &|_| {},
+                stop: &stop,
+                grace: None,
+                workers: &workers,
+                on_worker_failed: None,
+            })
+            .unwrap();
+        let TrackedOutcome::Counted(report) = outcome else {
+            panic!("{method}: a whole count ends with its report")
+        };
+        assert_eq!(report.solutions, 14_200, "{method}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut ids: Vec<u64> = text
+            .lines()
+            .filter(|line| line.starts_with("task "))
+            .map(|line| line.split(' ').nth(1).unwrap().parse().unwrap())
+            .collect();
+        let journaled = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), journaled, "{method}: each task once");
+        assert_eq!(ids.len(), report.tasks, "{method}");
+    }
 }
 
 #[test]

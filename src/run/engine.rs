@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::workers::{BatchWorker, WorkerFailure};
 use crate::error::Error;
 use crate::plan::{Task, TaskKind, TaskList};
 use crate::search::board::Board;
@@ -64,7 +65,11 @@ pub fn count_task(n: u32, task: &Task) -> TaskCount {
 /// [`count_task`], abandoned (`None`) when `cancel` is set while it runs.
 /// Only `join` tasks look at the flag, between batches of queries (their
 /// tasks take minutes from N = 26); the depth-first tasks run to their end.
-fn count_task_until(n: u32, task: &Task, cancel: Option<&AtomicBool>) -> Option<TaskCount> {
+pub(crate) fn count_task_until(
+    n: u32,
+    task: &Task,
+    cancel: Option<&AtomicBool>,
+) -> Option<TaskCount> {
     match (task.kind, cancel) {
         (TaskKind::Join { east_rows, middle }, Some(cancel)) => {
             let tally = join::count_task_until(n, &JoinTask { east_rows, middle }, cancel)?;
@@ -179,6 +184,13 @@ pub struct RunHooks<'a> {
     /// seconds only to skip them. `None`: every id. A `dispatch` hands out
     /// its own ids instead.
     pub ids: Option<(u64, u64)>,
+    /// Workers beside the CPU threads that count a batch of tasks at a
+    /// time (a GPU): see [`crate::run::workers`]. Empty: the CPU threads
+    /// alone, by work stealing. Not used with a `dispatch`.
+    pub workers: &'a [&'a dyn BatchWorker],
+    /// Told when a batch worker fails and its batch goes back to the CPU
+    /// threads.
+    pub on_worker_failed: Option<&'a (dyn Fn(&WorkerFailure) + Sync)>,
 }
 
 impl<'a> RunHooks<'a> {
@@ -216,6 +228,19 @@ impl<'a> RunHooks<'a> {
     pub fn only_ids(self, first: u64, step: u64) -> RunHooks<'a> {
         RunHooks {
             ids: Some((first, step.max(1))),
+            ..self
+        }
+    }
+
+    /// `workers` count batches of tasks beside the CPU threads.
+    pub fn workers(self, workers: &'a [&'a dyn BatchWorker]) -> RunHooks<'a> {
+        RunHooks { workers, ..self }
+    }
+
+    /// `on_failed` is told of a batch worker that failed.
+    pub fn on_worker_failed(self, on_failed: &'a (dyn Fn(&WorkerFailure) + Sync)) -> RunHooks<'a> {
+        RunHooks {
+            on_worker_failed: Some(on_failed),
             ..self
         }
     }
@@ -318,6 +343,9 @@ pub fn run_tasks(
                 })
                 .into_iter()
                 .fold(RunTotals::default(), RunTotals::merge);
+        }
+        if !hooks.workers.is_empty() {
+            return super::workers::run_with_workers(pool, n, tasks, hooks, hooks.workers).0;
         }
         let len = tasks.len() as u64;
         let (first, step) = hooks.ids.unwrap_or((0, 1));
@@ -430,7 +458,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// Runs the task at `index` of `tasks`, unless `hooks` skip its id.
-fn run_index(n: u32, tasks: &TaskList, index: usize, hooks: &RunHooks<'_>) -> RunTotals {
+pub(crate) fn run_index(n: u32, tasks: &TaskList, index: usize, hooks: &RunHooks<'_>) -> RunTotals {
     if hooks.skip.is_some_and(|skip| skip(index as u64)) {
         return RunTotals {
             tasks_skipped: 1,

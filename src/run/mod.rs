@@ -23,6 +23,7 @@ pub mod shard;
 pub mod stop;
 pub mod tracked;
 pub mod verify;
+pub mod workers;
 
 use std::time::Instant;
 

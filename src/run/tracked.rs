@@ -18,6 +18,7 @@ use super::key::RunKey;
 use super::report::{make_report, History, PlanSummary, Report, SymmetricCounts};
 use super::shard::{checksum_of, mac_of, ShardResult, ShardSpec, SHARD_FORMAT};
 use super::stop::{self, Abandoned, InFlight, StopGrace};
+use super::workers::{BatchWorker, WorkerFailure};
 use super::{plan_for, run_plan, CountOptions};
 use crate::error::Error;
 use crate::plan::Plan;
@@ -121,6 +122,11 @@ pub struct Watch<'a> {
     /// How a stopped count ends when tasks are still in flight; `None`
     /// waits for them.
     pub grace: Option<&'a StopGrace<'a>>,
+    /// Workers beside the CPU threads (a GPU): see [`crate::run::workers`].
+    pub workers: &'a [&'a dyn BatchWorker],
+    /// Told when one of `workers` fails (its batch goes back to the CPU
+    /// threads).
+    pub on_worker_failed: Option<&'a (dyn Fn(&WorkerFailure) + Sync)>,
 }
 
 /// One N's count with its plan built and its journal open, ready to run.
@@ -303,7 +309,11 @@ impl Tracked {
         let mut hooks = RunHooks::new()
             .skip(&skip)
             .on_task(&on_task)
-            .cancel(&cancel);
+            .cancel(&cancel)
+            .workers(watch.workers);
+        if let Some(on_failed) = watch.on_worker_failed {
+            hooks = hooks.on_worker_failed(on_failed);
+        }
         if let Some(shard) = self.shard {
             hooks = hooks.only_ids(shard.index, shard.count);
         }

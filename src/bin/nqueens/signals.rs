@@ -96,6 +96,8 @@ impl Stopping<'_> {
                 on_task,
                 stop: &INTERRUPTED,
                 grace: Some(grace),
+                workers: &[],
+                on_worker_failed: None,
             })
         })
     }

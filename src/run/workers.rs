@@ -1,0 +1,524 @@
+//! Workers beside the CPU threads: a device (a GPU) or a remote node that
+//! counts a batch of tasks at a time. They take their batches from the same
+//! plan, in the same order, as the CPU threads take theirs, and every task
+//! they count is reported and summed as a CPU thread's is: journals,
+//! shards, `compare` and `merge` see no difference.
+//!
+//! With no batch worker the engine keeps its work stealing
+//! ([`super::engine::run_tasks`]); with one, every participant draws from
+//! one cursor over the plan's spread order ([`SpreadOrder`]): the CPU
+//! threads a few consecutive tasks at a time (fewer towards the end, so the
+//! tail stays short), a batch worker its batch. A batch whose worker fails
+//! goes back to the CPU threads, which wait for every batch still out
+//! before they end: a failing device loses no task and counts none twice.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+use super::engine::{count_task_until, RunHooks, RunTotals, SpreadOrder, TaskCount, TaskOutcome};
+use crate::plan::{Task, TaskList};
+
+/// What a batch worker counted of one task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchCount {
+    /// The task's counts, as [`super::engine::count_task`] gives them.
+    pub count: TaskCount,
+    /// Microseconds of the worker's time the task took (a device's share
+    /// of its batch's time), as a journal records it.
+    pub micros: u64,
+}
+
+/// A worker that counts tasks a batch at a time, beside the CPU threads.
+pub trait BatchWorker: Sync {
+    /// Names the worker in messages (`cuda:0, NVIDIA H100`).
+    fn name(&self) -> String;
+
+    /// How many tasks it takes at once (at least 1).
+    fn batch_len(&self) -> usize;
+
+    /// Counts `tasks` of an `n` plan, one entry per task in order: `None`
+    /// for a task abandoned because `cancel` was set. An error means the
+    /// worker failed (a device lost, out of memory): none of the batch's
+    /// counts is used, the batch goes back to the CPU threads and the
+    /// worker gets no more.
+    fn count_batch(
+        &self,
+        n: u32,
+        tasks: &[Task],
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<Option<BatchCount>>, String>;
+}
+
+/// A batch worker that counts on the thread that calls it, as a CPU
+/// thread would: the model of the seam, and what the tests drive it with.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuBatchWorker {
+    /// Tasks per batch.
+    pub batch_len: usize,
+}
+
+impl BatchWorker for CpuBatchWorker {
+    fn name(&self) -> String {
+        format!("cpu (batches of {})", self.batch_len)
+    }
+
+    fn batch_len(&self) -> usize {
+        self.batch_len.max(1)
+    }
+
+    fn count_batch(
+        &self,
+        n: u32,
+        tasks: &[Task],
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Vec<Option<BatchCount>>, String> {
+        Ok(tasks
+            .iter()
+            .map(|task| {
+                let started = Instant::now();
+                count_task_until(n, task, cancel).map(|count| BatchCount {
+                    count,
+                    micros: (started.elapsed().as_secs_f64() * 1e6).round() as u64,
+                })
+            })
+            .collect())
+    }
+}
+
+/// Why a batch worker stopped taking batches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerFailure {
+    /// The worker's name.
+    pub worker: String,
+    /// What it said.
+    pub reason: String,
+    /// Tasks of its last batch handed back to the CPU threads.
+    pub returned: usize,
+}
+
+/// Batches that went back, and how many are still out with their workers.
+#[derive(Default)]
+struct Outstanding {
+    returned: Vec<u64>,
+    batches_out: usize,
+}
+
+/// The one cursor every participant draws from: positions in the spread
+/// order of the ids handed out (`first`, `first + step`, ...).
+struct Handout {
+    order: SpreadOrder,
+    first: u64,
+    step: u64,
+    handed: u64,
+    next: AtomicU64,
+    participants: u64,
+    outstanding: Mutex<Outstanding>,
+    changed: Condvar,
+}
+
+impl Handout {
+    /// The task id at position `k`.
+    fn id_at(&self, k: u64) -> u64 {
+        self.first + self.order.at(k) * self.step
+    }
+
+    /// The next `most` positions or fewer; `None` when all are handed out.
+    fn take(&self, most: u64) -> Option<Range<u64>> {
+        let start = self
+            .next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+                (next < self.handed).then(|| (next + most.max(1)).min(self.handed))
+            })
+            .ok()?;
+        Some(start..(start + most.max(1)).min(self.handed))
+    }
+
+    /// How many consecutive positions a CPU thread takes now: a run of
+    /// the spread order while there is plenty left, fewer as the plan
+    /// ends, one at the last, so no thread holds a long tail alone.
+    fn cpu_chunk(&self) -> u64 {
+        let left = self
+            .handed
+            .saturating_sub(self.next.load(Ordering::Relaxed));
+        (left / (4 * self.participants)).clamp(1, self.order.run_len())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Outstanding> {
+        self.outstanding
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Runs the tasks of `tasks` handed out by `hooks` (every id, or a shard's)
+/// on `pool`'s threads and on `workers` (one thread each, beside the pool),
+/// and returns the totals and the workers that failed.
+pub(crate) fn run_with_workers(
+    pool: &rayon::ThreadPool,
+    n: u32,
+    tasks: &TaskList,
+    hooks: &RunHooks<'_>,
+    workers: &[&dyn BatchWorker],
+) -> (RunTotals, Vec<WorkerFailure>) {
+    let len = tasks.len() as u64;
+    let (first, step) = hooks.ids.unwrap_or((0, 1));
+    let handed = if first < len {
+        (len - 1 - first) / step + 1
+    } else {
+        0
+    };
+    let handout = Handout {
+        order: SpreadOrder::new(handed),
+        first,
+        step,
+        handed,
+        next: AtomicU64::new(0),
+        participants: (pool.current_num_threads() + workers.len()) as u64,
+        outstanding: Mutex::new(Outstanding::default()),
+        changed: Condvar::new(),
+    };
+    let failures = Mutex::new(Vec::new());
+    let totals = std::thread::scope(|scope| {
+        let from_workers: Vec<_> = workers
+            .iter()
+            .map(|worker| {
+                let (handout, failures) = (&handout, &failures);
+                scope.spawn(move || feed(*worker, n, tasks, hooks, handout, failures))
+            })
+            .collect();
+        let from_threads = pool
+            .broadcast(|_| cpu_thread(n, tasks, hooks, &handout))
+            .into_iter()
+            .fold(RunTotals::default(), RunTotals::merge);
+        from_workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .fold(from_threads, RunTotals::merge)
+    });
+    let totals = RunTotals {
+        tasks_skipped: totals.tasks_skipped + (len - handed),
+        ..totals
+    };
+    let failures = failures
+        .into_inner()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    (totals, failures)
+}
+
+/// A CPU thread: chunks from the cursor, then batches handed back, until
+/// none is left and no worker holds one.
+fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout) -> RunTotals {
+    let mut totals = RunTotals::default();
+    let run = |k: u64, totals: &mut RunTotals| {
+        *totals = totals.merge(super::engine::run_index(
+            n,
+            tasks,
+            handout.id_at(k) as usize,
+            hooks,
+        ));
+    };
+    while let Some(chunk) = handout.take(handout.cpu_chunk()) {
+        for k in chunk {
+            run(k, &mut totals);
+        }
+    }
+    let mut outstanding = handout.lock();
+    loop {
+        if let Some(k) = outstanding.returned.pop() {
+            drop(outstanding);
+            run(k, &mut totals);
+            outstanding = handout.lock();
+        } else if outstanding.batches_out == 0 {
+            return totals;
+        } else {
+            outstanding = handout
+                .changed
+                .wait(outstanding)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+    }
+}
+
+/// A batch worker's thread: batches from the cursor until none is left,
+/// the run is cancelled, or the worker fails.
+fn feed(
+    worker: &dyn BatchWorker,
+    n: u32,
+    tasks: &TaskList,
+    hooks: &RunHooks<'_>,
+    handout: &Handout,
+    failures: &Mutex<Vec<WorkerFailure>>,
+) -> RunTotals {
+    let cancelled = || {
+        hooks
+            .cancel
+            .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
+    };
+    let mut totals = RunTotals::default();
+    let mut batch: Vec<Task> = Vec::new();
+    let mut positions: Vec<u64> = Vec::new();
+    loop {
+        // Counted out before the cursor is read: a CPU thread that finds the
+        // cursor at its end waits for this batch instead of ending.
+        handout.lock().batches_out += 1;
+        let taken = if cancelled() {
+            None
+        } else {
+            handout.take(worker.batch_len() as u64)
+        };
+        let Some(range) = taken else {
+            handout.lock().batches_out -= 1;
+            handout.changed.notify_all();
+            return totals;
+        };
+        batch.clear();
+        positions.clear();
+        for k in range {
+            let id = handout.id_at(k);
+            if hooks.skip.is_some_and(|skip| skip(id)) {
+                totals.tasks_skipped += 1;
+            } else {
+                batch.push(tasks.get(id as usize));
+                positions.push(k);
+            }
+        }
+        let counted = if batch.is_empty() {
+            Ok(Vec::new())
+        } else {
+            worker.count_batch(n, &batch, hooks.cancel)
+        };
+        match counted {
+            Ok(counts) if counts.len() == batch.len() => {
+                for (task, count) in batch.iter().zip(counts) {
+                    totals = totals.merge(report(task, count, hooks));
+                }
+                handout.lock().batches_out -= 1;
+                handout.changed.notify_all();
+            }
+            failed => {
+                let reason = match failed {
+                    Err(reason) => reason,
+                    Ok(counts) => format!(
+                        "returned {} counts for a batch of {} tasks",
+                        counts.len(),
+                        batch.len()
+                    ),
+                };
+                let failure = WorkerFailure {
+                    worker: worker.name(),
+                    reason,
+                    returned: positions.len(),
+                };
+                if let Some(on_failed) = hooks.on_worker_failed {
+                    on_failed(&failure);
+                }
+                failures
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .push(failure);
+                let mut outstanding = handout.lock();
+                outstanding.returned.extend(positions.iter().rev());
+                outstanding.batches_out -= 1;
+                drop(outstanding);
+                handout.changed.notify_all();
+                return totals;
+            }
+        }
+    }
+}
+
+/// Reports one task a batch worker counted (or abandoned) and its totals.
+fn report(task: &Task, count: Option<BatchCount>, hooks: &RunHooks<'_>) -> RunTotals {
+    let Some(BatchCount { count, micros }) = count else {
+        return RunTotals {
+            tasks_cancelled: 1,
+            ..RunTotals::default()
+        };
+    };
+    if let Some(on_task) = hooks.on_task {
+        on_task(&TaskOutcome {
+            id: task.id,
+            count,
+            seconds: micros as f64 * 1e-6,
+        });
+    }
+    let mut one = RunTotals::default();
+    one.add_task(task.id, &count);
+    one
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+    use crate::plan::{Method, Plan, SplitDepth};
+    use crate::run::engine::{run_tasks, worker_pool};
+
+    /// A worker that counts on the CPU and fails on its `fail_on`th batch
+    /// (from 1), or returns one count short when `short` is set.
+    struct Flaky {
+        inner: CpuBatchWorker,
+        batches: AtomicUsize,
+        fail_on: usize,
+        short: bool,
+    }
+
+    impl BatchWorker for Flaky {
+        fn name(&self) -> String {
+            "flaky".to_string()
+        }
+        fn batch_len(&self) -> usize {
+            self.inner.batch_len()
+        }
+        fn count_batch(
+            &self,
+            n: u32,
+            tasks: &[Task],
+            cancel: Option<&AtomicBool>,
+        ) -> Result<Vec<Option<BatchCount>>, String> {
+            let batch = self.batches.fetch_add(1, Ordering::SeqCst) + 1;
+            let mut counts = self.inner.count_batch(n, tasks, cancel)?;
+            if batch == self.fail_on {
+                if self.short {
+                    counts.pop();
+                    return Ok(counts);
+                }
+                return Err("device lost".to_string());
+            }
+            Ok(counts)
+        }
+    }
+
+    fn flaky(batch_len: usize, fail_on: usize, short: bool) -> Flaky {
+        Flaky {
+            inner: CpuBatchWorker { batch_len },
+            batches: AtomicUsize::new(0),
+            fail_on,
+            short,
+        }
+    }
+
+    /// Runs `plan` with `workers` beside `threads` threads; the totals, the
+    /// ids reported (sorted) and the failures.
+    fn run(
+        plan: &Plan,
+        threads: usize,
+        workers: &[&dyn BatchWorker],
+        ids: Option<(u64, u64)>,
+    ) -> (RunTotals, Vec<u64>, Vec<WorkerFailure>) {
+        let pool = worker_pool(threads).unwrap();
+        let reported = Mutex::new(Vec::new());
+        let on_task = |outcome: &TaskOutcome| reported.lock().unwrap().push(outcome.id);
+        let mut hooks = RunHooks::new().on_task(&on_task);
+        if let Some((first, step)) = ids {
+            hooks = hooks.only_ids(first, step);
+        }
+        let (totals, failures) = if workers.is_empty() {
+            (run_tasks(&pool, plan.n, &plan.tasks, &hooks), Vec::new())
+        } else {
+            run_with_workers(&pool, plan.n, &plan.tasks, &hooks, workers)
+        };
+        let mut reported = reported.into_inner().unwrap();
+        reported.sort_unstable();
+        (totals, reported, failures)
+    }
+
+    fn plans() -> Vec<Plan> {
+        let mut plans = Vec::new();
+        for n in [8, 11, 12, 13] {
+            for method in [Method::Join, Method::Mirror, Method::D4, Method::None] {
+                plans.push(Plan::build(n, method, SplitDepth::Auto).unwrap());
+            }
+        }
+        plans
+    }
+
+    #[test]
+    fn batch_workers_beside_the_threads_count_what_the_threads_alone_count() {
+        for plan in plans() {
+            let (alone, ids, _) = run(&plan, 2, &[], None);
+            let all: Vec<u64> = (0..plan.tasks.len() as u64).collect();
+            assert_eq!(ids, all);
+            for batch_len in [1, 5, 64] {
+                let one = CpuBatchWorker { batch_len };
+                let two = CpuBatchWorker { batch_len: 3 };
+                let (one, two): (&dyn BatchWorker, &dyn BatchWorker) = (&one, &two);
+                for workers in [&[one][..], &[one, two][..]] {
+                    let (totals, ids, failures) = run(&plan, 1, workers, None);
+                    assert_eq!(totals, alone, "N = {} {}", plan.n, plan.method);
+                    assert_eq!(ids, all, "every task once");
+                    assert!(failures.is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_worker_hands_its_batch_back_and_loses_nothing() {
+        for plan in plans() {
+            let (alone, _, _) = run(&plan, 2, &[], None);
+            let all: Vec<u64> = (0..plan.tasks.len() as u64).collect();
+            for (fail_on, short) in [(1, false), (2, false), (3, true)] {
+                let worker = flaky(4, fail_on, short);
+                let (totals, ids, failures) = run(&plan, 2, &[&worker], None);
+                assert_eq!(totals, alone, "N = {} {} {fail_on}", plan.n, plan.method);
+                assert_eq!(ids, all, "every task reported once");
+                // A plan shorter than the failing batch never reaches it.
+                let reached = worker.batches.load(Ordering::SeqCst) >= fail_on;
+                assert_eq!(failures.len(), usize::from(reached));
+                if let Some(failure) = failures.first() {
+                    assert_eq!(failure.worker, "flaky");
+                    assert!(failure.returned >= 1 && failure.returned <= 4);
+                    let expected = if short {
+                        "returned 3 counts"
+                    } else {
+                        "device lost"
+                    };
+                    assert!(failure.reason.contains(expected), "{}", failure.reason);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_shards_ids_are_the_same_with_workers() {
+        let plan = Plan::build(13, Method::Join, SplitDepth::Auto).unwrap();
+        for (first, step) in [(0, 3), (2, 3), (5, 7), (10_000, 3)] {
+            let (alone, alone_ids, _) = run(&plan, 2, &[], Some((first, step)));
+            let worker = CpuBatchWorker { batch_len: 6 };
+            let (totals, ids, _) = run(&plan, 1, &[&worker], Some((first, step)));
+            assert_eq!(totals, alone, "{first}/{step}");
+            assert_eq!(ids, alone_ids);
+        }
+    }
+
+    #[test]
+    fn a_cancelled_run_accounts_for_every_task() {
+        let plan = Plan::build(13, Method::Mirror, SplitDepth::Auto).unwrap();
+        let pool = worker_pool(2).unwrap();
+        let cancel = AtomicBool::new(false);
+        let finished = AtomicUsize::new(0);
+        let on_task = |_: &TaskOutcome| {
+            if finished.fetch_add(1, Ordering::SeqCst) == 20 {
+                cancel.store(true, Ordering::SeqCst);
+            }
+        };
+        let hooks = RunHooks::new().on_task(&on_task).cancel(&cancel);
+        let worker = CpuBatchWorker { batch_len: 8 };
+        let (totals, _) = run_with_workers(&pool, plan.n, &plan.tasks, &hooks, &[&worker]);
+        let len = plan.tasks.len() as u64;
+        assert!(totals.tasks_cancelled > 0);
+        assert_eq!(totals.tasks_run as usize, finished.load(Ordering::SeqCst));
+        assert_eq!(
+            totals.tasks_run + totals.tasks_cancelled + totals.tasks_skipped,
+            len
+        );
+    }
+}
