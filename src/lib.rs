@@ -69,6 +69,8 @@
 
 pub mod boards;
 pub mod error;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod plan;
 pub mod published;
 mod random;

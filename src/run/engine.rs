@@ -191,6 +191,9 @@ pub struct RunHooks<'a> {
     /// Told when a batch worker fails and its batch goes back to the CPU
     /// threads.
     pub on_worker_failed: Option<&'a (dyn Fn(&WorkerFailure) + Sync)>,
+    /// With `workers`: the CPU threads count only batches a failed worker
+    /// handed back (a device timed or checked alone).
+    pub workers_only: bool,
 }
 
 impl<'a> RunHooks<'a> {
@@ -235,6 +238,15 @@ impl<'a> RunHooks<'a> {
     /// `workers` count batches of tasks beside the CPU threads.
     pub fn workers(self, workers: &'a [&'a dyn BatchWorker]) -> RunHooks<'a> {
         RunHooks { workers, ..self }
+    }
+
+    /// With `workers`, the CPU threads count only what a failed worker
+    /// hands back.
+    pub fn workers_only(self, workers_only: bool) -> RunHooks<'a> {
+        RunHooks {
+            workers_only,
+            ..self
+        }
     }
 
     /// `on_failed` is told of a batch worker that failed.

@@ -98,11 +98,13 @@ pub struct WorkerFailure {
     pub returned: usize,
 }
 
-/// Batches that went back, and how many are still out with their workers.
+/// Batches that went back, how many are still out with their workers,
+/// and how many workers still take batches.
 #[derive(Default)]
 struct Outstanding {
     returned: Vec<u64>,
     batches_out: usize,
+    workers_live: usize,
 }
 
 /// The one cursor every participant draws from: positions in the spread
@@ -176,7 +178,10 @@ pub(crate) fn run_with_workers(
         handed,
         next: AtomicU64::new(0),
         participants: (pool.current_num_threads() + workers.len()) as u64,
-        outstanding: Mutex::new(Outstanding::default()),
+        outstanding: Mutex::new(Outstanding {
+            workers_live: workers.len(),
+            ..Outstanding::default()
+        }),
         changed: Condvar::new(),
     };
     let failures = Mutex::new(Vec::new());
@@ -211,7 +216,8 @@ pub(crate) fn run_with_workers(
     (totals, failures)
 }
 
-/// A CPU thread: chunks from the cursor, then batches handed back, until
+/// A CPU thread: batches handed back first, else chunks from the cursor
+/// (in a run of workers alone, only once every worker has gone), until
 /// none is left and no worker holds one.
 fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout) -> RunTotals {
     let mut totals = RunTotals::default();
@@ -223,25 +229,45 @@ fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout)
             hooks,
         ));
     };
-    while let Some(chunk) = handout.take(handout.cpu_chunk()) {
-        for k in chunk {
-            run(k, &mut totals);
-        }
-    }
     let mut outstanding = handout.lock();
     loop {
         if let Some(k) = outstanding.returned.pop() {
             drop(outstanding);
             run(k, &mut totals);
             outstanding = handout.lock();
-        } else if outstanding.batches_out == 0 {
-            return totals;
-        } else {
-            outstanding = handout
-                .changed
-                .wait(outstanding)
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            continue;
         }
+        // Once every worker has gone (each failed, in a run of workers
+        // alone), the CPU threads count what is left.
+        if !hooks.workers_only || outstanding.workers_live == 0 {
+            drop(outstanding);
+            if let Some(chunk) = handout.take(handout.cpu_chunk()) {
+                for k in chunk {
+                    run(k, &mut totals);
+                }
+                outstanding = handout.lock();
+                continue;
+            }
+            outstanding = handout.lock();
+            if outstanding.batches_out == 0 && outstanding.returned.is_empty() {
+                return totals;
+            }
+        }
+        outstanding = handout
+            .changed
+            .wait(outstanding)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+    }
+}
+
+/// Marks a worker gone, however its thread ends (a panic included), so
+/// that no CPU thread waits for it.
+struct Leaving<'a>(&'a Handout);
+
+impl Drop for Leaving<'_> {
+    fn drop(&mut self) {
+        self.0.lock().workers_live -= 1;
+        self.0.changed.notify_all();
     }
 }
 
@@ -260,6 +286,7 @@ fn feed(
             .cancel
             .is_some_and(|cancel| cancel.load(Ordering::Relaxed))
     };
+    let _leaving = Leaving(handout);
     let mut totals = RunTotals::default();
     let mut batch: Vec<Task> = Vec::new();
     let mut positions: Vec<u64> = Vec::new();
@@ -483,6 +510,39 @@ mod tests {
                     };
                     assert!(failure.reason.contains(expected), "{}", failure.reason);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn workers_alone_count_every_task_and_the_threads_take_over_when_they_fail() {
+        let plan = Plan::build(12, Method::Join, SplitDepth::Auto).unwrap();
+        let (alone, _, _) = run(&plan, 2, &[], None);
+        let len = plan.tasks.len();
+        for fail_on in [0, 3] {
+            let worker = flaky(4, fail_on, false);
+            let pool = worker_pool(2).unwrap();
+            let by_threads = AtomicUsize::new(0);
+            let by_workers = AtomicUsize::new(0);
+            let on_task = |_: &TaskOutcome| {
+                // Workers run on threads of their own, not the pool's.
+                match rayon::current_thread_index() {
+                    Some(_) => by_threads.fetch_add(1, Ordering::SeqCst),
+                    None => by_workers.fetch_add(1, Ordering::SeqCst),
+                };
+            };
+            let hooks = RunHooks::new().on_task(&on_task).workers_only(true);
+            let (totals, failures) =
+                run_with_workers(&pool, plan.n, &plan.tasks, &hooks, &[&worker]);
+            assert_eq!(totals, alone, "fail_on {fail_on}");
+            let (threads, workers) = (by_threads.into_inner(), by_workers.into_inner());
+            assert_eq!(threads + workers, len);
+            if fail_on == 0 {
+                assert_eq!((threads, failures.len()), (0, 0), "the worker alone");
+            } else {
+                // Two batches of 4, then the rest on the threads.
+                assert_eq!(workers, 8);
+                assert_eq!(failures.len(), 1);
             }
         }
     }

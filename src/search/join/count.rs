@@ -14,6 +14,61 @@ use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
 use super::{Held, JoinTally, JoinTask, Parts, Scratch};
 
+/// Counts pairs of stored and query keys with no bit in common somewhere
+/// other than the thread's own matcher: a device (a GPU). A task counted
+/// on one gets the same count as on the CPU.
+pub(crate) trait PairCounter {
+    /// Takes `stored` as the keys the next sums match against, with the
+    /// bits the split matcher would cut on (single bits, best first: a
+    /// counter may bucket by them); false if the counter failed.
+    fn load(&mut self, stored: &[u64], cuts: &[u64]) -> bool;
+
+    /// The pairs of a loaded key and a key of `queries` (each with `extra`
+    /// added) with no bit in common; `None` if the counter failed (the
+    /// task is abandoned, as when stopped).
+    fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> Option<u64>;
+}
+
+/// What a task's pairs are counted by: this thread's matcher, or another
+/// counter.
+pub(super) enum Matcher<'a> {
+    Split(&'a mut SplitMatcher),
+    Other(&'a mut dyn PairCounter),
+}
+
+impl Matcher<'_> {
+    #[inline(always)]
+    fn reborrow(&mut self) -> Matcher<'_> {
+        match self {
+            Matcher::Split(split) => Matcher::Split(split),
+            Matcher::Other(other) => Matcher::Other(*other),
+        }
+    }
+
+    /// Loads `part` (see [`SplitMatcher::load`]); false if a counter failed.
+    #[inline(always)]
+    fn load(&mut self, part: &[u64], cuts: &[u64], query_bits: u64) -> bool {
+        match self {
+            Matcher::Split(split) => {
+                split.load(part, cuts, LEAF_MIN, query_bits);
+                true
+            }
+            Matcher::Other(other) => other.load(part, cuts),
+        }
+    }
+
+    /// The pairs of the loaded part and `queries` with no bit in common:
+    /// `Ok(Some(sum))`, `Ok(None)` if a counter failed, or the bits the
+    /// split matcher was not loaded with.
+    #[inline(always)]
+    fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> Result<Option<u64>, UnexpectedBits> {
+        match self {
+            Matcher::Split(split) => split.sum_disjoint(queries, extra).map(Some),
+            Matcher::Other(other) => Ok(other.sum_disjoint(queries, extra)),
+        }
+    }
+}
+
 #[inline(always)]
 pub(super) fn count_in<G: Glue>(
     glue: G,
@@ -22,6 +77,7 @@ pub(super) fn count_in<G: Glue>(
     parts: Parts,
     stop: Option<&AtomicBool>,
     scratch: &mut Scratch,
+    other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
     let geo = Geometry::new(n);
     let Scratch {
@@ -50,6 +106,10 @@ pub(super) fn count_in<G: Glue>(
         },
         parts,
         stop,
+    };
+    let matcher = match other {
+        Some(other) => Matcher::Other(other),
+        None => Matcher::Split(matcher),
     };
     let mut buffers = Buffers {
         made,
@@ -107,7 +167,7 @@ struct Buffers<'a> {
     south: &'a mut [Placed; 2],
     stored: &'a mut [Vec<u64>; 3],
     queries: &'a mut [Vec<u64>; 3],
-    matcher: &'a mut SplitMatcher,
+    matcher: Matcher<'a>,
 }
 
 impl Buffers<'_> {
@@ -119,7 +179,7 @@ impl Buffers<'_> {
             south: &mut *self.south,
             stored: &mut *self.stored,
             queries: &mut *self.queries,
-            matcher: &mut *self.matcher,
+            matcher: self.matcher.reborrow(),
         }
     }
 }
@@ -219,14 +279,16 @@ impl<G: Glue> Join<'_, G> {
                             }
                             if !loaded {
                                 let cuts = choose_cuts(part, batch, MAX_CUTS);
-                                buffers.matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                                if !buffers.matcher.load(part, &cuts, query_bits) {
+                                    return None;
+                                }
                                 loaded = true;
                             }
                             tally.pairs += (part.len() * batch.len()) as u64;
                             let sum = buffers
                                 .matcher
                                 .sum_disjoint(batch, 0)
-                                .expect("the matcher keeps every bit the queries take");
+                                .expect("the matcher keeps every bit the queries take")?;
                             tally.solutions += weight * sum;
                         }
                     }
@@ -282,7 +344,7 @@ impl<G: Glue> Join<'_, G> {
             south,
             stored: stored_keys,
             queries: query_keys,
-            matcher,
+            mut matcher,
         } = buffers;
         let mut tally = JoinTally::default();
         // The bits the queries take, as far as seen: the first batch, and
@@ -342,7 +404,9 @@ impl<G: Glue> Join<'_, G> {
                         // the first queries show them.
                         cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
                         query_bits |= taken_bits(query_keys, weights, *extra);
-                        matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                        if !matcher.load(part, &cuts, query_bits) {
+                            return None;
+                        }
                         loaded = true;
                     }
                     for (keys, weight) in query_keys.iter().zip(weights) {
@@ -350,13 +414,13 @@ impl<G: Glue> Join<'_, G> {
                             tally.pairs += (part.len() * keys.len()) as u64;
                             let sum = loop {
                                 match matcher.sum_disjoint(keys, *extra) {
-                                    Ok(sum) => break sum,
+                                    Ok(sum) => break sum?,
                                     // Later queries took more bits (from
                                     // N ~ 22, where queries come in several
                                     // batches): load again keeping them.
                                     Err(UnexpectedBits(bits)) => {
                                         query_bits |= bits;
-                                        matcher.load(part, &cuts, LEAF_MIN, query_bits);
+                                        matcher.load(part, &cuts, query_bits);
                                     }
                                 }
                             };

@@ -65,6 +65,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use count::count_in;
+pub(crate) use count::PairCounter;
 use geometry::Geometry;
 #[cfg(target_arch = "x86_64")]
 use glue::{Avx2Glue, Avx512Glue};
@@ -272,14 +273,28 @@ impl Parts {
 /// [`count_task`] with the stored keys and the queries taken in `parts`:
 /// the same counts at any sizes (tests take them tiny).
 pub fn count_task_in_parts(n: u32, task: &JoinTask, parts: Parts) -> JoinTally {
-    count_task_with(n, task, parts, None).expect("a task without a stop flag runs to its end")
+    count_task_with(n, task, parts, None, None).expect("a task without a stop flag runs to its end")
 }
 
 /// [`count_task`], abandoned (`None`) once `stop` is set: checked after
 /// every batch of queries, so a task of minutes stops within a fraction
 /// of a second.
 pub(crate) fn count_task_until(n: u32, task: &JoinTask, stop: &AtomicBool) -> Option<JoinTally> {
-    count_task_with(n, task, Parts::DEFAULT, Some(stop))
+    count_task_with(n, task, Parts::DEFAULT, Some(stop), None)
+}
+
+/// [`count_task`] with its pairs counted by `counter` (a device) instead
+/// of this thread's matcher, abandoned (`None`) once `stop` is set or the
+/// counter fails: the same count as on the CPU. (Only a device build and
+/// the tests count through another counter.)
+#[cfg_attr(not(any(test, feature = "gpu")), allow(dead_code))]
+pub(crate) fn count_task_on(
+    n: u32,
+    task: &JoinTask,
+    counter: &mut dyn PairCounter,
+    stop: Option<&AtomicBool>,
+) -> Option<JoinTally> {
+    count_task_with(n, task, Parts::DEFAULT, stop, Some(counter))
 }
 
 fn count_task_with(
@@ -287,6 +302,7 @@ fn count_task_with(
     task: &JoinTask,
     parts: Parts,
     stop: Option<&AtomicBool>,
+    other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
     SCRATCH.with(|scratch| {
         let mut scratch = scratch.borrow_mut();
@@ -302,23 +318,27 @@ fn count_task_with(
                     if let (Some(glue), true) = (Avx512Glue::here(), bmi) {
                         // SAFETY: the CPU has the features the function is
                         // built for (the glue proves AVX-512F).
-                        return unsafe { count_in_avx512(glue, n, task, parts, stop, scratch) };
+                        return unsafe {
+                            count_in_avx512(glue, n, task, parts, stop, scratch, other)
+                        };
                     }
                 }
                 MatcherPath::Avx2 => {
                     if let (Some(glue), true) = (Avx2Glue::here(), bmi) {
                         // SAFETY: as above (the glue proves AVX2).
-                        return unsafe { count_in_avx2(glue, n, task, parts, stop, scratch) };
+                        return unsafe {
+                            count_in_avx2(glue, n, task, parts, stop, scratch, other)
+                        };
                     }
                 }
                 MatcherPath::Portable => {}
             }
             if bmi {
                 // SAFETY: as above.
-                return unsafe { count_in_bmi(PortableGlue, n, task, parts, stop, scratch) };
+                return unsafe { count_in_bmi(PortableGlue, n, task, parts, stop, scratch, other) };
             }
         }
-        count_in(PortableGlue, n, task, parts, stop, scratch)
+        count_in(PortableGlue, n, task, parts, stop, scratch, other)
     })
 }
 
@@ -382,8 +402,9 @@ fn count_in_bmi(
     parts: Parts,
     stop: Option<&AtomicBool>,
     scratch: &mut Scratch,
+    other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
-    count_in(glue, n, task, parts, stop, scratch)
+    count_in(glue, n, task, parts, stop, scratch, other)
 }
 
 /// [`count_in`] built with the AVX2 glue inlined.
@@ -396,8 +417,9 @@ fn count_in_avx2(
     parts: Parts,
     stop: Option<&AtomicBool>,
     scratch: &mut Scratch,
+    other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
-    count_in(glue, n, task, parts, stop, scratch)
+    count_in(glue, n, task, parts, stop, scratch, other)
 }
 
 /// [`count_in`] built with the AVX-512 glue inlined.
@@ -410,8 +432,9 @@ fn count_in_avx512(
     parts: Parts,
     stop: Option<&AtomicBool>,
     scratch: &mut Scratch,
+    other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
-    count_in(glue, n, task, parts, stop, scratch)
+    count_in(glue, n, task, parts, stop, scratch, other)
 }
 
 /// Most keys a grid holds of its stored groups, and of one query group:
@@ -429,3 +452,83 @@ pub(crate) const STORED_KEYS: usize = 3 << 19;
 
 /// Query keys made in one batch: the queries are never all held at once.
 pub(crate) const QUERY_KEYS: usize = 1 << 17;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every pair tried: the naive twin of any pair counter.
+    #[derive(Default)]
+    struct NaivePairs {
+        stored: Vec<u64>,
+    }
+
+    impl PairCounter for NaivePairs {
+        fn load(&mut self, stored: &[u64], _cuts: &[u64]) -> bool {
+            self.stored = stored.to_vec();
+            true
+        }
+
+        fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> Option<u64> {
+            Some(
+                queries
+                    .iter()
+                    .map(|query| {
+                        let query = query | extra;
+                        self.stored.iter().filter(|&&key| key & query == 0).count() as u64
+                    })
+                    .sum(),
+            )
+        }
+    }
+
+    /// A counter that fails on its `fail_on`th call.
+    struct Failing {
+        calls: usize,
+        fail_on: usize,
+    }
+
+    impl PairCounter for Failing {
+        fn load(&mut self, _stored: &[u64], _cuts: &[u64]) -> bool {
+            self.calls += 1;
+            self.calls != self.fail_on
+        }
+
+        fn sum_disjoint(&mut self, _queries: &[u64], _extra: u64) -> Option<u64> {
+            self.calls += 1;
+            (self.calls != self.fail_on).then_some(0)
+        }
+    }
+
+    #[test]
+    fn a_task_counted_through_another_pair_counter_is_the_cpus() {
+        for n in 8..=15 {
+            let tasks = JoinTasks::new(n);
+            let len = tasks.len();
+            for k in 0..12u64 {
+                let id = (k * 7_919 + u64::from(n)) % len;
+                let task = tasks.get(id);
+                let cpu = count_task(n, &task);
+                let mut naive = NaivePairs::default();
+                let other = count_task_on(n, &task, &mut naive, None).unwrap();
+                assert_eq!(other, cpu, "N = {n}, task {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_pair_counter_abandons_the_task() {
+        let n = 14;
+        let tasks = JoinTasks::new(n);
+        // A task with pairs to count: its count needs at least one load
+        // and one sum.
+        let task = (0..tasks.len())
+            .map(|id| tasks.get(id))
+            .find(|task| count_task(n, task).solutions > 0)
+            .unwrap();
+        for fail_on in 1..=2 {
+            let mut failing = Failing { calls: 0, fail_on };
+            assert_eq!(count_task_on(n, &task, &mut failing, None), None);
+        }
+    }
+}

@@ -1,0 +1,253 @@
+//! One GPU, opened: its context, the pair-counting kernel compiled for it,
+//! and the buffers a join's parts and batches are copied into.
+
+use std::ffi::c_void;
+
+use super::buckets::{QueryLayout, StoredLayout};
+use super::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
+use crate::search::join::PairCounter;
+
+/// The kernel's source, the same text the host build compiles.
+pub(super) const KERNEL_SOURCE: &str = include_str!("pairs.cuh");
+
+/// Oldest GPUs taken: compute capability 6.0 (Pascal), whose 64-bit
+/// atomics and integer throughput the kernel relies on.
+const MIN_CAPABILITY: (u32, u32) = (6, 0);
+
+/// Threads per block of a launch.
+const BLOCK_THREADS: u32 = 256;
+
+/// Memory a counter needs on the GPU at most: one part of stored keys
+/// and one batch of queries, with their buckets and patterns.
+pub(super) fn bytes_needed(stored_keys: usize, query_keys: usize) -> u64 {
+    let buckets = (1usize << super::buckets::MAX_CUTS) + 1;
+    (stored_keys * 8 + buckets * 4 + query_keys * 12 + 8) as u64
+}
+
+/// An opened GPU.
+pub struct GpuDevice {
+    cuda: Cuda,
+    context: CuContext,
+    function: CuFunction,
+    info: DeviceInfo,
+}
+
+// SAFETY: the context and function handles are process-wide driver
+// objects; every thread that uses them makes the context current first
+// (`GpuDevice::enter`), and the counters that use them are behind a lock.
+unsafe impl Send for GpuDevice {}
+// SAFETY: as for Send.
+unsafe impl Sync for GpuDevice {}
+
+impl GpuDevice {
+    /// Opens GPU `index`: loads the driver and NVRTC, checks the GPU and
+    /// its free memory, and compiles the kernel for it. Every failure is
+    /// one line saying what is missing.
+    pub fn open(index: u32) -> Result<GpuDevice, String> {
+        let cuda = Cuda::load()?;
+        let count = cuda.device_count()?;
+        if count == 0 {
+            return Err("the NVIDIA driver sees no GPU".to_string());
+        }
+        if index >= count {
+            return Err(format!(
+                "there is no GPU {index}: the driver sees {count} (numbered 0 to {})",
+                count - 1
+            ));
+        }
+        let (device, info) = cuda.device(index)?;
+        if info.capability < MIN_CAPABILITY {
+            return Err(format!(
+                "{} has compute capability {}.{}; the join kernel needs {}.{} or later",
+                info.describe(),
+                info.capability.0,
+                info.capability.1,
+                MIN_CAPABILITY.0,
+                MIN_CAPABILITY.1
+            ));
+        }
+        let context = cuda.context(device)?;
+        let needed = bytes_needed(
+            crate::search::join::STORED_KEYS,
+            crate::search::join::QUERY_KEYS,
+        );
+        let (free, _) = cuda.memory()?;
+        if free < needed {
+            return Err(format!(
+                "{} has {} MiB free; a join counter needs {} MiB",
+                info.describe(),
+                free >> 20,
+                needed.div_ceil(1 << 20)
+            ));
+        }
+        let nvrtc = Nvrtc::load()?;
+        let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
+        let function = cuda.function(&image, "nq_pairs")?;
+        Ok(GpuDevice {
+            cuda,
+            context,
+            function,
+            info,
+        })
+    }
+
+    /// What the GPU is.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Makes the GPU's context current on the calling thread.
+    pub(super) fn enter(&self) -> Result<(), String> {
+        self.cuda.make_current(self.context)
+    }
+
+    /// Free and total memory now.
+    pub fn memory(&self) -> Result<(u64, u64), String> {
+        self.enter()?;
+        self.cuda.memory()
+    }
+}
+
+/// A GPU buffer that grows as needed.
+#[derive(Default)]
+struct Buffer {
+    pointer: DevicePtr,
+    bytes: usize,
+}
+
+impl Buffer {
+    /// Holds at least `bytes`.
+    fn reserve(&mut self, cuda: &Cuda, bytes: usize) -> Result<(), String> {
+        if bytes > self.bytes {
+            cuda.free(self.pointer);
+            self.pointer = 0;
+            self.bytes = 0;
+            let bytes = bytes.next_power_of_two();
+            self.pointer = cuda.alloc(bytes)?;
+            self.bytes = bytes;
+        }
+        Ok(())
+    }
+
+    /// Copies `data` in, growing first.
+    fn put<T: Copy>(&mut self, cuda: &Cuda, data: &[T]) -> Result<(), String> {
+        self.reserve(cuda, std::mem::size_of_val(data))?;
+        cuda.upload(self.pointer, data)
+    }
+}
+
+/// Counts a join's pairs on a GPU (see [`PairCounter`]): each part of
+/// stored keys is laid out in buckets and copied once, each batch of
+/// queries copied and matched by one launch.
+pub struct GpuPairCounter<'a> {
+    device: &'a GpuDevice,
+    stored: StoredLayout,
+    queries: QueryLayout,
+    stored_buffer: Buffer,
+    buckets_buffer: Buffer,
+    queries_buffer: Buffer,
+    patterns_buffer: Buffer,
+    total_buffer: Buffer,
+    /// The first failure, if the GPU failed.
+    pub error: Option<String>,
+}
+
+impl<'a> GpuPairCounter<'a> {
+    /// A counter on `device`; its context must be current on this thread.
+    pub fn new(device: &'a GpuDevice) -> GpuPairCounter<'a> {
+        GpuPairCounter {
+            device,
+            stored: StoredLayout::default(),
+            queries: QueryLayout::default(),
+            stored_buffer: Buffer::default(),
+            buckets_buffer: Buffer::default(),
+            queries_buffer: Buffer::default(),
+            patterns_buffer: Buffer::default(),
+            total_buffer: Buffer::default(),
+            error: None,
+        }
+    }
+
+    fn fail(&mut self, error: String) {
+        self.error.get_or_insert(error);
+    }
+
+    fn sum(&mut self, queries: &[u64], extra: u64) -> Result<u64, String> {
+        let cuda = &self.device.cuda;
+        let count = u32::try_from(queries.len()).map_err(|_| "a batch past 2^32 queries")?;
+        self.queries.fill(queries, extra, &self.stored);
+        self.queries_buffer.put(cuda, &self.queries.keys)?;
+        self.patterns_buffer.put(cuda, &self.queries.patterns)?;
+        self.total_buffer.put(cuda, &[0u64])?;
+        let blocks = count.div_ceil(BLOCK_THREADS).clamp(1, 1 << 20);
+        let mut stored = self.stored_buffer.pointer;
+        let mut buckets = self.buckets_buffer.pointer;
+        let mut cuts = self.stored.cut_count();
+        let mut query_keys = self.queries_buffer.pointer;
+        let mut patterns = self.patterns_buffer.pointer;
+        let mut query_count = count;
+        let mut total = self.total_buffer.pointer;
+        let mut params: [*mut c_void; 7] = [
+            (&mut stored as *mut DevicePtr).cast(),
+            (&mut buckets as *mut DevicePtr).cast(),
+            (&mut cuts as *mut u32).cast(),
+            (&mut query_keys as *mut DevicePtr).cast(),
+            (&mut patterns as *mut DevicePtr).cast(),
+            (&mut query_count as *mut u32).cast(),
+            (&mut total as *mut DevicePtr).cast(),
+        ];
+        cuda.launch(self.device.function, blocks, BLOCK_THREADS, &mut params)?;
+        let mut sum = [0u64];
+        cuda.download(&mut sum, self.total_buffer.pointer)?;
+        Ok(sum[0])
+    }
+}
+
+impl PairCounter for GpuPairCounter<'_> {
+    fn load(&mut self, stored: &[u64], cuts: &[u64]) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        self.stored.fill(stored, cuts);
+        let cuda = &self.device.cuda;
+        let loaded = self
+            .stored_buffer
+            .put(cuda, &self.stored.keys)
+            .and_then(|()| self.buckets_buffer.put(cuda, &self.stored.bucket_start));
+        match loaded {
+            Ok(()) => true,
+            Err(error) => {
+                self.fail(error);
+                false
+            }
+        }
+    }
+
+    fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> Option<u64> {
+        if self.error.is_some() {
+            return None;
+        }
+        match self.sum(queries, extra) {
+            Ok(sum) => Some(sum),
+            Err(error) => {
+                self.fail(error);
+                None
+            }
+        }
+    }
+}
+
+impl Drop for GpuPairCounter<'_> {
+    fn drop(&mut self) {
+        let cuda = &self.device.cuda;
+        for buffer in [
+            &self.stored_buffer,
+            &self.buckets_buffer,
+            &self.queries_buffer,
+            &self.patterns_buffer,
+            &self.total_buffer,
+        ] {
+            cuda.free(buffer.pointer);
+        }
+    }
+}
