@@ -44,7 +44,7 @@
 //! let shard = ShardSpec::new(0, 2).unwrap();
 //! let tracked = Tracked::prepare(10, &CountOptions::default(), 2, Some(shard), None, None)?;
 //! let stop = AtomicBool::new(false); // a front end sets it on a signal
-//! let watch = Watch { on_task: &|_| {}, stop: &stop, grace: None, workers: &[], on_worker_failed: None };
+//! let watch = Watch { on_task: &|_| {}, stop: &stop, grace: None, workers: &[], on_worker_failed: None, workers_only: false };
 //! let TrackedOutcome::Shard(result) = tracked.run(&watch)? else { unreachable!() };
 //! assert!(result.solutions > 0 && result.solutions < 724); // a part of Q(10)
 //! # Ok::<(), nqueens::Error>(())

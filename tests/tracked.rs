@@ -23,6 +23,7 @@ fn run(tracked: Tracked, stop: &AtomicBool) -> TrackedOutcome {
             grace: None,
             workers: &[],
             on_worker_failed: None,
+            workers_only: false,
         })
         .expect("a tracked count of a small board runs")
 }
@@ -45,6 +46,7 @@ fn a_batch_worker_beside_the_threads_journals_every_task_once() {
                 grace: None,
                 workers: &workers,
                 on_worker_failed: None,
+                workers_only: false,
             })
             .unwrap();
         let TrackedOutcome::Counted(report) = outcome else {

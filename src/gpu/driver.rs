@@ -38,7 +38,7 @@ unsafe impl Sync for Library {}
 impl Library {
     /// The first of `names` that opens, or why none did.
     fn open(names: &[String]) -> Result<Library, String> {
-        let mut last = String::new();
+        let mut first = None;
         for name in names {
             let Ok(c_name) = CString::new(name.as_str()) else {
                 continue;
@@ -52,9 +52,10 @@ impl Library {
                     name: name.clone(),
                 });
             }
-            last = dl_error();
+            let error = dl_error();
+            first.get_or_insert(error);
         }
-        Err(last)
+        Err(first.unwrap_or_else(|| "no name to try".to_string()))
     }
 
     /// The function `name`, as the type `F` (an `extern "C" fn`).

@@ -127,6 +127,8 @@ pub struct Watch<'a> {
     /// Told when one of `workers` fails (its batch goes back to the CPU
     /// threads).
     pub on_worker_failed: Option<&'a (dyn Fn(&WorkerFailure) + Sync)>,
+    /// The CPU threads count only what a failed worker hands back.
+    pub workers_only: bool,
 }
 
 /// One N's count with its plan built and its journal open, ready to run.
@@ -310,7 +312,8 @@ impl Tracked {
             .skip(&skip)
             .on_task(&on_task)
             .cancel(&cancel)
-            .workers(watch.workers);
+            .workers(watch.workers)
+            .workers_only(watch.workers_only);
         if let Some(on_failed) = watch.on_worker_failed {
             hooks = hooks.on_worker_failed(on_failed);
         }

@@ -69,6 +69,25 @@ pub fn parse_shard(text: &str) -> Result<ShardSpec, String> {
     text.parse()
 }
 
+/// Which GPU `--gpu` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuChoice {
+    /// This one, or an error where it cannot count.
+    Index(u32),
+    /// GPU 0 where it can count, else the CPU alone (with a note).
+    Auto,
+}
+
+pub fn parse_gpu(text: &str) -> Result<GpuChoice, String> {
+    match text.trim() {
+        "auto" => Ok(GpuChoice::Auto),
+        index => index
+            .parse()
+            .map(GpuChoice::Index)
+            .map_err(|_| format!("'{text}' is not a GPU: expected its index (0, 1, ...) or auto")),
+    }
+}
+
 /// A count of at least 1: `what` names it when the text is not a number,
 /// `zero` is the message for 0.
 fn parse_positive(text: &str, what: &str, zero: &str) -> Result<usize, String> {

@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 
 use nqueens::run::stop::{Abandoned, StopGrace};
 use nqueens::run::tracked::{Tracked, TrackedOutcome, Watch};
+use nqueens::run::workers::WorkerFailure;
 use nqueens::TaskOutcome;
+
+use crate::commands::gpu::{failure_line, Devices};
 
 use crate::exit_codes::ExitCode;
 
@@ -85,19 +88,23 @@ impl Stopping<'_> {
     }
 
     /// Runs `tracked` until done or stopped by a signal, telling `on_task`
-    /// of every task finished.
+    /// of every task finished; `devices` count beside the CPU threads.
     pub fn run(
         &self,
         tracked: Tracked,
         on_task: &(dyn Fn(&TaskOutcome) + Sync),
+        devices: &Devices,
     ) -> Result<TrackedOutcome, nqueens::Error> {
+        let workers = devices.workers();
+        let on_failed = |failure: &WorkerFailure| (self.say)(failure_line(failure));
         self.with_grace(|grace| {
             tracked.run(&Watch {
                 on_task,
                 stop: &INTERRUPTED,
                 grace: Some(grace),
-                workers: &[],
-                on_worker_failed: None,
+                workers: &workers,
+                on_worker_failed: Some(&on_failed),
+                workers_only: devices.alone,
             })
         })
     }

@@ -93,6 +93,24 @@ pub struct CountArgs {
     /// journals every finished task.
     #[arg(long, conflicts_with_all = ["shard", "shards", "profile", "out"])]
     pub mpi: bool,
+
+    /// Count join tasks on an NVIDIA GPU too, beside the CPU threads
+    /// (builds with `--features gpu`): DEVICE is its index, or auto for GPU
+    /// 0 where one can count and the CPU alone where not [default: 0].
+    #[arg(
+        long,
+        value_name = "DEVICE",
+        num_args = 0..=1,
+        default_missing_value = "0",
+        value_parser = parse_gpu,
+        conflicts_with = "mpi"
+    )]
+    pub gpu: Option<GpuChoice>,
+
+    /// With --gpu: the GPU alone counts (the CPU threads take over only
+    /// tasks the GPU fails on), to check it or time it.
+    #[arg(long, requires = "gpu")]
+    pub gpu_only: bool,
 }
 
 /// Output formats of `count`.

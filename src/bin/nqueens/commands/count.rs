@@ -47,12 +47,14 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     for &n in &sizes {
         check_fallback(n, &options, threads, args.allow_slow)?;
     }
+    let devices = super::gpu::Devices::open(args)?;
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();
     for n in sizes {
         let bar = progress::task_bar(args.progress, format!("N={n}"));
         let tracked = Tracked::prepare(n, &options, threads, None, None, None)?;
+        devices.check_plan(tracked.plan())?;
         warn_ignored_split(args.split_depth, tracked.plan());
         super::fallback::note_past_join(n, &options, threads);
         progress::weigh_tasks(&bar, tracked.plan(), &|_| true);
@@ -71,7 +73,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
             board: Some(n),
             mpi: false,
         };
-        let outcome = stopping.run(tracked, &on_task)?;
+        let outcome = stopping.run(tracked, &on_task, &devices)?;
         bar.finish_and_clear();
         match outcome {
             TrackedOutcome::Counted(report) => {

@@ -6,6 +6,7 @@ pub mod check;
 pub mod compare;
 pub mod count;
 mod fallback;
+pub mod gpu;
 pub mod help;
 pub mod list;
 pub mod merge;

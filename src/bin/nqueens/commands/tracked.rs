@@ -109,6 +109,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let threads = resolve_threads(options.threads)?;
     let key = super::run_key(args.key.as_deref())?;
     super::check_fallback(n, &options, threads, args.allow_slow)?;
+    let devices = super::gpu::Devices::open(args)?;
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let started = Instant::now();
     let bar = progress::task_bar(args.progress, format!("N={n}"));
@@ -121,6 +122,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let (tracked, shard_out, profile_out) =
         signals::answered_during(&stopped_early, || -> anyhow::Result<_> {
             let plan = plan_for(n, &options, threads)?;
+            devices.check_plan(&plan)?;
             super::warn_ignored_split(args.split_depth, &plan);
             // Where the results go is checked before anything is counted.
             let shard_out = shard
@@ -178,7 +180,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         mpi: false,
     };
     let saved = args.checkpoint.is_some();
-    let outcome = stopping.run(tracked, &on_task)?;
+    let outcome = stopping.run(tracked, &on_task, &devices)?;
     bar.finish_and_clear();
     match outcome {
         TrackedOutcome::Stopped {

@@ -1,0 +1,232 @@
+//! `count --gpu` end to end on machines with no GPU: the program loads a
+//! stand-in for the CUDA driver and NVRTC (tests/gpu/fake_cuda.c, built
+//! here), whose "device" runs the kernel's own code on the host. So the
+//! host side (loading, compiling, buffers, launches and their arguments,
+//! errors, a device failing mid-count, journals, shards) is tested in CI;
+//! a real GPU only confirms and times it (scripts/gpu-check.sh).
+#![cfg(feature = "gpu")]
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+mod common;
+
+use common::{nqueens, outcome, scratch};
+
+/// The stand-in library, built once per test run.
+fn fake_driver() -> &'static Path {
+    static BUILT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, path) = BUILT.get_or_init(|| {
+        let dir = scratch("fake-cuda");
+        let library = dir.path().join("libfakecuda.so");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+        let status = std::process::Command::new(&compiler)
+            .args([
+                "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I",
+            ])
+            .arg(root.join("src/gpu"))
+            .arg(root.join("tests/gpu/fake_cuda.c"))
+            .arg("-o")
+            .arg(&library)
+            .status()
+            .expect(
+                "a C compiler builds the stand-in driver (the gpu feature's build needs one too)",
+            );
+        assert!(status.success(), "the stand-in driver compiles");
+        (dir, library)
+    });
+    path
+}
+
+/// `nqueens ARGS` on the stand-in driver, with `env` set: (status, stdout,
+/// stderr).
+fn on_fake(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String) {
+    let mut command = nqueens();
+    command
+        .args(args)
+        .env("NQUEENS_CUDA_DRIVER", fake_driver())
+        .env("NQUEENS_NVRTC", fake_driver());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    outcome(command.output().unwrap())
+}
+
+/// Each CSV record's N and whether it matched the tables.
+fn checked(stdout: &str) -> Vec<(u32, bool)> {
+    stdout
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            (fields[0].parse().unwrap(), line.ends_with(",true,true"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_gpu_alone_counts_every_n_exactly() {
+    let (code, stdout, stderr) = on_fake(
+        &["count", "10..17", "--format", "csv", "--gpu", "--gpu-only"],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with("gpu: cuda:0, Fake GPU 0 (host) (sm_90"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("counts join tasks alone"), "{stderr}");
+    let rows = checked(&stdout);
+    assert_eq!(rows.len(), 8, "{stdout}");
+    assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+}
+
+#[test]
+fn a_gpu_beside_the_threads_journals_tasks_a_cpu_run_agrees_with() {
+    let dir = scratch("gpu-compare");
+    let (gpu, cpu) = (dir.path().join("gpu.ckpt"), dir.path().join("cpu.ckpt"));
+    let gpu_text = gpu.to_str().unwrap();
+    let (code, stdout, stderr) = on_fake(
+        &[
+            "count",
+            "16",
+            "--format",
+            "csv",
+            "--gpu",
+            "--checkpoint",
+            gpu_text,
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(checked(&stdout), [(16, true)]);
+    let (code, _, stderr) = outcome(
+        nqueens()
+            .args(["count", "16", "-j", "1", "--checkpoint"])
+            .arg(&cpu)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let (code, stdout, stderr) = outcome(
+        nqueens()
+            .arg("compare")
+            .arg(&gpu)
+            .arg(&cpu)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(0), "{stdout} {stderr}");
+    // Shards counted with the GPU merge to the published total.
+    let mut files = Vec::new();
+    for shard in ["0/2", "1/2"] {
+        let out = dir.path().join(format!("s{}.json", &shard[..1]));
+        let (code, _, stderr) = on_fake(
+            &[
+                "count",
+                "15",
+                "--gpu",
+                "--shard",
+                shard,
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(code, Some(0), "{stderr}");
+        files.push(out);
+    }
+    let (code, stdout, stderr) = outcome(nqueens().arg("merge").args(&files).output().unwrap());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("2279184"), "{stdout}");
+}
+
+#[test]
+fn a_gpu_that_fails_mid_count_hands_its_tasks_back_and_the_count_is_exact() {
+    for fail in ["1", "3", "40"] {
+        let (code, stdout, stderr) = on_fake(
+            &["count", "15", "--format", "csv", "--gpu", "--gpu-only"],
+            &[("FAKE_CUDA_FAIL_LAUNCH", fail)],
+        );
+        assert_eq!(code, Some(0), "launch {fail}: {stderr}");
+        assert_eq!(checked(&stdout), [(15, true)], "launch {fail}");
+        let warnings: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("warning:"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{stderr}");
+        assert!(
+            warnings[0].contains("an illegal memory access was encountered (CUDA error 700)")
+                && warnings[0].contains("go back to the CPU threads"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn what_the_gpu_lacks_is_said_in_one_line() {
+    /// Arguments, environment, exit status, what the error says.
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], i32, &'a str);
+    let cases: [Case; 6] = [
+        (
+            &["count", "12", "--gpu"],
+            &[("FAKE_CUDA_DEVICES", "0")],
+            1,
+            "the NVIDIA driver sees no GPU",
+        ),
+        (
+            &["count", "12", "--gpu"],
+            &[("FAKE_CUDA_CC", "35")],
+            1,
+            "needs 6.0 or later",
+        ),
+        (
+            &["count", "12", "--gpu"],
+            &[("FAKE_CUDA_FREE_MIB", "1")],
+            1,
+            "MiB free; a join counter needs",
+        ),
+        (
+            &["count", "12", "--gpu", "3"],
+            &[],
+            1,
+            "there is no GPU 3: the driver sees 1",
+        ),
+        (
+            &["count", "12", "-m", "mirror", "--gpu"],
+            &[],
+            2,
+            "--gpu counts join tasks",
+        ),
+        (
+            &["count", "12", "--gpu"],
+            &[("NQUEENS_NVRTC", "/nonexistent/libnvrtc.so")],
+            1,
+            "NVRTC",
+        ),
+    ];
+    for (args, env, expected_code, needle) in cases {
+        let (code, stdout, stderr) = on_fake(args, env);
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|line| line.starts_with("error:"))
+            .collect();
+        assert_eq!(code, Some(expected_code), "{args:?} {env:?}: {stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(errors[0].contains(needle), "{args:?} {env:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    // auto: the CPU alone where the GPU cannot count, said in a note.
+    let (code, stdout, stderr) = on_fake(
+        &["count", "12", "--format", "csv", "--gpu", "auto"],
+        &[("FAKE_CUDA_DEVICES", "0")],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(checked(&stdout), [(12, true)]);
+    assert!(
+        stderr.starts_with("note: --gpu auto: the NVIDIA driver sees no GPU"),
+        "{stderr}"
+    );
+}

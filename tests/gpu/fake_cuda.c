@@ -1,0 +1,213 @@
+/*
+ * A stand-in for the CUDA driver and NVRTC, for the tests of the `gpu`
+ * feature on machines with no GPU: "device" memory is host memory, a
+ * launch runs the kernel's code (pairs.cuh, compiled for the host) over
+ * every thread of its grid, and NVRTC hands back a token image. It checks
+ * what the program passes (the kernel's name, the architecture option, the
+ * launch's arguments) as far as the real ones would, and can be told to
+ * fail: FAKE_CUDA_DEVICES (GPUs seen, default 1), FAKE_CUDA_CC (compute
+ * capability as 90 for 9.0), FAKE_CUDA_FREE_MIB (free memory),
+ * FAKE_CUDA_FAIL_LAUNCH (the launch, from 1, whose run fails as an illegal
+ * address does, reported at the next synchronisation).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pairs.cuh"
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef uint64_t CUdeviceptr;
+
+static int env_int(const char *name, int fallback)
+{
+    const char *text = getenv(name);
+    return text ? atoi(text) : fallback;
+}
+
+static int launches;
+static CUresult pending;
+
+CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
+CUresult cuDriverGetVersion(int *version) { *version = 13000; return 0; }
+CUresult cuDeviceGetCount(int *count) { *count = env_int("FAKE_CUDA_DEVICES", 1); return 0; }
+
+CUresult cuDeviceGet(CUdevice *device, int index)
+{
+    if (index < 0 || index >= env_int("FAKE_CUDA_DEVICES", 1)) {
+        return 101; /* CUDA_ERROR_INVALID_DEVICE */
+    }
+    *device = index;
+    return 0;
+}
+
+CUresult cuDeviceGetName(char *name, int length, CUdevice device)
+{
+    snprintf(name, (size_t)length, "Fake GPU %d (host)", device);
+    return 0;
+}
+
+CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice device)
+{
+    (void)device;
+    int cc = env_int("FAKE_CUDA_CC", 90);
+    switch (attribute) {
+    case 75: *value = cc / 10; return 0;
+    case 76: *value = cc % 10; return 0;
+    case 16: *value = 4; return 0;
+    case 13: *value = 1000000; return 0;
+    default: return 1;
+    }
+}
+
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice device) { (void)device; *bytes = (size_t)8 << 30; return 0; }
+CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice device, unsigned flags) { (void)device; (void)flags; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **context, CUdevice device) { *context = (void *)(intptr_t)(device + 1); return 0; }
+CUresult cuCtxSetCurrent(void *context) { return context ? 0 : 201; }
+
+CUresult cuCtxSynchronize(void)
+{
+    CUresult result = pending;
+    pending = 0;
+    return result;
+}
+
+CUresult cuModuleLoadData(void **module, const void *image)
+{
+    if (strncmp((const char *)image, "FAKE", 4) != 0) {
+        return 200; /* CUDA_ERROR_INVALID_IMAGE */
+    }
+    *module = (void *)1;
+    return 0;
+}
+
+CUresult cuModuleGetFunction(void **function, void *module, const char *name)
+{
+    (void)module;
+    if (strcmp(name, "nq_pairs") != 0) {
+        return 500; /* CUDA_ERROR_NOT_FOUND */
+    }
+    *function = (void *)2;
+    return 0;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes)
+{
+    void *memory = malloc(bytes);
+    if (!memory) {
+        return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+    }
+    *pointer = (CUdeviceptr)(uintptr_t)memory;
+    return 0;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr pointer) { free((void *)(uintptr_t)pointer); return 0; }
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t bytes)
+{
+    memcpy((void *)(uintptr_t)to, from, bytes);
+    return 0;
+}
+
+CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t bytes)
+{
+    memcpy(to, (const void *)(uintptr_t)from, bytes);
+    return 0;
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    *free_bytes = (size_t)env_int("FAKE_CUDA_FREE_MIB", 4096) << 20;
+    *total = (size_t)8 << 30;
+    return 0;
+}
+
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, void *stream, void **params,
+                        void **extra)
+{
+    (void)stream;
+    if (function != (void *)2 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+        extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
+    }
+    launches++;
+    if (launches == env_int("FAKE_CUDA_FAIL_LAUNCH", -1)) {
+        pending = 700; /* CUDA_ERROR_ILLEGAL_ADDRESS, seen at the next sync */
+        return 0;
+    }
+    const nq_u64 *stored = (const nq_u64 *)(uintptr_t) * (CUdeviceptr *)params[0];
+    const nq_u32 *bucket_start = (const nq_u32 *)(uintptr_t) * (CUdeviceptr *)params[1];
+    nq_u32 cuts = *(nq_u32 *)params[2];
+    const nq_u64 *queries = (const nq_u64 *)(uintptr_t) * (CUdeviceptr *)params[3];
+    const nq_u32 *patterns = (const nq_u32 *)(uintptr_t) * (CUdeviceptr *)params[4];
+    nq_u32 count = *(nq_u32 *)params[5];
+    nq_u64 *total = (nq_u64 *)(uintptr_t) * (CUdeviceptr *)params[6];
+    if (cuts > NQ_MAX_CUTS) {
+        pending = 700;
+        return 0;
+    }
+    nq_u32 threads = gx * bx;
+    for (nq_u32 thread = 0; thread < threads; thread++) {
+        nq_pairs_thread(stored, bucket_start, cuts, queries, patterns, count, thread, threads, total);
+    }
+    return 0;
+}
+
+CUresult cuGetErrorString(CUresult result, const char **text)
+{
+    switch (result) {
+    case 2: *text = "out of memory"; return 0;
+    case 101: *text = "invalid device ordinal"; return 0;
+    case 700: *text = "an illegal memory access was encountered"; return 0;
+    default: *text = "fake error"; return 0;
+    }
+}
+
+/* NVRTC */
+
+typedef struct {
+    char *source;
+    int ok;
+} program;
+
+int nvrtcVersion(int *major, int *minor) { *major = 13; *minor = 0; return 0; }
+
+int nvrtcCreateProgram(void **out, const char *source, const char *name, int headers,
+                       const char *const *contents, const char *const *names)
+{
+    (void)name; (void)contents; (void)names;
+    if (headers != 0) {
+        return 1;
+    }
+    program *p = calloc(1, sizeof *p);
+    p->source = strdup(source);
+    *out = p;
+    return 0;
+}
+
+int nvrtcCompileProgram(void *handle, int count, const char *const *options)
+{
+    program *p = handle;
+    p->ok = count >= 1 && strncmp(options[0], "--gpu-architecture=sm_", 22) == 0 &&
+            strstr(p->source, "__global__ void nq_pairs(") != NULL;
+    return p->ok ? 0 : 6; /* NVRTC_ERROR_COMPILATION */
+}
+
+int nvrtcGetProgramLogSize(void *handle, size_t *size) { (void)handle; *size = 32; return 0; }
+int nvrtcGetProgramLog(void *handle, char *log) { (void)handle; strcpy(log, "fake: refused\n"); return 0; }
+int nvrtcGetCUBINSize(void *handle, size_t *size) { (void)handle; *size = 5; return 0; }
+int nvrtcGetCUBIN(void *handle, char *image) { (void)handle; memcpy(image, "FAKE", 5); return 0; }
+int nvrtcGetPTXSize(void *handle, size_t *size) { (void)handle; *size = 5; return 0; }
+int nvrtcGetPTX(void *handle, char *image) { (void)handle; memcpy(image, "FAKE", 5); return 0; }
+
+int nvrtcDestroyProgram(void **handle)
+{
+    program *p = *handle;
+    free(p->source);
+    free(p);
+    *handle = NULL;
+    return 0;
+}
