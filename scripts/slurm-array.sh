@@ -20,7 +20,10 @@
 #
 # Settings (environment): N (20), METHOD (auto), RUN (a: the directory of
 # this run), NQUEENS (target/release/nqueens), THREADS (SLURM_CPUS_PER_TASK,
-# else 1).
+# else 1), GPU (unset: the CPU alone; a GPU index or auto: each array task
+# counts join tasks on that GPU beside its threads, from a binary built
+# with --features gpu: submit with `GPU=0 sbatch --gres=gpu:1 ...`, and
+# Slurm's CUDA_VISIBLE_DEVICES makes each task's GPU its 0).
 #
 #SBATCH --job-name=nqueens
 #SBATCH --array=0-15
@@ -62,7 +65,11 @@ fi
 : "${SLURM_ARRAY_TASK_ID:?run this as a Slurm array task (or set SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT)}"
 : "${SLURM_ARRAY_TASK_COUNT:?run this as a Slurm array task}"
 mkdir -p "$RUN/results" "$RUN/checkpoints"
-exec "$NQUEENS" count "$N" \
+gpu=()
+if [ -n "${GPU:-}" ]; then
+    gpu=(--gpu "$GPU")
+fi
+exec "$NQUEENS" count "$N" "${gpu[@]}" \
     --method "$METHOD" \
     --threads "$THREADS" \
     --checkpoint "$RUN/checkpoints/nqueens-$N-$SLURM_ARRAY_TASK_ID.ckpt" \

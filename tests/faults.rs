@@ -688,3 +688,59 @@ fn auto_says_when_join_does_not_fit_and_refuses_a_fallback_of_days() {
     );
     assert!(first.contains(" years on these threads"), "{first}");
 }
+
+#[test]
+fn a_scheduler_index_that_is_not_text_is_refused_as_one_that_is_not_a_number() {
+    use std::os::unix::ffi::OsStrExt;
+    let output = nqueens()
+        .args(["count", "12"])
+        .env("SLURM_ARRAY_TASK_ID", std::ffi::OsStr::from_bytes(b"\xff1"))
+        .env("SLURM_ARRAY_TASK_COUNT", "4")
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = common::outcome(output);
+    assert_eq!(code, Some(2), "{stdout} {stderr}");
+    assert!(stdout.is_empty(), "a whole count ran: {stdout}");
+    assert!(
+        stderr.contains("SLURM_ARRAY_TASK_ID=") && stderr.contains("is not a whole number"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}
+
+#[test]
+fn a_second_signal_right_after_the_first_still_says_how_to_resume() {
+    let scratch_dir = scratch("two-signals");
+    let journal = scratch_dir.path().join("j.ckpt");
+    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
+        .args(["count", "24", "-j", "2", "--checkpoint"])
+        .arg(&journal)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once counting has begun (a task journaled): before it a signal ends
+    // the process with nothing to resume.
+    let waited = Instant::now();
+    while !std::fs::read_to_string(&journal)
+        .unwrap_or_default()
+        .lines()
+        .any(|line| line.starts_with("task "))
+    {
+        assert!(
+            waited.elapsed() < Duration::from_secs(120),
+            "no task journaled in 2 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for _ in 0..2 {
+        let _ = StdCommand::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("resume with"), "{stderr}");
+    assert!(stderr.contains("--checkpoint"), "{stderr}");
+}

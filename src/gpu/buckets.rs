@@ -74,6 +74,24 @@ impl StoredLayout {
     pub(super) fn cut_count(&self) -> u32 {
         self.cuts.len() as u32
     }
+
+    /// For each pattern `m`, the keys of the buckets whose pattern lies
+    /// within `m` (a sum over subsets): a query of pattern `q` decides
+    /// `within[!q & mask]` pairs.
+    pub(super) fn keys_within(&self) -> Vec<u64> {
+        let buckets = self.bucket_start.len() - 1;
+        let mut within: Vec<u64> = (0..buckets)
+            .map(|p| u64::from(self.bucket_start[p + 1] - self.bucket_start[p]))
+            .collect();
+        for bit in 0..self.cuts.len() {
+            for pattern in 0..buckets {
+                if pattern & (1 << bit) != 0 {
+                    within[pattern] += within[pattern ^ (1 << bit)];
+                }
+            }
+        }
+        within
+    }
 }
 
 /// Queries sorted by pattern, with their patterns.
@@ -152,6 +170,16 @@ mod tests {
             for &key in &layout.keys[from as usize..to as usize] {
                 assert_eq!(pattern(key, &cuts), p);
             }
+        }
+        // The pairs a query decides: the keys of the buckets it walks.
+        let within = layout.keys_within();
+        let mask = (1u32 << cuts.len()) - 1;
+        for q in [0u32, 1, 0b10110, mask] {
+            let walked = stored
+                .iter()
+                .filter(|&&key| pattern(key, &cuts) & q == 0)
+                .count() as u64;
+            assert_eq!(within[(!q & mask) as usize], walked, "{q:b}");
         }
         let mut queries = QueryLayout::default();
         let batch = keys(9, 700, 3);

@@ -150,6 +150,10 @@ pub struct GpuPairCounter<'a> {
     total_buffer: Buffer,
     /// The first failure, if the GPU failed.
     pub error: Option<String>,
+    /// Pairs the GPU decided (those its buckets let each query meet).
+    pub pairs_decided: u64,
+    /// The loaded part's keys within each pattern.
+    keys_within: Vec<u64>,
 }
 
 impl<'a> GpuPairCounter<'a> {
@@ -165,6 +169,8 @@ impl<'a> GpuPairCounter<'a> {
             patterns_buffer: Buffer::default(),
             total_buffer: Buffer::default(),
             error: None,
+            pairs_decided: 0,
+            keys_within: Vec::new(),
         }
     }
 
@@ -176,6 +182,13 @@ impl<'a> GpuPairCounter<'a> {
         let cuda = &self.device.cuda;
         let count = u32::try_from(queries.len()).map_err(|_| "a batch past 2^32 queries")?;
         self.queries.fill(queries, extra, &self.stored);
+        let mask = (1u32 << self.stored.cut_count()) - 1;
+        self.pairs_decided += self
+            .queries
+            .patterns
+            .iter()
+            .map(|&pattern| self.keys_within[(!pattern & mask) as usize])
+            .sum::<u64>();
         self.queries_buffer.put(cuda, &self.queries.keys)?;
         self.patterns_buffer.put(cuda, &self.queries.patterns)?;
         self.total_buffer.put(cuda, &[0u64])?;
@@ -209,6 +222,7 @@ impl PairCounter for GpuPairCounter<'_> {
             return false;
         }
         self.stored.fill(stored, cuts);
+        self.keys_within = self.stored.keys_within();
         let cuda = &self.device.cuda;
         let loaded = self
             .stored_buffer

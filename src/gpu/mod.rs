@@ -15,9 +15,11 @@ mod buckets;
 mod device;
 mod driver;
 mod host;
+mod timing;
 mod worker;
 
 pub use device::{GpuDevice, GpuPairCounter};
 pub use driver::DeviceInfo;
 pub use host::HostPairCounter;
+pub use timing::{sample_ids, time_tasks, TaskTiming, Timing};
 pub use worker::{GpuJoinWorker, GPU_BATCH};

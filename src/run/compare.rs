@@ -176,8 +176,28 @@ pub fn compare_keyed(
     }
     let all: Vec<&PathBuf> = first.iter().chain(second).collect();
     let plan = common_plan(&all, key)?;
+    compare_in_windows(&plan, first, second, key, WINDOW_TASKS)
+}
+
+/// Tasks whose digests are held at once (8 bytes each: 512 MiB): a plan
+/// with more (N = 28 has 260 million tasks) is compared a window of ids at
+/// a time, each file read once per window, so that memory stays under 1 GB
+/// at any N.
+pub const WINDOW_TASKS: u64 = 1 << 26;
+
+/// [`compare_keyed`] of `plan`'s journals, `window` task ids at a time.
+fn compare_in_windows(
+    plan: &Plan,
+    first: &[PathBuf],
+    second: &[PathBuf],
+    key: Option<&RunKey>,
+    window: u64,
+) -> Result<Comparison, CompareError> {
     let tasks = plan.tasks.len() as u64;
-    let mut digests = vec![0u64; tasks as usize];
+    let window = window.clamp(1, tasks.max(1));
+    let mut digests = vec![0u64; window as usize];
+    let words = (tasks as usize).div_ceil(64);
+    let (mut in_first, mut seen) = (vec![0u64; words], vec![0u64; words]);
     // Disagreements as (id, the second side's counts or, within the first
     // side, the later line's).
     let mut found: Vec<(u64, TaskCount)> = Vec::new();
@@ -188,31 +208,45 @@ pub fn compare_keyed(
             found.push((id, *count));
         }
     };
-    for path in first {
-        read_tasks(path, &plan, key, &mut |id, count| {
-            let slot = &mut digests[id as usize];
-            let here = digest(id, count);
-            if *slot == 0 {
-                *slot = here;
-            } else if *slot != here {
-                note(id, count);
-            }
-        })?;
+    let mut low = 0;
+    while low < tasks {
+        let high = (low + window).min(tasks);
+        digests.fill(0);
+        for path in first {
+            read_tasks(path, plan, key, &mut |id, count| {
+                in_first[(id / 64) as usize] |= 1 << (id % 64);
+                if !(low..high).contains(&id) {
+                    return;
+                }
+                let slot = &mut digests[(id - low) as usize];
+                let here = digest(id, count);
+                if *slot == 0 {
+                    *slot = here;
+                } else if *slot != here {
+                    note(id, count);
+                }
+            })?;
+        }
+        for path in second {
+            read_tasks(path, plan, key, &mut |id, count| {
+                seen[(id / 64) as usize] |= 1 << (id % 64);
+                if !(low..high).contains(&id) {
+                    return;
+                }
+                let held = digests[(id - low) as usize];
+                if held != 0 && held != digest(id, count) {
+                    note(id, count);
+                }
+            })?;
+        }
+        low = high;
     }
-    let mut seen = vec![0u64; (tasks as usize).div_ceil(64)];
-    for path in second {
-        read_tasks(path, &plan, key, &mut |id, count| {
-            seen[(id / 64) as usize] |= 1 << (id % 64);
-            let held = digests[id as usize];
-            if held != 0 && held != digest(id, count) {
-                note(id, count);
-            }
-        })?;
-    }
+    drop(digests);
+    found.sort_by_key(|&(id, _)| id);
     // The first side's counts of the tasks named, read again (a few).
     let mut first_counts: Vec<Option<TaskCount>> = vec![None; found.len()];
     for path in first {
-        read_tasks(path, &plan, key, &mut |id, count| {
+        read_tasks(path, plan, key, &mut |id, count| {
             for (slot, (named, _)) in first_counts.iter_mut().zip(&found) {
                 if *named == id && slot.is_none() {
                     *slot = Some(*count);
@@ -242,7 +276,7 @@ pub fn compare_keyed(
         neither: 0,
     };
     for id in 0..tasks {
-        let in_first = digests[id as usize] != 0;
+        let in_first = in_first[(id / 64) as usize] >> (id % 64) & 1 == 1;
         let in_second = seen[(id / 64) as usize] >> (id % 64) & 1 == 1;
         // Counted through the match, not `u64::from(in_first)` beside it:
         // see `Resumed::mark` (a bool both summed and branched on is
@@ -557,5 +591,60 @@ impl Serialize for ShardComparison {
             disagreements: &self.disagreements,
         }
         .serialize(serializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Method, SplitDepth};
+    use crate::run::journal::Journal;
+
+    /// A journal of `plan` at `path` holding `ids`, task `id`'s solutions
+    /// shifted by `shift(id)`.
+    fn journal(
+        path: &Path,
+        plan: &Plan,
+        ids: impl Iterator<Item = u64>,
+        shift: &dyn Fn(u64) -> u64,
+    ) {
+        let (journal, _) = Journal::open(path, plan).unwrap();
+        for id in ids {
+            let count = TaskCount {
+                solutions: id * 3 + shift(id),
+                nodes: 1,
+                ..TaskCount::default()
+            };
+            journal.record(id, &count, 0.0).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_comparison_in_windows_finds_what_one_window_finds() {
+        let plan = Plan::build(12, Method::Join, SplitDepth::Auto).unwrap();
+        let tasks = plan.tasks.len() as u64;
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        // a: every third task missing; b: the odd tasks and some counted
+        // differently; c (of the first side too): a second record of task
+        // 10 that disagrees with a's.
+        journal(&a, &plan, (0..tasks).filter(|id| id % 3 != 0), &|_| 0);
+        journal(&b, &plan, (0..tasks).filter(|id| id % 2 == 1), &|id| {
+            u64::from(id % 37 == 0)
+        });
+        journal(&c, &plan, [10u64].into_iter(), &|_| 5);
+        let (first, second) = ([a, c], [b]);
+        let whole = compare_in_windows(&plan, &first, &second, None, tasks).unwrap();
+        assert!(!whole.agrees());
+        assert!(whole.disagreeing >= 2);
+        assert_eq!(whole.held, [tasks - tasks.div_ceil(3), tasks / 2]);
+        for window in [1, 7, 64, tasks - 1] {
+            let windowed = compare_in_windows(&plan, &first, &second, None, window).unwrap();
+            assert_eq!(windowed, whole, "window {window}");
+        }
     }
 }

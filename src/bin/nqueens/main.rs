@@ -83,6 +83,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Plan(args) => commands::plan::run(&args),
         Command::Compare(args) => commands::compare::run(&args),
         Command::Verify(args) => commands::verify::run(&args),
+        #[cfg(feature = "gpu")]
+        Command::Gpu(args) => commands::gpu::time(&args),
         Command::Completions(args) => commands::help::completions(args.shell),
         Command::Manpage => commands::help::manpage(),
     }

@@ -32,6 +32,15 @@ pub const MPI_STOP_GRACE: Duration = Duration::from_millis(500);
 /// When the first signal came.
 static FIRST_SIGNAL: OnceLock<Instant> = OnceLock::new();
 
+/// Set once a count journals its tasks: a second signal's exit then says
+/// how to resume, as the first's does.
+static SAVED_ON_EXIT: AtomicBool = AtomicBool::new(false);
+
+/// Says that finished tasks are in a checkpoint from now on.
+pub fn saved_on_exit() {
+    SAVED_ON_EXIT.store(true, Ordering::SeqCst);
+}
+
 /// Installs the handler: the first signal asks the run to stop; a second
 /// one exits at once (every finished task is already in the journal).
 pub fn install_handler() {
@@ -46,7 +55,14 @@ pub fn install_handler_ignoring_repeats(window: Duration) {
         let first = *FIRST_SIGNAL.get_or_init(Instant::now);
         if INTERRUPTED.swap(true, Ordering::SeqCst) && first.elapsed() >= window {
             // The line the first message or the bar left open is ended.
-            eprintln!("\nsecond signal: exiting now");
+            if SAVED_ON_EXIT.load(Ordering::SeqCst) {
+                eprintln!(
+                    "\nsecond signal: exiting now; the finished tasks are in the checkpoint; {}",
+                    resume_line(false)
+                );
+            } else {
+                eprintln!("\nsecond signal: exiting now");
+            }
             crate::end_now(ExitCode::Interrupted);
         }
     });

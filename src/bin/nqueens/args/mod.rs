@@ -78,6 +78,14 @@ pub enum Command {
         after_help = "Examples:\n  nqueens verify 16                       20 tasks of N = 16, both ways\n  nqueens verify 24 --tasks 4 --seed 7    4 tasks of N = 24 (minutes)\n  nqueens verify 20 --format json"
     )]
     Verify(VerifyArgs),
+    /// Time a sample of N's join tasks on an NVIDIA GPU against one CPU
+    /// thread, checking that both count each task alike (builds with
+    /// `--features gpu`).
+    #[cfg(feature = "gpu")]
+    #[command(
+        after_help = "Examples:\n  nqueens gpu 20                          20 tasks of N = 20, 4 of them on the CPU too\n  nqueens gpu 28 --tasks 40 --format json   GPU-days for Q(28), as JSON"
+    )]
+    Gpu(GpuArgs),
     /// Print a shell completion script (e.g. `nqueens completions bash >
     /// ~/.local/share/bash-completion/completions/nqueens`).
     #[command(
@@ -88,6 +96,32 @@ pub enum Command {
     /// man ./nqueens.1`).
     #[command(after_help = "Examples:\n  nqueens manpage > nqueens.1 && man ./nqueens.1")]
     Manpage,
+}
+
+/// Arguments of `nqueens gpu`.
+#[cfg(feature = "gpu")]
+#[derive(Debug, Args)]
+pub struct GpuArgs {
+    /// Board size (10..28: a join plan).
+    #[arg(value_name = "N", value_parser = crate::parse::parse_board_size)]
+    pub n: u32,
+    /// Tasks timed on the GPU, one from each of so many equal runs of the
+    /// plan.
+    #[arg(long, value_name = "K", default_value_t = 20)]
+    pub tasks: u64,
+    /// Of those, how many are timed on one CPU thread too (and their counts
+    /// compared).
+    #[arg(long, value_name = "C", default_value_t = 4)]
+    pub cpu_tasks: usize,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The GPU's index.
+    #[arg(long, default_value_t = 0)]
+    pub device: u32,
+    /// Text, or one JSON object.
+    #[arg(long, value_enum, default_value_t = crate::args::PlanFormat::Text)]
+    pub format: crate::args::PlanFormat,
 }
 
 /// Arguments of `nqueens completions`.

@@ -94,3 +94,78 @@ fn open_worker(_index: u32) -> Result<Box<dyn BatchWorker + Send>, String> {
             .to_string(),
     )
 }
+
+/// `nqueens gpu N`: a sample of N's join tasks timed on the GPU and, the
+/// first few, on one CPU thread; exit 3 if the two count a task differently.
+#[cfg(feature = "gpu")]
+pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::ExitCode> {
+    use nqueens::gpu::{sample_ids, time_tasks, GpuDevice};
+    use nqueens::units::human_bytes;
+    use nqueens::{Plan, SplitDepth};
+
+    use crate::args::PlanFormat;
+    use crate::exit_codes::ExitCode;
+
+    if !(10..=28).contains(&args.n) {
+        return Err(usage(format!(
+            "the GPU times join plans, N from 10 to 28 (got {})",
+            args.n
+        )));
+    }
+    if args.tasks == 0 {
+        return Err(usage("--tasks must be at least 1".to_string()));
+    }
+    let device = GpuDevice::open(args.device)
+        .map_err(|reason| anyhow::anyhow!("cannot count on the GPU: {reason}"))?;
+    let plan = Plan::build(args.n, Method::Join, SplitDepth::Auto)?;
+    let ids = sample_ids(plan.tasks.len() as u64, args.tasks, args.seed);
+    let timing = match time_tasks(&device, &plan, &ids, args.cpu_tasks) {
+        Ok(timing) => timing,
+        Err(reason) if reason.contains("the GPU counted") => {
+            eprintln!("error: {reason}");
+            return Ok(ExitCode::CountMismatch);
+        }
+        Err(reason) => return Err(anyhow::anyhow!("cannot count on the GPU: {reason}")),
+    };
+    if args.format == PlanFormat::Json {
+        println!("{}", serde_json::to_string(&timing)?);
+        return Ok(ExitCode::Success);
+    }
+    let days = |seconds: f64| seconds / 86_400.0;
+    let mean = |seconds: f64| seconds / timing.tasks_in_plan as f64;
+    println!("gpu: {}", timing.device);
+    let cpu_timed = timing
+        .timed
+        .iter()
+        .filter(|task| task.cpu_seconds.is_some())
+        .count();
+    println!(
+        "N = {}: {} of {} tasks timed on the GPU ({cpu_timed} also on one CPU thread, counted alike)",
+        timing.n,
+        timing.timed.len(),
+        timing.tasks_in_plan
+    );
+    println!(
+        "  GPU: {:.3} ms a task; the whole plan {:.2} GPU-days (95% interval {:.2} to {:.2})",
+        mean(timing.gpu_seconds) * 1e3,
+        days(timing.gpu_seconds),
+        days(timing.gpu_interval.0),
+        days(timing.gpu_interval.1)
+    );
+    if let Some(cpu) = timing.cpu_seconds {
+        println!(
+            "  one CPU thread: {:.3} ms a task; the whole plan {:.2} core-days",
+            mean(cpu) * 1e3,
+            days(cpu)
+        );
+    }
+    if let Some(ratio) = timing.gpu_per_cpu_thread {
+        println!("  one GPU = {ratio:.2} CPU threads on the tasks both counted");
+    }
+    println!(
+        "  peak GPU memory in use {}; {:.3e} pairs decided a second on the GPU",
+        human_bytes(timing.peak_gpu_bytes),
+        timing.pairs_per_second
+    );
+    Ok(ExitCode::Success)
+}

@@ -60,7 +60,11 @@ pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
                 .parse()
                 .map(Some)
                 .map_err(|_| usage(format!("{name}={text} is not a whole number"))),
-            Err(_) => Ok(None),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(text)) => Err(usage(format!(
+                "{name}={} is not a whole number (nor text)",
+                text.to_string_lossy()
+            ))),
         }
     };
     if let (Some(id), Some(count)) = (
@@ -180,6 +184,9 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
         mpi: false,
     };
     let saved = args.checkpoint.is_some();
+    if saved {
+        signals::saved_on_exit();
+    }
     let outcome = stopping.run(tracked, &on_task, &devices)?;
     bar.finish_and_clear();
     match outcome {

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# The GPU device check (docs/gpu.md): on a machine with an NVIDIA GPU, with
+# a binary built elsewhere (`cargo build --release --features gpu`; the
+# machine needs no Rust), in about 8 minutes on an H100:
+#   1. the GPU and driver;
+#   2. N = 16..21 on the GPU alone, each against the published value;
+#   3. N = 22 on the GPU beside the host's cores, exact;
+#   4. a sample of N = 26 and N = 28 tasks timed on the GPU, a few of them on
+#      one CPU thread too (counts compared): GPU-days for the whole plan,
+#      the ratio to a core, peak GPU memory, pairs decided a second;
+# and writes gpu-check.md and gpu-check.json (and each step's raw output)
+# into DIR.
+#
+# Usage: scripts/gpu-check.sh [DIR] [BINARY]
+#   DIR     where the tables go [default: $OUT, else ./gpu-check]
+#   BINARY  the nqueens binary [default: target/release/nqueens]
+# Sizes: GPU_CHECK_ALONE (the N counted on the GPU alone, default 16..21),
+# GPU_CHECK_BESIDE (default 22), GPU_CHECK_26 / GPU_CHECK_28 (tasks timed,
+# default 24 and 8), GPU_CHECK_CPU (of those, also timed on one CPU thread,
+# default 3 and 1).
+set -uo pipefail
+
+dir=${1:-${OUT:-gpu-check}}
+binary=${2:-target/release/nqueens}
+mkdir -p "$dir"
+log="$dir/gpu-check.log"
+: >"$log"
+say() { echo "$@" | tee -a "$log"; }
+started=$SECONDS
+
+if [ ! -x "$binary" ]; then
+    say "no binary at $binary: build it with cargo build --release --features gpu, then carry it"
+    exit 1
+fi
+# NVRTC from the toolkit, where the loader does not know it.
+if [ -z "${NQUEENS_NVRTC:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so'; then
+    for candidate in /usr/local/cuda/lib64/libnvrtc.so /usr/local/cuda*/lib64/libnvrtc.so* \
+        /usr/local/cuda*/targets/x86_64-linux/lib/libnvrtc.so*; do
+        if [ -e "$candidate" ]; then
+            export NQUEENS_NVRTC=$candidate
+            break
+        fi
+    done
+fi
+
+say "== 1. the GPU (at $((SECONDS - started)) s)"
+if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1 | tee -a "$log" "$dir/nvidia-smi.csv"
+fi
+say "NQUEENS_NVRTC=${NQUEENS_NVRTC:-unset, found by the loader}"
+lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)):' | tee -a "$log"
+
+say "== 2. N = ${GPU_CHECK_ALONE:-16..21} on the GPU alone (at $((SECONDS - started)) s)"
+"$binary" count "${GPU_CHECK_ALONE:-16..21}" --gpu --gpu-only --format csv --progress never \
+    >"$dir/alone.csv" 2>>"$log"
+alone_status=$?
+cat "$dir/alone.csv" | tee -a "$log"
+
+say "== 3. N = ${GPU_CHECK_BESIDE:-22} on the GPU beside $(nproc) CPU threads (at $((SECONDS - started)) s)"
+"$binary" count "${GPU_CHECK_BESIDE:-22}" --gpu --format csv --progress never \
+    >"$dir/beside.csv" 2>>"$log"
+beside_status=$?
+cat "$dir/beside.csv" | tee -a "$log"
+# The same N on the CPU threads alone, for the ratio.
+"$binary" count "${GPU_CHECK_BESIDE:-22}" --format csv --progress never \
+    >"$dir/cpu.csv" 2>>"$log"
+cat "$dir/cpu.csv" | tee -a "$log"
+
+timing_status=0
+for n in 26 28; do
+    if [ "$n" = 26 ]; then tasks=${GPU_CHECK_26:-24}; cpu=${GPU_CHECK_CPU_26:-3}; else tasks=${GPU_CHECK_28:-8}; cpu=${GPU_CHECK_CPU_28:-1}; fi
+    say "== 4. $tasks tasks of N = $n timed on the GPU, $cpu on one CPU thread (at $((SECONDS - started)) s)"
+    "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed 1 --format json \
+        >"$dir/time-$n.json" 2>>"$log" || timing_status=$?
+    head -c 400 "$dir/time-$n.json" | tee -a "$log"
+    echo | tee -a "$log"
+done
+
+say "== tables (at $((SECONDS - started)) s)"
+python3 - "$dir" <<'PY' 2>&1 | tee -a "$log"
+import csv, json, os, sys
+dir = sys.argv[1]
+def rows(name):
+    path = os.path.join(dir, name)
+    try:
+        with open(path) as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return []
+def load(name):
+    try:
+        with open(os.path.join(dir, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+summary = {"alone": [], "beside": None, "cpu": None, "timing": {}}
+for row in rows("alone.csv"):
+    summary["alone"].append({
+        "n": int(row["n"]), "solutions": int(row["solutions"]),
+        "seconds": float(row["seconds"]),
+        "exact": row["matches_published"] == "true",
+        "solutions_per_second": int(row["solutions"]) / max(float(row["seconds"]), 1e-9),
+    })
+for key, name in (("beside", "beside.csv"), ("cpu", "cpu.csv")):
+    for row in rows(name):
+        summary[key] = {"n": int(row["n"]), "solutions": int(row["solutions"]),
+                        "seconds": float(row["seconds"]), "threads": int(row["threads"]),
+                        "exact": row["matches_published"] == "true"}
+q = {26: 22317699616364044, 27: 234907967154122528, 28: 2.5e18}
+for n in (26, 28):
+    t = load(f"time-{n}.json")
+    if not t:
+        continue
+    days = t["gpu_seconds"] / 86400
+    per_sol = q[n] / max(t["gpu_seconds"], 1e-9)
+    summary["timing"][n] = {
+        "device": t["device"], "tasks_timed": len(t["timed"]), "tasks_in_plan": t["tasks_in_plan"],
+        "gpu_days": days, "gpu_days_interval": [x / 86400 for x in t["gpu_interval"]],
+        "solutions_per_second": per_sol,
+        "core_days_one_cpu_thread": (t["cpu_seconds"] or 0) / 86400,
+        "gpu_per_cpu_thread": t["gpu_per_cpu_thread"],
+        "peak_gpu_bytes": t["peak_gpu_bytes"], "pairs_per_second": t["pairs_per_second"],
+    }
+with open(os.path.join(dir, "gpu-check.json"), "w") as f:
+    json.dump(summary, f, indent=1)
+lines = ["# GPU check", ""]
+device = next((t["device"] for t in summary["timing"].values()), "(see gpu-check.log)")
+lines += [f"GPU: {device}", "", "| N | on | seconds | solutions/s | exact |", "|---|---|---|---|---|"]
+for r in summary["alone"]:
+    lines.append(f"| {r['n']} | GPU alone | {r['seconds']:.3f} | {r['solutions_per_second']:.3e} | {r['exact']} |")
+for key, label in (("beside", "GPU + CPU threads"), ("cpu", "CPU threads alone")):
+    r = summary[key]
+    if r:
+        lines.append(f"| {r['n']} | {label} ({r['threads']}) | {r['seconds']:.3f} | {r['solutions']/max(r['seconds'],1e-9):.3e} | {r['exact']} |")
+lines += ["", "| N | tasks timed | GPU-days (95%) | solutions/s | one GPU = CPU threads | peak GPU memory | pairs/s |", "|---|---|---|---|---|---|---|"]
+for n, t in summary["timing"].items():
+    lo, hi = t["gpu_days_interval"]
+    ratio = t["gpu_per_cpu_thread"]
+    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} |")
+with open(os.path.join(dir, "gpu-check.md"), "w") as f:
+    f.write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+
+say "== done in $((SECONDS - started)) s"
+if [ "$alone_status" != 0 ] || [ "$beside_status" != 0 ] || [ "$timing_status" != 0 ]; then
+    say "FAILED: alone $alone_status, beside $beside_status, timing $timing_status"
+    exit 1
+fi

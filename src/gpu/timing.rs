@@ -1,0 +1,207 @@
+//! A GPU timed on a sample of a join plan's tasks, against one CPU thread
+//! on the same tasks: the figures `nqueens gpu` prints and
+//! `scripts/gpu-check.sh` records (solutions per second, GPU-days for the
+//! whole plan with an interval, the ratio to a core).
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::device::{GpuDevice, GpuPairCounter};
+use crate::plan::{Plan, TaskKind};
+use crate::search::join::{self, JoinTask};
+
+/// One task timed.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct TaskTiming {
+    /// The task's id.
+    pub id: u64,
+    /// Its solutions (the same on both sides where both counted it).
+    pub solutions: u64,
+    /// Wall seconds on the GPU (its host thread making the half boards,
+    /// the GPU matching them).
+    pub gpu_seconds: f64,
+    /// The CPU thread's seconds (its CPU time), where it was timed there.
+    pub cpu_seconds: Option<f64>,
+}
+
+/// A sample's figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    /// The GPU, as the driver names it.
+    pub device: String,
+    /// Board size.
+    pub n: u32,
+    /// Tasks in the plan.
+    pub tasks_in_plan: u64,
+    /// The tasks timed.
+    pub timed: Vec<TaskTiming>,
+    /// The whole plan's seconds on this GPU, predicted from the sample's
+    /// mean (one task at a time, as a count feeds it), with a 95% interval.
+    pub gpu_seconds: f64,
+    /// Its 95% interval.
+    pub gpu_interval: (f64, f64),
+    /// The same on one CPU thread, from the tasks it timed.
+    pub cpu_seconds: Option<f64>,
+    /// How many CPU threads one GPU is worth on the tasks both timed (their
+    /// CPU seconds over their GPU seconds).
+    pub gpu_per_cpu_thread: Option<f64>,
+    /// Most GPU memory in use during the sample (the driver's total less
+    /// its free), in bytes.
+    pub peak_gpu_bytes: u64,
+    /// Pairs the GPU's buckets let it decide, per second of GPU time.
+    pub pairs_per_second: f64,
+}
+
+/// Times `ids` of `plan` (a join plan) on `device`, and the first
+/// `cpu_tasks` of them on this thread too, checking that both count each
+/// the same. An error names a task the two count differently, or what the
+/// GPU said.
+pub fn time_tasks(
+    device: &GpuDevice,
+    plan: &Plan,
+    ids: &[u64],
+    cpu_tasks: usize,
+) -> Result<Timing, String> {
+    let n = plan.n;
+    if plan.method != crate::Method::Join {
+        return Err(format!("the plan of N = {n} is {}, not join", plan.method));
+    }
+    // The shared quadrant cells are built once per count, not per task.
+    let _cells = (n / 2 <= join::SHARED_MAX_SIDE).then(|| join::shared_cells(n / 2));
+    device.enter()?;
+    let (_, total) = device.memory()?;
+    let mut peak = 0u64;
+    let mut counter = GpuPairCounter::new(device);
+    let mut timed = Vec::with_capacity(ids.len());
+    for (k, &id) in ids.iter().enumerate() {
+        let task = plan.tasks.get(id as usize);
+        let TaskKind::Join { east_rows, middle } = task.kind else {
+            return Err(format!("task {id} is not a join task"));
+        };
+        let join_task = JoinTask { east_rows, middle };
+        let started = Instant::now();
+        let on_gpu = join::count_task_on(n, &join_task, &mut counter, None);
+        let gpu_seconds = started.elapsed().as_secs_f64();
+        if let Some(error) = counter.error.take() {
+            return Err(error);
+        }
+        let on_gpu = on_gpu.ok_or("the GPU abandoned a task")?;
+        let (free, _) = device.memory()?;
+        peak = peak.max(total.saturating_sub(free));
+        let cpu_seconds = (k < cpu_tasks).then(|| {
+            let before = crate::system::thread_cpu_seconds();
+            let on_cpu = join::count_task(n, &join_task);
+            (on_cpu, crate::system::thread_cpu_seconds() - before)
+        });
+        if let Some((on_cpu, _)) = cpu_seconds {
+            if on_cpu != on_gpu {
+                return Err(format!(
+                    "task {id} of N = {n}: the GPU counted {} solutions, the CPU {}",
+                    on_gpu.solutions, on_cpu.solutions
+                ));
+            }
+        }
+        timed.push(TaskTiming {
+            id,
+            solutions: on_gpu.solutions,
+            gpu_seconds,
+            cpu_seconds: cpu_seconds.map(|(_, seconds)| seconds),
+        });
+    }
+    let tasks_in_plan = plan.tasks.len() as u64;
+    let (mean, error) = mean_and_error(timed.iter().map(|task| task.gpu_seconds));
+    let scale = tasks_in_plan as f64;
+    let cpu: Vec<&TaskTiming> = timed
+        .iter()
+        .filter(|task| task.cpu_seconds.is_some())
+        .collect();
+    let cpu_mean = (!cpu.is_empty())
+        .then(|| cpu.iter().filter_map(|task| task.cpu_seconds).sum::<f64>() / cpu.len() as f64);
+    let paired_gpu: f64 = cpu.iter().map(|task| task.gpu_seconds).sum();
+    let paired_cpu: f64 = cpu.iter().filter_map(|task| task.cpu_seconds).sum();
+    Ok(Timing {
+        device: device.info().describe(),
+        n,
+        tasks_in_plan,
+        gpu_seconds: mean * scale,
+        gpu_interval: (
+            ((mean - 1.96 * error) * scale).max(0.0),
+            (mean + 1.96 * error) * scale,
+        ),
+        cpu_seconds: cpu_mean.map(|mean| mean * scale),
+        gpu_per_cpu_thread: (paired_gpu > 0.0 && !cpu.is_empty()).then(|| paired_cpu / paired_gpu),
+        peak_gpu_bytes: peak,
+        pairs_per_second: counter.pairs_decided as f64
+            / timed
+                .iter()
+                .map(|task| task.gpu_seconds)
+                .sum::<f64>()
+                .max(1e-9),
+        timed,
+    })
+}
+
+/// The mean of `values` and its standard error.
+fn mean_and_error(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let values: Vec<f64> = values.collect();
+    let count = values.len() as f64;
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mean = values.iter().sum::<f64>() / count;
+    if values.len() < 2 {
+        return (mean, 0.0);
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (count - 1.0);
+    (mean, (variance / count).sqrt())
+}
+
+/// `count` task ids of a plan of `len`, one from each of `count` equal runs
+/// of it, at a place drawn by `seed`: the sample spreads over the plan, as
+/// the estimate's does.
+pub fn sample_ids(len: u64, count: u64, seed: u64) -> Vec<u64> {
+    let count = count.min(len).max(1);
+    let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+    (0..count)
+        .map(|k| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let (from, to) = (len * k / count, len * (k + 1) / count);
+            from + z % (to - from).max(1)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_takes_one_id_from_each_run_of_the_plan() {
+        for (len, count) in [(10u64, 10u64), (1000, 7), (62_403_600, 200), (5, 9)] {
+            let ids = sample_ids(len, count, 3);
+            assert_eq!(ids.len() as u64, count.min(len));
+            let count = ids.len() as u64;
+            for (k, id) in ids.iter().enumerate() {
+                let k = k as u64;
+                assert!(
+                    (len * k / count..len * (k + 1) / count).contains(id),
+                    "{len} {k} {id}"
+                );
+            }
+        }
+        assert_ne!(sample_ids(1000, 7, 3), sample_ids(1000, 7, 4));
+    }
+
+    #[test]
+    fn the_mean_and_its_error() {
+        assert_eq!(mean_and_error([2.0].into_iter()), (2.0, 0.0));
+        let (mean, error) = mean_and_error([1.0, 2.0, 3.0, 4.0].into_iter());
+        assert_eq!(mean, 2.5);
+        assert!((error - (5.0f64 / 3.0 / 4.0).sqrt()).abs() < 1e-12);
+    }
+}
