@@ -16,8 +16,10 @@
 #   BINARY  the nqueens binary [default: target/release/nqueens]
 # Sizes: GPU_CHECK_ALONE (the N counted on the GPU alone, default 16..21),
 # GPU_CHECK_BESIDE (default 22), GPU_CHECK_26 / GPU_CHECK_28 (tasks timed,
-# default 24 and 8), GPU_CHECK_CPU (of those, also timed on one CPU thread,
-# default 3 and 1).
+# default 24 and 8), GPU_CHECK_CPU_26 / GPU_CHECK_CPU_28 (of those, also
+# timed on one CPU thread, default 3 and 1), GPU_CHECK_FEEDERS (host
+# threads feeding the GPU in steps 2 and 3, default 4; step 3's counting
+# threads are the other cores).
 set -uo pipefail
 
 dir=${1:-${OUT:-gpu-check}}
@@ -50,19 +52,22 @@ fi
 say "NQUEENS_NVRTC=${NQUEENS_NVRTC:-unset, found by the loader}"
 lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)):' | tee -a "$log"
 
-say "== 2. N = ${GPU_CHECK_ALONE:-16..21} on the GPU alone (at $((SECONDS - started)) s)"
-"$binary" count "${GPU_CHECK_ALONE:-16..21}" --gpu --gpu-only --format csv --progress never \
+feeders=${GPU_CHECK_FEEDERS:-4}
+cores=$(nproc)
+threads=$((cores > feeders ? cores - feeders : 1))
+say "== 2. N = ${GPU_CHECK_ALONE:-16..21} on the GPU alone, fed by $feeders host threads (at $((SECONDS - started)) s)"
+"$binary" count "${GPU_CHECK_ALONE:-16..21}" --gpu --gpu-only --gpu-feeders "$feeders" --format csv --progress never \
     >"$dir/alone.csv" 2>>"$log"
 alone_status=$?
 cat "$dir/alone.csv" | tee -a "$log"
 
-say "== 3. N = ${GPU_CHECK_BESIDE:-22} on the GPU beside $(nproc) CPU threads (at $((SECONDS - started)) s)"
-"$binary" count "${GPU_CHECK_BESIDE:-22}" --gpu --format csv --progress never \
+say "== 3. N = ${GPU_CHECK_BESIDE:-22} on the GPU ($feeders feeders) beside $threads CPU threads (at $((SECONDS - started)) s)"
+"$binary" count "${GPU_CHECK_BESIDE:-22}" --gpu --gpu-feeders "$feeders" -j "$threads" --format csv --progress never \
     >"$dir/beside.csv" 2>>"$log"
 beside_status=$?
 cat "$dir/beside.csv" | tee -a "$log"
-# The same N on the CPU threads alone, for the ratio.
-"$binary" count "${GPU_CHECK_BESIDE:-22}" --format csv --progress never \
+# The same N on every core alone, for the ratio.
+"$binary" count "${GPU_CHECK_BESIDE:-22}" -j "$cores" --format csv --progress never \
     >"$dir/cpu.csv" 2>>"$log"
 cat "$dir/cpu.csv" | tee -a "$log"
 

@@ -6,7 +6,8 @@
 //!   and must print the lines below it and succeed, or fail where they
 //!   show an `error:` (or a board `check` finds invalid). Times, rates, work measures (nodes) and thread
 //!   counts differ between machines and runs, so they are masked on both
-//!   sides. A command marked `# Ctrl-C` is interrupted after two seconds,
+//!   sides. A command marked `# Ctrl-C` is interrupted after two seconds
+//!   (and, with a checkpoint, once a task is saved in it),
 //!   as is every command of its fence; there the lines shown must appear
 //!   in order, and how many tasks were done by then is masked.
 //!   `text failpoints` fences need a build with the `failpoints` feature
@@ -169,6 +170,26 @@ fn run(command: &str, dir: &Path, interrupt: Option<Duration>) -> (Option<i32>, 
         .unwrap();
     if let Some(after) = interrupt {
         std::thread::sleep(after);
+        // A count with a checkpoint is interrupted once a task is saved
+        // too: on a loaded machine two seconds may not reach the first
+        // (the resumed run then has nothing to resume).
+        let words = shell_words(&script);
+        let journal = words
+            .iter()
+            .position(|word| word == "--checkpoint")
+            .and_then(|at| words.get(at + 1))
+            .map(|name| dir.join(name));
+        let waited = std::time::Instant::now();
+        while let Some(journal) = &journal {
+            let saved = std::fs::read_to_string(journal)
+                .unwrap_or_default()
+                .lines()
+                .any(|line| line.starts_with("task "));
+            if saved || waited.elapsed() > Duration::from_secs(120) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         // bash's own kill: no procps needed.
         let _ = Command::new("bash")
             .arg("-c")

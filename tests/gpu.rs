@@ -80,6 +80,26 @@ fn the_gpu_alone_counts_every_n_exactly() {
     let rows = checked(&stdout);
     assert_eq!(rows.len(), 8, "{stdout}");
     assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+    // Several host threads feeding the one GPU, taking turns on it.
+    let (code, stdout, stderr) = on_fake(
+        &[
+            "count",
+            "14..16",
+            "--format",
+            "csv",
+            "--gpu",
+            "--gpu-only",
+            "--gpu-feeders",
+            "3",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains(", fed by 3 host threads, counts join tasks alone"),
+        "{stderr}"
+    );
+    assert_eq!(checked(&stdout), [(14, true), (15, true), (16, true)]);
 }
 
 #[test]

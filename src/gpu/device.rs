@@ -30,6 +30,9 @@ pub struct GpuDevice {
     context: CuContext,
     function: CuFunction,
     info: DeviceInfo,
+    /// One batch of queries on the GPU at a time: the host threads that
+    /// feed it make their half boards side by side and take turns here.
+    turn: std::sync::Mutex<()>,
 }
 
 // SAFETY: the context and function handles are process-wide driver
@@ -88,6 +91,7 @@ impl GpuDevice {
             context,
             function,
             info,
+            turn: std::sync::Mutex::new(()),
         })
     }
 
@@ -189,6 +193,11 @@ impl<'a> GpuPairCounter<'a> {
             .iter()
             .map(|&pattern| self.keys_within[(!pattern & mask) as usize])
             .sum::<u64>();
+        let _turn = self
+            .device
+            .turn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         self.queries_buffer.put(cuda, &self.queries.keys)?;
         self.patterns_buffer.put(cuda, &self.queries.patterns)?;
         self.total_buffer.put(cuda, &[0u64])?;

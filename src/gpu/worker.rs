@@ -4,7 +4,7 @@
 //! CPU's, so journals, shards and `compare` see no difference.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::device::{GpuDevice, GpuPairCounter};
@@ -16,20 +16,35 @@ use crate::search::join::{count_task_on, JoinTask};
 /// Tasks a GPU worker takes at once.
 pub const GPU_BATCH: usize = 16;
 
-/// A GPU counting join tasks beside the CPU threads.
+/// A GPU counting join tasks beside the CPU threads, fed by one host
+/// thread. Several feeders may share one GPU ([`GpuJoinWorker::feeders`]):
+/// each makes its tasks' half boards on its own thread, and they take turns
+/// on the GPU, so the GPU is kept busier than one host thread can keep it.
 pub struct GpuJoinWorker {
-    device: GpuDevice,
-    /// One batch on the GPU at a time.
-    busy: Mutex<()>,
+    device: Arc<GpuDevice>,
+    /// Which of the GPU's feeders this is (from 0), and how many there are.
+    feeder: (usize, usize),
 }
 
 impl GpuJoinWorker {
-    /// A worker on `device`.
+    /// The one worker of `device`.
     pub fn new(device: GpuDevice) -> GpuJoinWorker {
         GpuJoinWorker {
-            device,
-            busy: Mutex::new(()),
+            device: Arc::new(device),
+            feeder: (0, 1),
         }
+    }
+
+    /// `count` workers (at least 1) feeding `device` together.
+    pub fn feeders(device: GpuDevice, count: usize) -> Vec<GpuJoinWorker> {
+        let device = Arc::new(device);
+        let count = count.max(1);
+        (0..count)
+            .map(|feeder| GpuJoinWorker {
+                device: Arc::clone(&device),
+                feeder: (feeder, count),
+            })
+            .collect()
     }
 
     /// The GPU.
@@ -40,7 +55,14 @@ impl GpuJoinWorker {
 
 impl BatchWorker for GpuJoinWorker {
     fn name(&self) -> String {
-        self.device.info().describe()
+        match self.feeder {
+            (_, 1) => self.device.info().describe(),
+            (feeder, count) => format!(
+                "{}, feeder {} of {count}",
+                self.device.info().describe(),
+                feeder + 1
+            ),
+        }
     }
 
     fn batch_len(&self) -> usize {
@@ -53,10 +75,6 @@ impl BatchWorker for GpuJoinWorker {
         tasks: &[Task],
         cancel: Option<&AtomicBool>,
     ) -> Result<Vec<Option<BatchCount>>, String> {
-        let _busy = self
-            .busy
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
         self.device.enter()?;
         let mut counter = GpuPairCounter::new(&self.device);
         let mut counts = Vec::with_capacity(tasks.len());

@@ -111,6 +111,11 @@ pub struct CountArgs {
     /// tasks the GPU fails on), to check it or time it.
     #[arg(long, requires = "gpu")]
     pub gpu_only: bool,
+
+    /// With --gpu: host threads feeding the GPU, each making its tasks'
+    /// half boards, beside the -j counting threads.
+    #[arg(long, value_name = "K", default_value_t = 1, requires = "gpu", value_parser = parse_threads)]
+    pub gpu_feeders: usize,
 }
 
 /// Output formats of `count`.

@@ -28,19 +28,20 @@ impl Devices {
             GpuChoice::Index(index) => index,
             GpuChoice::Auto => 0,
         };
-        match open_worker(index) {
-            Ok(worker) => {
-                eprintln!(
-                    "gpu: {} counts join tasks{}",
-                    worker.name(),
-                    if args.gpu_only {
-                        " alone"
-                    } else {
-                        " beside the CPU threads"
-                    }
-                );
+        match open_workers(index, args.gpu_feeders) {
+            Ok((name, workers)) => {
+                let feeders = match workers.len() {
+                    1 => String::new(),
+                    count => format!(", fed by {count} host threads,"),
+                };
+                let with = if args.gpu_only {
+                    " alone"
+                } else {
+                    " beside the CPU threads"
+                };
+                eprintln!("gpu: {name}{feeders} counts join tasks{with}");
                 Ok(Devices {
-                    workers: vec![worker],
+                    workers,
                     alone: args.gpu_only,
                 })
             }
@@ -81,14 +82,22 @@ pub fn failure_line(failure: &WorkerFailure) -> String {
     )
 }
 
+/// The GPU's name and its `feeders` workers.
+type Opened = (String, Vec<Box<dyn BatchWorker + Send>>);
+
 #[cfg(feature = "gpu")]
-fn open_worker(index: u32) -> Result<Box<dyn BatchWorker + Send>, String> {
+fn open_workers(index: u32, feeders: usize) -> Result<Opened, String> {
     let device = nqueens::gpu::GpuDevice::open(index)?;
-    Ok(Box::new(nqueens::gpu::GpuJoinWorker::new(device)))
+    let name = device.info().describe();
+    let workers = nqueens::gpu::GpuJoinWorker::feeders(device, feeders)
+        .into_iter()
+        .map(|worker| Box::new(worker) as Box<dyn BatchWorker + Send>)
+        .collect();
+    Ok((name, workers))
 }
 
 #[cfg(not(feature = "gpu"))]
-fn open_worker(_index: u32) -> Result<Box<dyn BatchWorker + Send>, String> {
+fn open_workers(_index: u32, _feeders: usize) -> Result<Opened, String> {
     Err(
         "--gpu needs a build with the gpu feature (cargo build --release --features gpu)"
             .to_string(),
