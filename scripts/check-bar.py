@@ -133,7 +133,7 @@ def significant_digits(number):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nqueens", default="target/release/nqueens")
+    parser.add_argument("--nqueens", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "nqueens"))
     parser.add_argument("n", nargs="?", default="17")
     parser.add_argument("method", nargs="?", default="mirror")
     parser.add_argument("--eta", action="store_true", help="hold the ETA against the real end")

@@ -50,7 +50,8 @@ if [ ! -x "$reference" ] || [ "$reference_c" -nt "$reference" ]; then
     cc -O3 -march=native -o "$reference" "$reference_c"
 fi
 (cd "$top" && cargo build --release --quiet)
-nqueens=$top/target/release/nqueens
+# Where cargo put it: CARGO_TARGET_DIR if set (a common setup).
+nqueens=${CARGO_TARGET_DIR:-$top/target}/release/nqueens
 
 now() { date +%s.%N; }
 seconds_of() { # command... -> wall seconds on stdout, output checked by caller

@@ -11,7 +11,7 @@ set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 THREADS N [N ...]" >&2; exit 2; }
 threads=$1; shift
 cd "$(dirname "$0")/.."
-bin=${NQUEENS:-target/release/nqueens}
+bin=${NQUEENS:-${CARGO_TARGET_DIR:-target}/release/nqueens}
 [ -x "$bin" ] || cargo build --release --quiet
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || echo unknown)
 echo "# $cpu, lanes ${NQUEENS_LANES:-auto}, $threads threads, $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -12,7 +12,7 @@ set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 THREADS SAMPLE N [N ...]" >&2; exit 2; }
 threads=$1; sample=$2; shift 2
 cd "$(dirname "$0")/.."
-bin=${NQUEENS:-target/release/nqueens}
+bin=${NQUEENS:-${CARGO_TARGET_DIR:-target}/release/nqueens}
 [ -x "$bin" ] || cargo build --release --quiet
 cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || echo unknown)
 echo "# $cpu, matcher ${NQUEENS_MATCHER:-auto}, lanes ${NQUEENS_LANES:-auto}, $threads threads, seed ${SEED:-0}, $(date -u +%Y-%m-%dT%H:%MZ)"

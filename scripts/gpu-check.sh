@@ -23,7 +23,7 @@
 set -uo pipefail
 
 dir=${1:-${OUT:-gpu-check}}
-binary=${2:-target/release/nqueens}
+binary=${2:-${CARGO_TARGET_DIR:-target}/release/nqueens}
 mkdir -p "$dir"
 log="$dir/gpu-check.log"
 : >"$log"

@@ -25,6 +25,6 @@ case "$out" in
 esac
 (cd "$top" && cargo build --release --quiet)
 report=${out%.*}.json
-"$top/target/release/nqueens" bench --format json "$@" >"$report"
+"${CARGO_TARGET_DIR:-$top/target}/release/nqueens" bench --format json "$@" >"$report"
 python3 "$top/scripts/scaling.py" "$report" "$out"
 echo "wrote $out and $report" >&2

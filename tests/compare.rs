@@ -243,3 +243,30 @@ fn compare_takes_two_sets_of_shard_files() {
         .code(2)
         .stderr(predicates::str::contains("carries no task digest"));
 }
+
+#[test]
+fn one_file_on_both_sides_is_said_to_be_compared_with_itself() {
+    let scratch_dir = scratch("compare-itself");
+    let journal = scratch_dir.path().join("a.ckpt");
+    nqueens()
+        .args(["count", "10", "--checkpoint"])
+        .arg(&journal)
+        .assert()
+        .success();
+    let link = scratch_dir.path().join("b.ckpt");
+    std::fs::hard_link(&journal, &link).unwrap();
+    for other in [&journal, &link] {
+        let output = nqueens()
+            .arg("compare")
+            .arg(&journal)
+            .arg(other)
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("are one file: it is compared with itself"),
+            "{stderr}"
+        );
+    }
+}

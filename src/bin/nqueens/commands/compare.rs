@@ -41,6 +41,17 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for path in first.iter().chain(second) {
         super::must_be_regular(path, "a journal or shard result")?;
     }
+    // The same file on both sides agrees with itself whatever it holds:
+    // said, so that no one reads it as two runs agreeing.
+    for path in first {
+        if let Some(twin) = second.iter().find(|other| same_file(path, other)) {
+            eprintln!(
+                "note: {} and {} are one file: it is compared with itself, which says nothing of another run",
+                path.display(),
+                twin.display()
+            );
+        }
+    }
     let key = super::run_key(args.key.as_deref())?;
     let shard_files = first
         .iter()
@@ -142,4 +153,20 @@ fn run_shards(
         |out| write_shards_text(out, &comparison),
         disagreement,
     )
+}
+
+/// Whether `a` and `b` name one file (the same device and inode).
+#[cfg(unix)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Whether `a` and `b` name one file (the same path once resolved).
+#[cfg(not(unix))]
+fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
 }
