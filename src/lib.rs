@@ -33,6 +33,14 @@
 //! assert_eq!(count(10, &options).unwrap().unique, Some(92));
 //! ```
 //!
+//! A board, printed (a [`Solution`] displays as a grid):
+//!
+//! ```
+//! let board = nqueens::Solutions::new(8).next().unwrap();
+//! print!("{board}"); // Q....... then ....Q... and six rows more
+//! assert_eq!(board.columns(), [0, 4, 7, 5, 2, 6, 1, 3]);
+//! ```
+//!
 //! A shard of a count, as one machine of a cluster runs it:
 //!
 //! ```

@@ -22,6 +22,21 @@ impl Solution {
     }
 }
 
+/// The board as a text grid, a row a line (`Q` the queen, `.` an empty
+/// square), as `nqueens list --format grid` draws it:
+///
+/// ```
+/// let first = nqueens::Solutions::new(4).next().unwrap();
+/// assert_eq!(first.to_string(), ".Q..\n...Q\nQ...\n..Q.\n");
+/// ```
+impl std::fmt::Display for Solution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut grid = Vec::new();
+        crate::boards::render::render_grid(&mut grid, self.columns());
+        f.write_str(&String::from_utf8_lossy(&grid))
+    }
+}
+
 impl std::fmt::Debug for Solution {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.columns().fmt(f)

@@ -9,7 +9,6 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -145,7 +144,8 @@ pub struct TaskOutcome {
     pub id: u64,
     /// What it counted.
     pub count: TaskCount,
-    /// Wall time the search took on this task.
+    /// Seconds the task took: its thread's CPU time (a batch worker's
+    /// share of its batch's time), as journals and `--profile` record it.
     pub seconds: f64,
 }
 
@@ -490,7 +490,10 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
             ..RunTotals::default()
         };
     }
-    let started = hooks.on_task.map(|_| Instant::now());
+    // The thread's CPU time, as the estimate times its tasks: a wall clock
+    // runs on while the thread waits for a core, and read 2x the CPU time
+    // on a busy machine.
+    let started = hooks.on_task.map(|_| crate::system::thread_cpu_seconds());
     let Some(count) = count_task_until(n, task, hooks.cancel) else {
         // Abandoned when the run was cancelled: counted again on resume.
         return RunTotals {
@@ -504,7 +507,7 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
         on_task(&TaskOutcome {
             id: task.id,
             count,
-            seconds: started.elapsed().as_secs_f64(),
+            seconds: (crate::system::thread_cpu_seconds() - started).max(0.0),
         });
     }
     RunTotals {

@@ -135,8 +135,16 @@ fn progress_line(doing: &'static str, asked: usize, limit: String) -> impl Fn(us
         if talk && (timed == 0 || now >= last + 125) {
             drawn.store(now, std::sync::atomic::Ordering::Relaxed);
             // Fits 80 columns; \x1b[K clears what a longer line left.
+            // "of K" only where no time limit cuts the sample short: with
+            // one, K is a cap the time may not reach (60 of 10,000 fit 30 s
+            // at N = 28).
+            let of = if limit.is_empty() {
+                format!(" of {asked}")
+            } else {
+                String::new()
+            };
             eprint!(
-                "\r{doing}: {timed} of {asked} tasks timed, {:.0} s{limit}\x1b[K",
+                "\r{doing}: {timed}{of} tasks timed, {:.0} s{limit}\x1b[K",
                 started.elapsed().as_secs_f64()
             );
         }
@@ -160,7 +168,7 @@ fn estimate_talking(
 ) -> anyhow::Result<Estimate> {
     let asked = sample.min(plan.tasks.len());
     let limit = budget.map_or(String::new(), |budget| {
-        format!(" (at most {} s)", budget.as_secs())
+        format!(" of at most {} s (and {asked} tasks)", budget.as_secs())
     });
     let progress = progress_line("estimating", asked, limit);
     progress(0);
