@@ -125,6 +125,7 @@ for n in (26, 28):
         "core_days_one_cpu_thread": (t["cpu_seconds"] or 0) / 86400,
         "gpu_per_cpu_thread": t["gpu_per_cpu_thread"],
         "peak_gpu_bytes": t["peak_gpu_bytes"], "pairs_per_second": t["pairs_per_second"],
+        "decided_share": t.get("decided_share"),
     }
 with open(os.path.join(dir, "gpu-check.json"), "w") as f:
     json.dump(summary, f, indent=1)
@@ -137,11 +138,11 @@ for key, label in (("beside", "GPU + CPU threads"), ("cpu", "CPU threads alone")
     r = summary[key]
     if r:
         lines.append(f"| {r['n']} | {label} ({r['threads']}) | {r['seconds']:.3f} | {r['solutions']/max(r['seconds'],1e-9):.3e} | {r['exact']} |")
-lines += ["", "| N | tasks timed | GPU-days (95%) | solutions/s | one GPU = CPU threads | peak GPU memory | pairs/s |", "|---|---|---|---|---|---|---|"]
+lines += ["", "| N | tasks timed | GPU-days (95%) | solutions/s | one GPU = CPU threads | peak GPU memory | pairs decided/s | share of pairs decided |", "|---|---|---|---|---|---|---|---|"]
 for n, t in summary["timing"].items():
     lo, hi = t["gpu_days_interval"]
     ratio = t["gpu_per_cpu_thread"]
-    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} |")
+    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} | {t['decided_share']} |")
 with open(os.path.join(dir, "gpu-check.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))

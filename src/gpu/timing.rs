@@ -18,6 +18,9 @@ pub struct TaskTiming {
     pub id: u64,
     /// Its solutions (the same on both sides where both counted it).
     pub solutions: u64,
+    /// Its pairs of half boards, all of them (the work measure a count
+    /// reports as nodes): what a matcher that tried every pair would decide.
+    pub pairs: u64,
     /// Wall seconds on the GPU (its host thread making the half boards,
     /// the GPU matching them).
     pub gpu_seconds: f64,
@@ -51,6 +54,9 @@ pub struct Timing {
     pub peak_gpu_bytes: u64,
     /// Pairs the GPU's buckets let it decide, per second of GPU time.
     pub pairs_per_second: f64,
+    /// Of all the pairs of the tasks timed, the share the GPU decided (the
+    /// rest its buckets ruled out unseen).
+    pub decided_share: f64,
 }
 
 /// Times `ids` of `plan` (a join plan) on `device`, and the first
@@ -105,6 +111,7 @@ pub fn time_tasks(
         timed.push(TaskTiming {
             id,
             solutions: on_gpu.solutions,
+            pairs: on_gpu.pairs,
             gpu_seconds,
             cpu_seconds: cpu_seconds.map(|(_, seconds)| seconds),
         });
@@ -138,6 +145,12 @@ pub fn time_tasks(
                 .map(|task| task.gpu_seconds)
                 .sum::<f64>()
                 .max(1e-9),
+        decided_share: counter.pairs_decided as f64
+            / timed
+                .iter()
+                .map(|task| task.pairs as f64)
+                .sum::<f64>()
+                .max(1.0),
         timed,
     })
 }

@@ -241,9 +241,7 @@ pub fn run_bench(
         }
         .to_string(),
         cpu_features: system::cpu_features(),
-        lanes: crate::search::lanes::best()
-            .map_or("off", |lanes| lanes.name())
-            .to_string(),
+        lanes: lanes_path().to_string(),
         matcher: crate::search::join::matcher_path().name().to_string(),
         timestamp: system::timestamp_utc(),
         load_average_before,
@@ -291,4 +289,21 @@ pub fn busy_warnings(report: &BenchReport) -> Vec<String> {
         }
     }
     warnings
+}
+
+/// The vector-lane build of the depth-first searches on this CPU (`off`:
+/// none), as `NQUEENS_LANES` leaves it.
+fn lanes_path() -> &'static str {
+    crate::search::lanes::best().map_or("off", |lanes| lanes.name())
+}
+
+/// The code paths a count takes on this CPU, as people read them: `lanes
+/// avx512-popcnt, matcher avx512` (figures differ by path several times
+/// over, so a count names it where a person watches).
+pub fn code_paths() -> String {
+    format!(
+        "lanes {}, matcher {}",
+        lanes_path(),
+        crate::search::join::matcher_path().name()
+    )
 }

@@ -48,6 +48,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
         check_fallback(n, &options, threads, args.allow_slow)?;
     }
     let devices = super::gpu::Devices::open(args)?;
+    super::say_paths(args.progress);
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();

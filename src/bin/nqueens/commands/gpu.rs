@@ -140,7 +140,12 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
         println!("{}", serde_json::to_string(&timing)?);
         return Ok(ExitCode::Success);
     }
-    let days = |seconds: f64| seconds / 86_400.0;
+    // Seconds, hours or days, whichever reads best.
+    let span = |seconds: f64| match seconds {
+        s if s < 3_600.0 => format!("{s:.1} s"),
+        s if s < 86_400.0 => format!("{:.2} h", s / 3_600.0),
+        s => format!("{:.2} days", s / 86_400.0),
+    };
     let mean = |seconds: f64| seconds / timing.tasks_in_plan as f64;
     println!("gpu: {}", timing.device);
     let cpu_timed = timing
@@ -155,26 +160,27 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
         timing.tasks_in_plan
     );
     println!(
-        "  GPU: {:.3} ms a task; the whole plan {:.2} GPU-days (95% interval {:.2} to {:.2})",
+        "  GPU: {:.3} ms a task; the whole plan {} on this GPU (95% interval {} to {})",
         mean(timing.gpu_seconds) * 1e3,
-        days(timing.gpu_seconds),
-        days(timing.gpu_interval.0),
-        days(timing.gpu_interval.1)
+        span(timing.gpu_seconds),
+        span(timing.gpu_interval.0),
+        span(timing.gpu_interval.1)
     );
     if let Some(cpu) = timing.cpu_seconds {
         println!(
-            "  one CPU thread: {:.3} ms a task; the whole plan {:.2} core-days",
+            "  one CPU thread: {:.3} ms a task; the whole plan {} of one core",
             mean(cpu) * 1e3,
-            days(cpu)
+            span(cpu)
         );
     }
     if let Some(ratio) = timing.gpu_per_cpu_thread {
         println!("  one GPU = {ratio:.2} CPU threads on the tasks both counted");
     }
     println!(
-        "  peak GPU memory in use {}; {:.3e} pairs decided a second on the GPU",
+        "  peak GPU memory in use {}; {:.3e} pairs decided a second on the GPU, {:.1}% of all the tasks' pairs",
         human_bytes(timing.peak_gpu_bytes),
-        timing.pairs_per_second
+        timing.pairs_per_second,
+        timing.decided_share * 100.0
     );
     Ok(ExitCode::Success)
 }

@@ -192,6 +192,16 @@ pub fn run_key(
         .transpose()
 }
 
+/// Names the code paths a count takes (`lanes avx512-popcnt, matcher
+/// avx512`) where a person watches it: on a terminal, with the progress bar
+/// not turned off (pipes and files get the output they always had).
+pub fn say_paths(progress: crate::args::ProgressMode) {
+    use std::io::IsTerminal;
+    if progress != crate::args::ProgressMode::Never && io::stderr().is_terminal() {
+        eprintln!("paths: {}", nqueens::run::bench::code_paths());
+    }
+}
+
 /// Refuses a path that exists and is not a regular file before it is
 /// opened: opening a pipe blocks until something writes to it, and a
 /// device may never end.

@@ -114,6 +114,7 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     let key = super::run_key(args.key.as_deref())?;
     super::check_fallback(n, &options, threads, args.allow_slow)?;
     let devices = super::gpu::Devices::open(args)?;
+    super::say_paths(args.progress);
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let started = Instant::now();
     let bar = progress::task_bar(args.progress, format!("N={n}"));
