@@ -149,7 +149,7 @@ pub const MAX_CHECKED_COLUMNS: usize = 100_000_000;
 /// Longest line read: the largest board's columns, 9 digits and a space
 /// each, with room for other white space. Reading stops with an error once
 /// a line passes it, so an endless line (`/dev/zero`) ends.
-pub const MAX_LINE_BYTES: u64 = 12 * MAX_CHECKED_COLUMNS as u64;
+pub(crate) const MAX_LINE_BYTES: u64 = 12 * MAX_CHECKED_COLUMNS as u64;
 
 /// Longest token quoted in a message; longer ones are cut.
 const QUOTED_BYTES: usize = 24;
@@ -160,7 +160,7 @@ const QUOTED_BYTES: usize = 24;
 /// blocks and parsed as it comes, so a line costs 8 bytes per column
 /// whatever its length, and bytes that are not a board (binary, other
 /// encodings) make that line invalid, quoted cut and escaped. Input that is
-/// not text (a NUL byte) or a line longer than [`MAX_LINE_BYTES`] ends the
+/// not text (a NUL byte) or a line longer than the largest board's (1.2 GB) ends the
 /// reading with an error of kind `InvalidData` naming the line.
 pub fn check_lines(
     mut input: impl std::io::BufRead,

@@ -140,7 +140,7 @@ impl Buffer {
     }
 }
 
-/// Counts a join's pairs on a GPU (see [`PairCounter`]): each part of
+/// Counts a join's pairs on a GPU (the join's pair-counter seam): each part of
 /// stored keys is laid out in buckets and copied once, each batch of
 /// queries copied and matched by one launch.
 pub struct GpuPairCounter<'a> {

@@ -183,7 +183,7 @@ pub fn compare_keyed(
 /// with more (N = 28 has 260 million tasks) is compared a window of ids at
 /// a time, each file read once per window, so that memory stays under 1 GB
 /// at any N.
-pub const WINDOW_TASKS: u64 = 1 << 26;
+pub(crate) const WINDOW_TASKS: u64 = 1 << 26;
 
 /// [`compare_keyed`] of `plan`'s journals, `window` task ids at a time.
 fn compare_in_windows(

@@ -7,7 +7,7 @@
 //! microseconds and threads), so a count spread over several runs knows its
 //! whole cost; then, when every task is done, a `complete` line. The header
 //! ends with a checksum of its own text and every later line with a
-//! checksum of the header's text and its own ([`seal`]), so a torn tail (a
+//! checksum of the header's text and its own (see `seal.rs`), so a torn tail (a
 //! crash mid-write, zeros after a power loss) is recognised and cut off, a
 //! line copied from another plan's journal does not hold, and damage
 //! anywhere else is refused rather than trusted. Each task line is written
