@@ -10,6 +10,10 @@ Each trial is one of:
            at random places, resumed;
   damage   a finished or part-done journal cut at a random byte, given a
            zero-filled or junk tail, or one byte changed, resumed;
+  full     a checkpointed count whose file size limit (RLIMIT_FSIZE, SIGXFSZ
+           ignored: writes past it fail as on a full disk) stops its
+           journal at a random size; it must finish exact or fail in one
+           line, and its journal must then resume to the exact count;
   args     a random command line from the program's words and hostile
            values (N out of range, bad shards, odd bytes), run once.
 
@@ -202,6 +206,41 @@ class Torture:
         status, stdout, stderr = self.run(self.count_args(n, method, journal))
         self.judge("damage", n, status, stdout, stderr, f"N = {n} {method} {how}")
 
+    def trial_full(self):
+        import resource
+
+        n = self.rng.choice([13, 14])
+        method = self.rng.choice(METHODS[:3])
+        journal = self.path("full.ckpt")
+        limit = self.rng.choice([200, 1000, 4096, 20_000, 60_000])
+
+        def small_disk():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        args = self.count_args(n, method, journal)
+        try:
+            done = subprocess.run([self.binary] + args, capture_output=True, timeout=60,
+                                  cwd=self.scratch, stdin=subprocess.DEVNULL,
+                                  preexec_fn=small_disk)
+        except subprocess.TimeoutExpired:
+            self.record("full", "hang", f"N = {n} {method}, {limit} bytes")
+            return
+        text = done.stderr.decode(errors="replace")
+        detail = f"N = {n} {method}, journal limited to {limit} bytes"
+        if done.returncode == 101 or "panicked" in text:
+            self.record("full", "panic", f"{detail}: {text.strip()[:200]}")
+            return
+        if done.returncode == 0:
+            self.judge("full", n, done.returncode, done.stdout, done.stderr, detail)
+            return
+        if done.returncode != 1 or text.count("error:") != 1:
+            self.record("full", "wrong", f"{detail}: exit {done.returncode}: {text.strip()[:200]}")
+            return
+        # Refused in one line: what it saved must resume to the exact count.
+        status, stdout, stderr = self.run(args)
+        self.judge("full", n, status, stdout, stderr, f"{detail}, resumed")
+
     WORDS = ["count", "list", "solve", "check", "plan", "merge", "compare", "verify", "bench",
              "-m", "--method", "-j", "--threads", "--shard", "--shards", "--checkpoint",
              "--out", "--key", "--format", "--split-depth", "--max-memory", "--nth", "--limit",
@@ -266,8 +305,8 @@ def main():
     rng = random.Random(seed)
     scratch = tempfile.mkdtemp(prefix="nqueens-torture-")
     torture = Torture(binary, rng, scratch)
-    kinds = [torture.trial_kill, torture.trial_splice, torture.trial_damage, torture.trial_args,
-             torture.trial_args]
+    kinds = [torture.trial_kill, torture.trial_splice, torture.trial_damage, torture.trial_full,
+             torture.trial_args, torture.trial_args]
     started = time.time()
     try:
         while time.time() - started < args.seconds:
