@@ -20,6 +20,7 @@ pub mod key;
 pub mod mpi;
 pub mod report;
 pub mod shard;
+mod spread;
 pub mod stop;
 pub mod tracked;
 pub mod verify;
