@@ -16,7 +16,7 @@
 #   BINARY  the nqueens binary [default: target/release/nqueens]
 # Sizes: GPU_CHECK_ALONE (the N counted on the GPU alone, default 16..21),
 # GPU_CHECK_BESIDE (default 22), GPU_CHECK_26 / GPU_CHECK_28 (tasks timed,
-# default 24 and 8), GPU_CHECK_CPU_26 / GPU_CHECK_CPU_28 (of those, also
+# default 24 and 8; 0 skips), GPU_CHECK_CPU_26 / GPU_CHECK_CPU_28 (of those, also
 # timed on one CPU thread, default 3 and 1), GPU_CHECK_FEEDERS (host
 # threads feeding the GPU in steps 2 and 3, default 4; step 3's counting
 # threads are the other cores).
@@ -74,6 +74,7 @@ cat "$dir/cpu.csv" | tee -a "$log"
 timing_status=0
 for n in 26 28; do
     if [ "$n" = 26 ]; then tasks=${GPU_CHECK_26:-24}; cpu=${GPU_CHECK_CPU_26:-3}; else tasks=${GPU_CHECK_28:-8}; cpu=${GPU_CHECK_CPU_28:-1}; fi
+    [ "$tasks" -gt 0 ] || continue
     say "== 4. $tasks tasks of N = $n timed on the GPU, $cpu on one CPU thread (at $((SECONDS - started)) s)"
     "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed 1 --format json \
         >"$dir/time-$n.json" 2>>"$log" || timing_status=$?
@@ -142,7 +143,8 @@ lines += ["", "| N | tasks timed | GPU-days (95%) | solutions/s | one GPU = CPU 
 for n, t in summary["timing"].items():
     lo, hi = t["gpu_days_interval"]
     ratio = t["gpu_per_cpu_thread"]
-    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} | {t['decided_share']} |")
+    share = "-" if t["decided_share"] is None else f"{100 * t['decided_share']:.1f}%"
+    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} | {share} |")
 with open(os.path.join(dir, "gpu-check.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))
