@@ -22,9 +22,7 @@ fn fake_driver() -> &'static Path {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
         let status = std::process::Command::new(&compiler)
-            .args([
-                "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-I",
-            ])
+            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-I"])
             .arg(root.join("src/gpu"))
             .arg(root.join("tests/gpu/fake_cuda.c"))
             .arg("-o")
