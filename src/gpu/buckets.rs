@@ -131,25 +131,19 @@ impl QueryLayout {
     }
 }
 
+/// `len` keys for tests, drawn from `seed`: each bit set with chance
+/// 2^-density (the denser, the fewer disjoint pairs).
+#[cfg(test)]
+pub(super) fn keys(seed: u64, len: usize, density: u32) -> Vec<u64> {
+    let mut draws = crate::random::SplitMix64(seed);
+    (0..len)
+        .map(|_| (0..density).fold(u64::MAX, |key, _| key & draws.next()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn keys(seed: u64, len: usize, density: u32) -> Vec<u64> {
-        let mut state = seed | 1;
-        (0..len)
-            .map(|_| {
-                let mut key = u64::MAX;
-                for _ in 0..density {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    key &= state;
-                }
-                key
-            })
-            .collect()
-    }
 
     #[test]
     fn every_key_lands_once_in_the_bucket_of_its_pattern() {

@@ -67,24 +67,9 @@ impl PairCounter for HostPairCounter {
 
 #[cfg(test)]
 mod tests {
+    use super::super::buckets::keys;
     use super::*;
     use crate::search::join::{count_task, count_task_on, JoinTasks};
-
-    fn keys(seed: u64, len: usize, density: u32) -> Vec<u64> {
-        let mut state = seed | 1;
-        (0..len)
-            .map(|_| {
-                let mut key = u64::MAX;
-                for _ in 0..density {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    key &= state;
-                }
-                key
-            })
-            .collect()
-    }
 
     fn naive(stored: &[u64], queries: &[u64], extra: u64) -> u64 {
         queries

@@ -175,16 +175,11 @@ fn mean_and_error(values: impl Iterator<Item = f64>) -> (f64, f64) {
 /// the estimate's does.
 pub fn sample_ids(len: u64, count: u64, seed: u64) -> Vec<u64> {
     let count = count.min(len).max(1);
-    let mut state = seed ^ 0x9e37_79b9_7f4a_7c15;
+    let mut draws = crate::random::SplitMix64(seed ^ 0x9e37_79b9_7f4a_7c15);
     (0..count)
         .map(|k| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
             let (from, to) = (len * k / count, len * (k + 1) / count);
-            from + z % (to - from).max(1)
+            from + draws.next() % (to - from).max(1)
         })
         .collect()
 }

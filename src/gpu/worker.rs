@@ -91,11 +91,7 @@ impl BatchWorker for GpuJoinWorker {
                 return Err(error);
             }
             counts.push(tally.map(|tally| BatchCount {
-                count: TaskCount {
-                    solutions: tally.solutions,
-                    nodes: tally.pairs,
-                    ..TaskCount::default()
-                },
+                count: TaskCount::of_join(tally),
                 micros: (started.elapsed().as_secs_f64() * 1e6).round() as u64,
             }));
         }

@@ -36,6 +36,16 @@ pub struct TaskCount {
 }
 
 impl TaskCount {
+    /// A join task's counts: its solutions, and its pairs of half boards as
+    /// its work measure.
+    pub(crate) fn of_join(tally: join::JoinTally) -> TaskCount {
+        TaskCount {
+            solutions: tally.solutions,
+            nodes: tally.pairs,
+            ..TaskCount::default()
+        }
+    }
+
     /// Task `id`'s counts (not its work measure, which builds may count
     /// differently) as one 64-bit digest. Summed over a set of tasks it
     /// gives [`RunTotals::digest`]: the same whatever the order or the
@@ -73,11 +83,7 @@ pub(crate) fn count_task_until(
     match (task.kind, cancel) {
         (TaskKind::Join { east_rows, middle }, Some(cancel)) => {
             let tally = join::count_task_until(n, &JoinTask { east_rows, middle }, cancel)?;
-            Some(TaskCount {
-                solutions: tally.solutions,
-                nodes: tally.pairs,
-                ..TaskCount::default()
-            })
+            Some(TaskCount::of_join(tally))
         }
         _ => Some(count_task(n, task)),
     }
@@ -106,12 +112,7 @@ pub(crate) fn count_below(
             }
         }
         TaskKind::Join { east_rows, middle } => {
-            let tally = join::count_task(n, &JoinTask { east_rows, middle });
-            TaskCount {
-                solutions: tally.solutions,
-                nodes: tally.pairs,
-                ..TaskCount::default()
-            }
+            TaskCount::of_join(join::count_task(n, &JoinTask { east_rows, middle }))
         }
         TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => {
             let shape = kind.d4_shape().expect("a d4 task has a d4 shape");

@@ -15,7 +15,6 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::Instant;
 
 use super::engine::{count_task_until, RunHooks, RunTotals, SpreadOrder, TaskCount, TaskOutcome};
 use crate::plan::{Task, TaskList};
@@ -77,10 +76,12 @@ impl BatchWorker for CpuBatchWorker {
         Ok(tasks
             .iter()
             .map(|task| {
-                let started = Instant::now();
+                // Its thread's CPU time, as a CPU thread's task is timed.
+                let started = crate::system::thread_cpu_seconds();
                 count_task_until(n, task, cancel).map(|count| BatchCount {
                     count,
-                    micros: (started.elapsed().as_secs_f64() * 1e6).round() as u64,
+                    micros: ((crate::system::thread_cpu_seconds() - started).max(0.0) * 1e6).round()
+                        as u64,
                 })
             })
             .collect())
