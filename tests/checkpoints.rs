@@ -406,18 +406,10 @@ fn join_tasks_in_flight_are_abandoned_on_interrupt() {
     // plan takes seconds, longer on a loaded machine, and a signal before
     // it is answered as "nothing was counted" (a CI run beside other work
     // once got there after a fixed 3 s).
-    let waited = std::time::Instant::now();
-    while !std::fs::read_to_string(&journal)
-        .unwrap_or_default()
-        .lines()
-        .any(|line| line.starts_with("task "))
-    {
-        assert!(
-            waited.elapsed() < Duration::from_secs(120),
-            "no task journaled in 2 minutes"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert!(
+        common::wait_for_journaled_task(&journal, Duration::from_secs(120)),
+        "no task journaled in 2 minutes"
+    );
     std::thread::sleep(Duration::from_millis(500));
     let signalled = std::time::Instant::now();
     let _ = StdCommand::new("kill")

@@ -1,5 +1,5 @@
-//! Every code fence in README.md and docs/*.md is run or checked here, so
-//! that what the pages show is what the program does:
+//! The transcripts of README.md and docs/*.md run, so that what the pages
+//! show is what the program does (tests/pages.rs checks the other fences):
 //!
 //! - ```` ```text ```` fences are transcripts: each `$ ` line runs in bash
 //!   (with this build's `nqueens` first on the PATH, in a scratch folder)
@@ -11,109 +11,15 @@
 //!   as is every command of its fence; there the lines shown must appear
 //!   in order, and how many tasks were done by then is masked.
 //!   `text failpoints` fences need a build with the `failpoints` feature
-//!   (`.ci/run` runs this file with it); `text layout` is the source
-//!   layout, whose every file and folder must exist.
-//! - ```` ```sh ```` fences are recipes: every script they name exists and
-//!   is executable, and every `nqueens` command line in them parses.
-//! - ```` ```rust ```` fences are doctests: their page is included in
-//!   `src/lib.rs` under `cfg(doctest)`.
+//!   (`.ci/run` runs this file with it).
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use common::pages::{fences_of, shell_words, Fence};
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-/// One fenced block of a page.
-struct Fence {
-    /// The page and the line of the opening fence, for messages.
-    place: String,
-    /// What follows the opening backticks.
-    info: String,
-    lines: Vec<String>,
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The pages: README.md and every docs/*.md.
-fn pages() -> Vec<PathBuf> {
-    let mut pages = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
-        .collect();
-    docs.sort();
-    pages.extend(docs);
-    pages
-}
-
-fn fences() -> Vec<Fence> {
-    let mut fences = Vec::new();
-    for page in pages() {
-        let name = page.strip_prefix(root()).unwrap().display().to_string();
-        let text = std::fs::read_to_string(&page).unwrap();
-        let mut open: Option<Fence> = None;
-        for (index, line) in text.lines().enumerate() {
-            match (line.strip_prefix("```"), open.take()) {
-                (Some(_), Some(fence)) => fences.push(fence),
-                (Some(info), None) => {
-                    open = Some(Fence {
-                        place: format!("{name}:{}", index + 1),
-                        info: info.trim().to_string(),
-                        lines: Vec::new(),
-                    })
-                }
-                (None, Some(mut fence)) => {
-                    fence.lines.push(line.to_string());
-                    open = Some(fence);
-                }
-                (None, None) => {}
-            }
-        }
-        assert!(open.is_none(), "{name}: a fence is not closed");
-    }
-    fences
-}
-
-/// The fences whose kind (what follows the backticks) is `kind`.
-fn fences_of(kind: &str) -> Vec<Fence> {
-    fences()
-        .into_iter()
-        .filter(|fence| fence.info == kind)
-        .collect()
-}
-
-#[test]
-fn every_fence_is_of_a_kind_these_tests_run() {
-    let lib = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
-    let all = fences();
-    assert!(all.len() >= 15, "only {} fences found", all.len());
-    for fence in &all {
-        match fence.info.as_str() {
-            "rust" => {
-                let page = fence.place.split(':').next().unwrap();
-                assert!(
-                    lib.contains(&format!("include_str!(\"../{page}\")")),
-                    "{}: a rust fence on a page src/lib.rs does not include as doctests",
-                    fence.place
-                );
-            }
-            "sh" | "text layout" => {}
-            "text" | "text failpoints" => assert!(
-                fence.lines.first().is_some_and(|line| line.starts_with("$ ")),
-                "{}: a text fence is a transcript and starts with a `$ ` command",
-                fence.place
-            ),
-            other => panic!(
-                "{}: fence kind `{other}` is not run by tests/docs.rs (rust, sh, text, text layout, text failpoints)",
-                fence.place
-            ),
-        }
-    }
-}
 
 /// One command of a transcript and the output shown under it.
 struct Step {
@@ -179,16 +85,8 @@ fn run(command: &str, dir: &Path, interrupt: Option<Duration>) -> (Option<i32>, 
             .position(|word| word == "--checkpoint")
             .and_then(|at| words.get(at + 1))
             .map(|name| dir.join(name));
-        let waited = std::time::Instant::now();
-        while let Some(journal) = &journal {
-            let saved = std::fs::read_to_string(journal)
-                .unwrap_or_default()
-                .lines()
-                .any(|line| line.starts_with("task "));
-            if saved || waited.elapsed() > Duration::from_secs(120) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if let Some(journal) = &journal {
+            common::wait_for_journaled_task(journal, Duration::from_secs(120));
         }
         // bash's own kill: no procps needed.
         let _ = Command::new("bash")
@@ -427,140 +325,6 @@ fn fault_transcripts_print_what_the_pages_show() {
     }
 }
 
-/// The words of a shell line, quotes removed (a quoted string is one
-/// word), up to a comment.
-fn shell_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    let mut in_word = false;
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                in_word = true;
-            }
-            (None, '#') if !in_word => break,
-            (None, c) if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            (None, c) => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    words
-}
-
-/// The argument lists of every `nqueens` command in `words` (also inside
-/// a quoted word such as sbatch's `--wrap "..."`).
-fn nqueens_commands(words: &[String], found: &mut Vec<Vec<String>>) {
-    for (index, word) in words.iter().enumerate() {
-        if word.contains(' ') {
-            nqueens_commands(&shell_words(word), found);
-        } else if word == "nqueens"
-            || word.ends_with("/nqueens")
-            || (word == "--" && index >= 2 && words[index - 2..index] == ["run", "--release"])
-        {
-            found.push(words[index + 1..].to_vec());
-            return;
-        }
-    }
-}
-
-#[test]
-fn recipes_name_scripts_that_exist_and_commands_that_parse() {
-    use std::os::unix::fs::PermissionsExt;
-    let mut commands = Vec::new();
-    let mut scripts = 0;
-    for fence in &fences_of("sh") {
-        let joined = fence.lines.join("\n").replace("\\\n", " ");
-        for line in joined.lines() {
-            let words = shell_words(line);
-            for word in words.iter().filter(|word| word.starts_with("scripts/")) {
-                let path = root().join(word);
-                let mode = std::fs::metadata(&path)
-                    .unwrap_or_else(|_| panic!("{}: {word} does not exist", fence.place))
-                    .permissions()
-                    .mode();
-                assert!(
-                    mode & 0o111 != 0,
-                    "{}: {word} is not executable",
-                    fence.place
-                );
-                scripts += 1;
-            }
-            let mut found = Vec::new();
-            nqueens_commands(&words, &mut found);
-            commands.extend(found.into_iter().map(|args| (fence.place.clone(), args)));
-        }
-    }
-    assert!(
-        scripts >= 5 && commands.len() >= 4,
-        "{scripts} scripts, {commands:?}"
-    );
-    for (place, args) in commands {
-        // Clap reads the arguments in order and meets --help last: it
-        // fails on any it does not accept before printing the help.
-        let output = common::nqueens()
-            .args(&args)
-            .arg("--help")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{place}: nqueens {} does not parse: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-}
-
-#[test]
-fn the_source_layout_names_files_that_exist() {
-    let layouts = fences_of("text layout");
-    assert_eq!(layouts.len(), 1, "one source layout, in README.md");
-    let mut paths = vec!["src/".to_string()];
-    let mut stack = vec![root().join("src")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            let relative = path.strip_prefix(root()).unwrap().display().to_string();
-            if path.is_dir() {
-                paths.push(format!("{relative}/"));
-                stack.push(path);
-            } else {
-                paths.push(relative);
-            }
-        }
-    }
-    let mut named = 0;
-    for line in &layouts[0].lines {
-        for word in line.split(|c: char| c.is_whitespace() || ",:()`".contains(c)) {
-            if !(word.ends_with(".rs") || word.ends_with('/')) || word.len() < 3 {
-                continue;
-            }
-            named += 1;
-            assert!(
-                paths.iter().any(|path| path.ends_with(word)
-                    && (path.len() == word.len()
-                        || path[..path.len() - word.len()].ends_with('/'))),
-                "the source layout names {word}, which is not under src/"
-            );
-        }
-    }
-    assert!(named >= 30, "only {named} files and folders named");
-}
-
 #[test]
 fn the_masks_keep_what_must_match() {
     let mut header = None;
@@ -589,16 +353,6 @@ fn the_masks_keep_what_must_match() {
     assert_eq!(
         shell_words(r#"a 'b c' "d" # e"#),
         ["a", "b c", "d"].map(String::from)
-    );
-}
-
-#[test]
-fn the_readme_reads_in_ten_minutes() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let lines = readme.lines().count();
-    assert!(
-        lines <= 350,
-        "README.md has {lines} lines: at most 350; move detail to docs/"
     );
 }
 

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod pages;
 pub mod slurm;
 
 use std::path::{Path, PathBuf};
@@ -141,4 +142,25 @@ pub fn seal_line(header_line: &str, text: &str) -> String {
     let header = header_line.rsplit_once(" #").unwrap().0;
     let bound = format!("{header}\n{text}");
     format!("{text} #{:016x}", fnv1a(bound.as_bytes()))
+}
+
+/// Waits until the journal at `path` holds a task line (its count has
+/// begun), for at most `limit`: whether it came. A signal sent before it
+/// meets a count still building its plan, for seconds on a loaded machine.
+#[allow(dead_code)]
+pub fn wait_for_journaled_task(path: &Path, limit: std::time::Duration) -> bool {
+    let waited = std::time::Instant::now();
+    loop {
+        let journaled = std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .any(|line| line.starts_with("task "));
+        if journaled {
+            return true;
+        }
+        if waited.elapsed() > limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
