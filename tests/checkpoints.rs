@@ -30,7 +30,10 @@ const LONG_COUNT: [&str; 9] = [
 ];
 
 /// Starts a long checkpointed count, lets it work for `after`, sends
-/// `signal`, and returns its exit status and stderr.
+/// `signal`, and returns its exit status and stderr. A stop (anything but
+/// `-9`) is sent once a task is saved too, so that the saved work the
+/// callers check is there on a loaded machine; a kill comes at its moment,
+/// whatever it meets.
 fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, String) {
     let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(LONG_COUNT)
@@ -40,6 +43,12 @@ fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, Str
         .spawn()
         .unwrap();
     std::thread::sleep(after);
+    if signal != "-9" {
+        assert!(
+            common::wait_for_journaled_task(journal, Duration::from_secs(120)),
+            "no task journaled in 2 minutes"
+        );
+    }
     let _ = StdCommand::new("kill")
         .args([signal, &child.id().to_string()])
         .status();
@@ -457,6 +466,19 @@ fn depth_first_tasks_of_large_n_are_abandoned_after_the_grace() {
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_secs(2));
+        if checkpoint {
+            // Counting has begun once the journal has its header (written
+            // after the plan is built): on a loaded machine 2 s may not
+            // reach it.
+            let waited = std::time::Instant::now();
+            while std::fs::metadata(&journal).map_or(true, |meta| meta.len() == 0) {
+                assert!(
+                    waited.elapsed() < Duration::from_secs(120),
+                    "no journal in 2 minutes"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
         let signalled = std::time::Instant::now();
         let _ = StdCommand::new("kill")
             .args(["-INT", &child.id().to_string()])

@@ -219,16 +219,24 @@ fn a_shard_whose_file_cannot_be_written_at_the_end_still_prints_its_result() {
     let out_dir = scratch_dir.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
     let out = out_dir.join("s.json");
-    // A count of some seconds; its output directory is removed meanwhile.
+    // A count of some seconds; its output directory is removed meanwhile,
+    // once a task is journaled (the path was checked before counting: a
+    // removal before that would be refused at once).
+    let journal = scratch_dir.path().join("j.ckpt");
     let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(["count", "17", "-m", "mirror", "-j", "1", "--shard", "0/1"])
         .arg("--out")
         .arg(&out)
+        .arg("--checkpoint")
+        .arg(&journal)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        common::wait_for_journaled_task(&journal, Duration::from_secs(120)),
+        "no task journaled in 2 minutes"
+    );
     std::fs::remove_dir(&out_dir).unwrap();
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
