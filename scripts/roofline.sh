@@ -6,7 +6,8 @@
 # the half boards (placing, pairing, the grid's filter), the quadrant cells,
 # the plan (making tasks from ids) and the rest. Whole counts also give the
 # pairs of half boards decided per solution (the work measure `count` reports
-# as nodes). A development script: it needs perf (linux-perf).
+# as nodes), and the peak memory. A development script: it needs perf
+# (linux-perf) and GNU time.
 #
 #   scripts/roofline.sh                    # N = 18 20 22 24 26 28
 #   scripts/roofline.sh 18 26              # some N
@@ -30,11 +31,11 @@ family=$(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
 model=$(grep -m1 '^model' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')
 echo "# $cpu (family $family, model $model), matcher ${NQUEENS_MATCHER:-auto}, lanes ${NQUEENS_LANES:-auto}, one thread, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
-echo "| N | measured on | core-ns per solution | pairs per solution | matcher | half boards | quadrant cells | plan | other |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| N | measured on | core-ns per solution | pairs per solution | peak memory | matcher | half boards | quadrant cells | plan | other |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${sizes[@]}"; do
     if [ "$n" -le 20 ]; then
-        perf record -q -F 999 -o "$tmp/perf.data" -- "$bin" count "$n" -m join -j 1 --format csv >"$tmp/out" 2>/dev/null
+        perf record -q -F 999 -o "$tmp/perf.data" -- /usr/bin/time -f %M -o "$tmp/peak" "$bin" count "$n" -m join -j 1 --format csv >"$tmp/out" 2>/dev/null
         read -r measured ns pairs < <(awk -F, 'NR == 2 { printf "whole-count %.3f %.0f\n", $8 * 1e9 / $2, $9 / $2 }' "$tmp/out")
     else
         case $n in
@@ -42,7 +43,7 @@ for n in "${sizes[@]}"; do
         esac
         sample_var=SAMPLE_$n
         sample=${!sample_var:-${SAMPLE:-$default}}
-        perf record -q -F 999 -o "$tmp/perf.data" -- "$bin" plan "$n" -m join -j 1 --estimate --sample "$sample" --seed 1 --format json >"$tmp/out" 2>/dev/null
+        perf record -q -F 999 -o "$tmp/perf.data" -- /usr/bin/time -f %M -o "$tmp/peak" "$bin" plan "$n" -m join -j 1 --estimate --sample "$sample" --seed 1 --format json >"$tmp/out" 2>/dev/null
         read -r measured ns pairs < <(python3 -c '
 import json, sys
 e = json.load(open(sys.argv[1]))
@@ -52,8 +53,9 @@ if ns is None:  # no published count: Q(28) taken as about 2.5e18
 print("%d-tasks %.3f -" % (e["sampled"], ns))
 ' "$tmp/out")
     fi
+    peak="$(( $(tail -1 "$tmp/peak") / 1024 )) MiB"
     perf report -q -i "$tmp/perf.data" --no-children --sort symbol --stdio 2>/dev/null \
-        | awk -v n="$n" -v measured="$measured" -v ns="$ns" -v pairs="$pairs" '
+        | awk -v n="$n" -v peak="$peak" -v measured="$measured" -v ns="$ns" -v pairs="$pairs" '
         /%/ {
             share = $1; sub("%", "", share); symbol = $0
             if (symbol ~ /matcher::|split::|squeeze|layout/) part = "matcher"
@@ -64,7 +66,7 @@ print("%d-tasks %.3f -" % (e["sampled"], ns))
             sum[part] += share
         }
         END {
-            printf "| %s | %s | %s | %s | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.0f%% |\n", n, measured, ns, pairs,
+            printf "| %s | %s | %s | %s | %s | %.0f%% | %.0f%% | %.0f%% | %.0f%% | %.0f%% |\n", n, measured, ns, pairs, peak,
                 sum["matcher"], sum["glue"], sum["cells"], sum["plan"], sum["other"]
         }'
 done

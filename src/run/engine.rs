@@ -292,6 +292,13 @@ pub struct RunTotals {
 }
 
 impl RunTotals {
+    /// The totals of task `id` alone, run to its end.
+    pub(crate) fn of_task(id: u64, count: &TaskCount) -> RunTotals {
+        let mut one = RunTotals::default();
+        one.add_task(id, count);
+        one
+    }
+
     /// Adds task `id`, counted earlier (a checkpoint's), as if run now.
     pub fn add_task(&mut self, id: u64, count: &TaskCount) {
         self.digest = self.digest.wrapping_add(count.digest(id));
@@ -427,15 +434,7 @@ fn run_task(n: u32, task: &Task, hooks: &RunHooks<'_>) -> RunTotals {
             seconds: (crate::system::thread_cpu_seconds() - started).max(0.0),
         });
     }
-    RunTotals {
-        solutions: u128::from(count.solutions),
-        orbits: u128::from(count.orbits),
-        orbit_sizes: count.orbit_sizes.map(u128::from),
-        nodes: u128::from(count.nodes),
-        tasks_run: 1,
-        digest: count.digest(task.id),
-        ..RunTotals::default()
-    }
+    RunTotals::of_task(task.id, &count)
 }
 
 /// Fault injection (feature `failpoints`): with

@@ -376,9 +376,7 @@ fn report(task: &Task, count: Option<BatchCount>, hooks: &RunHooks<'_>) -> RunTo
             seconds: micros as f64 * 1e-6,
         });
     }
-    let mut one = RunTotals::default();
-    one.add_task(task.id, &count);
-    one
+    RunTotals::of_task(task.id, &count)
 }
 
 #[cfg(test)]

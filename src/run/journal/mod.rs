@@ -299,11 +299,13 @@ impl Journal {
             done: vec![0; plan.tasks.len().div_ceil(64)],
             ..Resumed::default()
         };
-        let mut seal = LineSeal::bound(&header, key);
-        if length == 0 {
+        // How the lines are sealed: bound to the header, for a new journal;
+        // as the journal read says, for one resumed (its format's way).
+        let seal = if length == 0 {
             file.write_all(LineSeal::unbound(key).seal(&header).as_bytes())
                 .and_then(|()| file.sync_data())
                 .map_err(|err| io_error(path, err))?;
+            LineSeal::bound(&header, key)
         } else {
             file.seek(SeekFrom::Start(0))
                 .map_err(|err| io_error(path, err))?;
@@ -330,7 +332,6 @@ impl Journal {
             resumed.sessions = body.sessions;
             resumed.torn_lines = body.torn_lines;
             resumed.unbound = !body.seal.is_bound();
-            seal = body.seal;
             resumed.task_seconds = resumed.task_micros as f64 * 1e-6;
             resumed.wall_seconds = body.wall_micros as f64 * 1e-6;
             let sound = body.sound;
@@ -341,7 +342,8 @@ impl Journal {
                     .map_err(|err| io_error(path, err))?;
                 resumed.cut_tail = Some(sound..length);
             }
-        }
+            body.seal
+        };
         if !writable && !resumed.complete {
             return Err(JournalError::ReadOnly {
                 path: path.display().to_string(),
