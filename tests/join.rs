@@ -2,7 +2,7 @@
 //! table, its tasks (cut, in grids, in parts, row by row) under threads
 //! and shards, and its memory guard.
 
-use nqueens::plan::{effective_method, join_fits};
+use nqueens::plan::effective_method;
 use nqueens::{count, published};
 use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
 
@@ -119,7 +119,7 @@ fn the_memory_guard_refuses_with_the_figure() {
         plan.memory_bytes,
         nqueens::testing::join::memory_needed(16, 2)
     );
-    assert!(join_fits(16, None, 2, 0).unwrap() < needed);
+    assert!(Plan::check_memory(16, Method::Join, None, 2).unwrap() < needed);
     let message = err.to_string();
     assert!(message.contains("with d4"), "{message}");
     assert!(!message.contains('\n'));

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::device::{GpuDevice, GpuPairCounter};
-use crate::plan::{Plan, TaskKind};
+use crate::plan::Plan;
 use crate::search::join::{self, JoinTask};
 
 /// One task timed.
@@ -82,10 +82,9 @@ pub fn time_tasks(
     let mut timed = Vec::with_capacity(ids.len());
     for (k, &id) in ids.iter().enumerate() {
         let task = plan.tasks.get(id as usize);
-        let TaskKind::Join { east_rows, middle } = task.kind else {
+        let Some(join_task) = JoinTask::of(&task) else {
             return Err(format!("task {id} is not a join task"));
         };
-        let join_task = JoinTask { east_rows, middle };
         let started = Instant::now();
         let on_gpu = join::count_task_on(n, &join_task, &mut counter, None);
         let gpu_seconds = started.elapsed().as_secs_f64();

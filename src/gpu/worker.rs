@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::device::{GpuDevice, GpuPairCounter};
-use crate::plan::{Task, TaskKind};
+use crate::plan::Task;
 use crate::run::engine::TaskCount;
 use crate::run::workers::{BatchCount, BatchWorker};
 use crate::search::join::{count_task_on, JoinTask};
@@ -79,14 +79,14 @@ impl BatchWorker for GpuJoinWorker {
         let mut counter = GpuPairCounter::new(&self.device);
         let mut counts = Vec::with_capacity(tasks.len());
         for task in tasks {
-            let TaskKind::Join { east_rows, middle } = task.kind else {
+            let Some(join_task) = JoinTask::of(task) else {
                 return Err(format!(
                     "task {} is not a join task; the GPU counts join tasks only",
                     task.id
                 ));
             };
             let started = Instant::now();
-            let tally = count_task_on(n, &JoinTask { east_rows, middle }, &mut counter, cancel);
+            let tally = count_task_on(n, &join_task, &mut counter, cancel);
             if let Some(error) = counter.error.take() {
                 return Err(error);
             }

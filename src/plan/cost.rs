@@ -11,7 +11,8 @@ pub const COST_ROWS: u32 = 3;
 /// `rows` rows below its prefix (the search's first levels, which are a good
 /// proxy for the size of the subtree below them).
 ///
-/// `join` tasks are all counted as 1: they are not searched row by row.
+/// For the methods whose tasks are prefixes searched row by row; a task
+/// of any other kind is costed as its empty board's rows would be.
 pub fn estimate_costs(plan: &Plan, rows: u32) -> Vec<u64> {
     fn below(n: u32, kind: TaskKind, board: Board, rows: u32) -> u64 {
         if rows == 0 || board.row >= n {
@@ -28,9 +29,6 @@ pub fn estimate_costs(plan: &Plan, rows: u32) -> Vec<u64> {
     }
     plan.tasks
         .iter()
-        .map(|task| match task.kind {
-            TaskKind::Join { .. } => 1,
-            kind => below(plan.n, kind, task.board, rows),
-        })
+        .map(|task| below(plan.n, task.kind, task.board, rows))
         .collect()
 }

@@ -1,4 +1,7 @@
-//! The counting methods, how `auto` picks one, and how deep a plan splits.
+//! The registry of counting methods: their names, the kinds of task they
+//! make, how `auto` picks one, and the one line per method that maps it to
+//! its implementation (`search/registry.rs`). Adding a method adds its
+//! folder under `search/`, a variant here and a line in `counting`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -6,7 +9,11 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::search::board::Board;
+use crate::search::d4::Shape;
 use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
+
+use super::Fnv1a;
 
 /// `auto` counts with `d4` from this N up where `join` does not apply:
 /// measured faster than `mirror` from N = 10 on one thread (0.39-0.48 ms
@@ -84,6 +91,12 @@ impl Method {
             Method::Join => 4,
         }
     }
+
+    /// What `auto` takes for `n` where its first pick does not fit in
+    /// memory: `d4`, which needs none beyond its tasks.
+    pub(crate) fn auto_when_memory_is_short(_n: u32) -> Method {
+        Method::D4
+    }
 }
 
 impl fmt::Display for Method {
@@ -103,6 +116,78 @@ impl FromStr for Method {
                 name: name.to_string(),
                 accepted: Method::ALL.map(Method::name).join(", "),
             })
+    }
+}
+
+/// Which search a task's subtree belongs to, with the bounds that search
+/// enforces on every row below the prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum TaskKind {
+    /// The plain search; every completion counts `weight` times.
+    Plain,
+    /// `d4`, a queen in the corner (0, 0) and the second-row queen in column
+    /// `second`: column 1 is closed down to row `second`, so that of a board
+    /// and its reflection in the corner's diagonal only one is searched.
+    D4Corner {
+        /// Column of the row-1 queen.
+        second: u32,
+    },
+    /// `d4`, top-row queen in column `k` (1 <= k <= (N-1)/2), nearest a
+    /// corner of all edge queens: the side columns are closed in the first
+    /// and last `k` rows and the bottom row is limited to columns k..N-1-k.
+    D4Edge {
+        /// Column of the row-0 queen: its distance from the corner.
+        k: u32,
+    },
+    /// `join`: the half boards on the row set `east_rows` and its
+    /// complement; for odd N, `middle` places the middle queens (see
+    /// [`join::JoinTask`]).
+    Join {
+        /// Board rows whose queen is in the east half.
+        east_rows: u32,
+        /// Odd N: 0 for the centre queen, else the middle column queen's
+        /// distance above the centre.
+        middle: u32,
+    },
+}
+
+impl TaskKind {
+    /// The `d4` subtree shape of this kind, if it is one.
+    pub fn d4_shape(self) -> Option<Shape> {
+        match self {
+            TaskKind::D4Corner { second } => Some(Shape::Corner { second }),
+            TaskKind::D4Edge { k } => Some(Shape::Edge { k }),
+            TaskKind::Plain | TaskKind::Join { .. } => None,
+        }
+    }
+
+    /// Hashes the kind's fields into a plan's fingerprint.
+    pub(crate) fn hash_into(self, hash: &mut Fnv1a) {
+        let (kind, bound) = match self {
+            TaskKind::Plain => (0u8, 0u32),
+            TaskKind::D4Corner { second } => (1, second),
+            // Edge tasks count by the tie-pattern rule of
+            // `d4::classify`; code 2 was the rule before it, whose
+            // per-task counts differ, so old checkpoints must not match.
+            TaskKind::D4Edge { k } => (5, k),
+            TaskKind::Join { east_rows, middle } => {
+                hash.write(&east_rows.to_le_bytes());
+                (3, middle)
+            }
+        };
+        hash.write(&[kind]);
+        hash.write(&bound.to_le_bytes());
+    }
+
+    /// Squares of `board`'s next row open to the search of a task of this
+    /// kind: free of attacks and, for `d4`, within the shape's bounds (see
+    /// `Shape::open_squares`).
+    pub fn open_squares(self, n: u32, board: &Board) -> u64 {
+        match self.d4_shape() {
+            Some(shape) => shape.open_squares(n, board),
+            None => board.free(n),
+        }
     }
 }
 
@@ -133,12 +218,4 @@ pub fn effective_method(n: u32, method: Method) -> Method {
         Method::Join if n < JOIN_MIN_N => Method::Mirror,
         other => other,
     }
-}
-
-/// How many queens beside the middle line cut each `join` task of an `n`
-/// board: 0 where a task is a whole row set of the east half (odd `n`,
-/// and even `n` below 24), 1 where it is also cut by the row of its east
-/// queen, 2 where by the rows of both.
-pub fn join_cut_queens(n: u32) -> u32 {
-    crate::search::join::cut_queens(n)
 }

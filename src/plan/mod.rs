@@ -7,23 +7,26 @@
 //! and the plan's fingerprint hashes all of it.
 
 mod cost;
+mod dispatch;
 mod fingerprint;
+mod hash;
 mod memory;
 mod method;
+
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 pub use cost::{estimate_costs, COST_ROWS};
-pub(crate) use fingerprint::{fnv1a, Fnv1a};
-pub use memory::{join_fits, join_task_list_bytes};
+pub(crate) use hash::{fnv1a, Fnv1a};
 pub use method::{
-    effective_method, join_cut_queens, Method, SplitDepth, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N,
+    effective_method, Method, SplitDepth, TaskKind, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N,
 };
 
 use crate::error::Error;
 use crate::search::board::{Board, MAX_N};
-use crate::search::d4::Shape;
-use crate::search::join::{self, JOIN_MAX_N};
 
 /// Smallest board size accepted.
 pub const MIN_N: u32 = 1;
@@ -44,60 +47,6 @@ pub const MAX_TASKS: usize = 10_000_000;
 /// most prefixes die before reaching the split depth, so the task count alone
 /// would not stop an absurd depth from searching the whole tree.
 pub const MAX_PREFIX_NODES: u64 = 5 * MAX_TASKS as u64;
-
-/// Which search a task's subtree belongs to, with the bounds that search
-/// enforces on every row below the prefix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum TaskKind {
-    /// The plain search; every completion counts `weight` times.
-    Plain,
-    /// `d4`, a queen in the corner (0, 0) and the second-row queen in column
-    /// `second`: column 1 is closed down to row `second`, so that of a board
-    /// and its reflection in the corner's diagonal only one is searched.
-    D4Corner {
-        /// Column of the row-1 queen.
-        second: u32,
-    },
-    /// `d4`, top-row queen in column `k` (1 <= k <= (N-1)/2), nearest a
-    /// corner of all edge queens: the side columns are closed in the first
-    /// and last `k` rows and the bottom row is limited to columns k..N-1-k.
-    D4Edge {
-        /// Column of the row-0 queen: its distance from the corner.
-        k: u32,
-    },
-    /// `join`: the half boards on the row set `east_rows` and its
-    /// complement; for odd N, `middle` places the middle queens (see
-    /// [`join::JoinTask`]).
-    Join {
-        /// Board rows whose queen is in the east half.
-        east_rows: u32,
-        /// Odd N: 0 for the centre queen, else the middle column queen's
-        /// distance above the centre.
-        middle: u32,
-    },
-}
-
-impl TaskKind {
-    /// The `d4` subtree shape of this kind, if it is one.
-    pub fn d4_shape(self) -> Option<Shape> {
-        match self {
-            TaskKind::D4Corner { second } => Some(Shape::Corner { second }),
-            TaskKind::D4Edge { k } => Some(Shape::Edge { k }),
-            TaskKind::Plain | TaskKind::Join { .. } => None,
-        }
-    }
-
-    /// Squares of `board`'s next row open to the search of a task of this
-    /// kind: free of attacks and, for `d4`, within the shape's bounds (see
-    /// `Shape::open_squares`).
-    pub fn open_squares(self, n: u32, board: &Board) -> u64 {
-        match self.d4_shape() {
-            Some(shape) => shape.open_squares(n, board),
-            None => board.free(n),
-        }
-    }
-}
 
 /// Longest prefix a task records (its queens' columns, row by row).
 pub const MAX_PREFIX_ROWS: usize = 16;
@@ -126,24 +75,58 @@ impl Task {
     }
 }
 
-/// A plan's tasks by id: stored whole for the depth-first methods, and for
-/// `join` generated from a compact list (4 bytes a task, so that the 20
-/// million tasks of N = 28 take 80 MB, not 1.6 GB).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A plan's tasks by id: stored whole for the depth-first methods, or
+/// generated from a compact source (the join's row sets: 4 bytes a task,
+/// so that the 20 million tasks of N = 28 take 80 MB, not 1.6 GB).
+#[derive(Clone, Debug)]
 pub struct TaskList(Tasks);
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Tasks {
     Stored(Vec<Task>),
-    Join(join::JoinTasks),
+    Generated(Arc<dyn TaskSource>),
+}
+
+/// Two lists are equal when they hand out the same tasks under the same
+/// ids, however they hold them.
+impl PartialEq for TaskList {
+    fn eq(&self, other: &TaskList) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for TaskList {}
+
+/// Tasks made on demand from a compact list, by id.
+pub(crate) trait TaskSource: Send + Sync + fmt::Debug {
+    /// Tasks in the list.
+    fn len(&self) -> u64;
+    /// The task with id `id` (below [`TaskSource::len`]).
+    fn get(&self, id: u64) -> Task;
+    /// Every task, in id order.
+    fn iter(&self) -> Box<dyn Iterator<Item = Task> + '_>;
+    /// Bytes the list holds.
+    fn bytes(&self) -> u64;
+    /// The list itself, for its method to read back.
+    fn as_any(&self) -> &dyn Any;
 }
 
 impl TaskList {
+    /// A list of tasks held whole.
+    pub(crate) fn stored(tasks: Vec<Task>) -> TaskList {
+        TaskList(Tasks::Stored(tasks))
+    }
+
+    /// A list of tasks made on demand by `source`.
+    pub(crate) fn generated(source: Arc<dyn TaskSource>) -> TaskList {
+        TaskList(Tasks::Generated(source))
+    }
+
     /// Tasks in the plan.
     pub fn len(&self) -> usize {
         match &self.0 {
             Tasks::Stored(tasks) => tasks.len(),
-            Tasks::Join(tasks) => tasks.len() as usize,
+            Tasks::Generated(source) => source.len() as usize,
         }
     }
 
@@ -157,7 +140,7 @@ impl TaskList {
     pub fn get(&self, index: usize) -> Task {
         match &self.0 {
             Tasks::Stored(tasks) => tasks[index],
-            Tasks::Join(tasks) => join_task(index as u64, tasks.get(index as u64)),
+            Tasks::Generated(source) => source.get(index as u64),
         }
     }
 
@@ -165,12 +148,7 @@ impl TaskList {
     pub fn iter(&self) -> Box<dyn Iterator<Item = Task> + '_> {
         match &self.0 {
             Tasks::Stored(tasks) => Box::new(tasks.iter().copied()),
-            Tasks::Join(tasks) => Box::new(
-                tasks
-                    .iter()
-                    .enumerate()
-                    .map(|(index, task)| join_task(index as u64, task)),
-            ),
+            Tasks::Generated(source) => source.iter(),
         }
     }
 
@@ -178,31 +156,16 @@ impl TaskList {
     pub fn bytes(&self) -> u64 {
         match &self.0 {
             Tasks::Stored(tasks) => (tasks.len() * std::mem::size_of::<Task>()) as u64,
-            Tasks::Join(tasks) => tasks.bytes(),
+            Tasks::Generated(source) => source.bytes(),
         }
     }
 
-    /// The join tasks, if they are an even N's row sets cut beside the
-    /// middle line.
-    pub(crate) fn cut_join_tasks(&self) -> Option<&join::JoinTasks> {
+    /// The compact source the tasks are made from, if they are.
+    pub(crate) fn source(&self) -> Option<&dyn Any> {
         match &self.0 {
-            Tasks::Join(tasks) if tasks.cut_code() != 0 => Some(tasks),
-            _ => None,
+            Tasks::Generated(source) => Some(source.as_any()),
+            Tasks::Stored(_) => None,
         }
-    }
-}
-
-/// The plan task `id` of a join task.
-fn join_task(id: u64, task: join::JoinTask) -> Task {
-    Task {
-        id,
-        weight: 8,
-        board: Board::EMPTY,
-        kind: TaskKind::Join {
-            east_rows: task.east_rows,
-            middle: task.middle,
-        },
-        prefix: [0; MAX_PREFIX_ROWS],
     }
 }
 
@@ -241,9 +204,10 @@ pub fn check_board_size(n: u64) -> Result<u32, Error> {
     }
 }
 
-/// A prefix still being expanded.
+/// A prefix still being expanded: where a depth-first method's tasks
+/// start, with the weight and kind they carry down.
 #[derive(Clone, Copy)]
-struct Root {
+pub(crate) struct Root {
     board: Board,
     weight: u32,
     kind: TaskKind,
@@ -251,7 +215,8 @@ struct Root {
 }
 
 impl Root {
-    fn new(board: Board, weight: u32, kind: TaskKind, columns: &[u32]) -> Root {
+    /// The prefix `board` whose queens stand in `columns`, row by row.
+    pub(crate) fn new(board: Board, weight: u32, kind: TaskKind, columns: &[u32]) -> Root {
         let mut prefix = [0u8; MAX_PREFIX_ROWS];
         for (slot, &col) in prefix.iter_mut().zip(columns) {
             *slot = col as u8;
@@ -277,65 +242,46 @@ impl Root {
 }
 
 impl Plan {
-    /// Builds the plan of `method` for an `n` board, for a count on one
-    /// thread within the memory this machine has available now.
-    pub fn build(n: u32, method: Method, split: SplitDepth) -> Result<Plan, Error> {
-        Plan::build_within(n, method, split, None, 1)
-    }
-
-    /// The plan a file names (a journal's header, a shard result): `method`
-    /// at split depth `split_depth` (ignored by `join`, which has one
-    /// plan), with no memory limit: reading a file needs the plan, not the
-    /// count.
-    pub fn rebuild(n: u32, method: Method, split_depth: u32) -> Result<Plan, Error> {
-        let split = match method {
-            Method::Join => SplitDepth::Auto,
-            _ => SplitDepth::Rows(split_depth),
-        };
-        Plan::build_within(n, method, split, Some(u64::MAX), 1)
-    }
-
-    /// Builds the plan of `method` for an `n` board, for a count on
-    /// `threads` threads. A `join` plan whose count would not fit in
-    /// `memory_limit` bytes (`None`: the memory available now) is refused,
-    /// or for `auto` replaced by `d4`.
-    pub fn build_within(
+    /// A plan of `method` from its parts (the methods' `build_plan`).
+    pub(crate) fn from_parts(
         n: u32,
         method: Method,
-        split: SplitDepth,
-        memory_limit: Option<u64>,
-        threads: usize,
-    ) -> Result<Plan, Error> {
-        let n = check_board_size(u64::from(n))?;
-        let mut effective = effective_method(n, method);
-        if effective == Method::Join {
-            if n > JOIN_MAX_N {
-                return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
-            }
-            // One memory check decides: `auto` falls back to `d4` when the
-            // count does not fit, `--method join` refuses.
-            let tasks = join::JoinTasks::new(n);
-            match join_fits(n, memory_limit, threads, tasks.bytes()) {
-                Ok(memory_bytes) => return Ok(join_plan(n, tasks, memory_bytes)),
-                Err(_) if method == Method::Auto => {
-                    effective = effective_method(n, Method::D4);
-                }
-                Err(err) => return Err(err),
-            }
+        split_depth: u32,
+        tasks: TaskList,
+        prefix_nodes: u64,
+        memory_bytes: u64,
+    ) -> Plan {
+        Plan {
+            n,
+            method,
+            split_depth,
+            tasks,
+            prefix_nodes,
+            memory_bytes,
+            fingerprint: Default::default(),
         }
-        let method = effective;
-        let (roots, root_nodes) = roots(n, method);
+    }
+
+    /// The plan of a depth-first `method`: its `roots` (made by placing
+    /// `root_nodes` queens) expanded to the split depth `split`.
+    pub(crate) fn depth_first(
+        n: u32,
+        method: Method,
+        roots: &[Root],
+        root_nodes: u64,
+        split: SplitDepth,
+    ) -> Result<Plan, Error> {
         let deepest = n.min(MAX_PREFIX_ROWS as u32);
         let depth = match split {
             SplitDepth::Rows(depth) if depth > deepest => {
                 return Err(Error::SplitDeeperThanBoard { n, depth, deepest });
             }
             SplitDepth::Rows(depth) => depth,
-            SplitDepth::Auto => auto_depth(n, &roots),
+            SplitDepth::Auto => auto_depth(n, roots),
         };
         let mut tasks = Vec::new();
         let mut prefix_nodes = root_nodes;
-        for root in &roots {
+        for root in roots {
             expand(n, *root, depth, &mut tasks, &mut prefix_nodes).map_err(|()| {
                 Error::SplitTooDeep {
                     n,
@@ -344,108 +290,20 @@ impl Plan {
                 }
             })?;
         }
-        Ok(Plan {
+        Ok(Plan::from_parts(
             n,
             method,
-            split_depth: depth,
-            tasks: TaskList(Tasks::Stored(tasks)),
+            depth,
+            TaskList::stored(tasks),
             prefix_nodes,
-            memory_bytes: 0,
-            fingerprint: Default::default(),
-        })
+            0,
+        ))
     }
 
     /// The fingerprint as 16 hex digits, as files and output show it.
     pub fn fingerprint_hex(&self) -> String {
         format!("{:016x}", self.fingerprint())
     }
-}
-
-/// The method's starting prefixes with their weights, and the queens placed
-/// to make them.
-fn roots(n: u32, method: Method) -> (Vec<Root>, u64) {
-    match effective_method(n, method) {
-        Method::None => (vec![Root::new(Board::EMPTY, 1, TaskKind::Plain, &[])], 0),
-        // `auto` and `join` are resolved above; they never reach here,
-        // and would mean `mirror` if they did.
-        Method::Mirror | Method::Auto | Method::Join => mirror_roots(n),
-        Method::D4 => d4_roots(n),
-    }
-}
-
-/// The `join` plan: one task per row set (see [`join::tasks`]), whose
-/// count needs `memory_bytes` (as [`join_fits`] found).
-fn join_plan(n: u32, tasks: join::JoinTasks, memory_bytes: u64) -> Plan {
-    Plan {
-        n,
-        method: Method::Join,
-        split_depth: 0,
-        tasks: TaskList(Tasks::Join(tasks)),
-        prefix_nodes: 0,
-        memory_bytes,
-        fingerprint: Default::default(),
-    }
-}
-
-/// The `d4` method's prefixes. Every solution has exactly one image whose
-/// top-row queen is the edge queen nearest a corner, in the left half
-/// (ties between rotations are settled at the leaf). A corner queen is its
-/// own case: one image of each pair mirrored in the corner's diagonal, by
-/// the column-1 bound.
-fn d4_roots(n: u32) -> (Vec<Root>, u64) {
-    let mut roots = Vec::new();
-    let corner = Board::EMPTY.place(1);
-    let mut nodes = 1;
-    // The row-1 queen: column 2 at least (the corner attacks 0 and 1), and
-    // at most n-2, since the column-1 queen must lie on a lower row.
-    for second in 2..n - 1 {
-        let bit = 1u64 << second;
-        if corner.free(n) & bit != 0 {
-            nodes += 1;
-            let kind = TaskKind::D4Corner { second };
-            roots.push(Root::new(corner.place(bit), 8, kind, &[0, second]));
-        }
-    }
-    for k in 1..=(n - 1) / 2 {
-        nodes += 1;
-        let kind = TaskKind::D4Edge { k };
-        roots.push(Root::new(Board::EMPTY.place(1 << k), 8, kind, &[k]));
-    }
-    (roots, nodes)
-}
-
-/// The mirror method's prefixes: a solution and its left-right reflection are
-/// distinct (no solution for N >= 2 is its own mirror image), so only the one
-/// whose first-row queen is in the left half is searched, and counted twice.
-/// For odd N a first-row queen in the middle column is its own mirror, so the
-/// second row's queen decides: left half only, twice.
-fn mirror_roots(n: u32) -> (Vec<Root>, u64) {
-    if n == 1 {
-        let board = Board::EMPTY.place(1);
-        return (vec![Root::new(board, 1, TaskKind::Plain, &[0])], 1);
-    }
-    let mut roots = Vec::new();
-    let mut nodes = 0;
-    for col in 0..n / 2 {
-        nodes += 1;
-        let board = Board::EMPTY.place(1 << col);
-        roots.push(Root::new(board, 2, TaskKind::Plain, &[col]));
-    }
-    if n % 2 == 1 {
-        let middle = 1u64 << (n / 2);
-        let board = Board::EMPTY.place(middle);
-        nodes += 1;
-        let mut free = board.free(n) & (middle - 1);
-        while free != 0 {
-            let bit = free & free.wrapping_neg();
-            free &= free - 1;
-            nodes += 1;
-            let second = bit.trailing_zeros();
-            let columns = [n / 2, second];
-            roots.push(Root::new(board.place(bit), 2, TaskKind::Plain, &columns));
-        }
-    }
-    (roots, nodes)
 }
 
 /// Appends the tasks of `root` expanded to row `depth`, in lexicographic

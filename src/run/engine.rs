@@ -15,128 +15,27 @@ use rayon::prelude::*;
 pub use super::spread::{SpreadOrder, MIN_SPREAD_RUNS, SPREAD_RUN};
 use super::workers::{BatchWorker, WorkerFailure};
 use crate::error::Error;
-use crate::plan::{Task, TaskKind, TaskList};
-use crate::search::board::Board;
-use crate::search::d4::{self, Subtree};
-use crate::search::join::{self, JoinTask};
-use crate::search::kernel::count_completions;
-use crate::search::lanes;
+use crate::plan::{Task, TaskList};
 
-/// What one task counted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TaskCount {
-    /// Solutions below the task's prefix, weighted.
-    pub solutions: u64,
-    /// Classes of solutions under symmetry counted (`d4` tasks; 0 otherwise).
-    pub orbits: u64,
-    /// Of those classes, how many have 2, 4 and 8 boards (`d4` tasks).
-    pub orbit_sizes: [u64; 3],
-    /// Queens placed.
-    pub nodes: u64,
-}
-
-impl TaskCount {
-    /// A join task's counts: its solutions, and its pairs of half boards as
-    /// its work measure.
-    pub(crate) fn of_join(tally: join::JoinTally) -> TaskCount {
-        TaskCount {
-            solutions: tally.solutions,
-            nodes: tally.pairs,
-            ..TaskCount::default()
-        }
-    }
-
-    /// Task `id`'s counts (not its work measure, which builds may count
-    /// differently) as one 64-bit digest. Summed over a set of tasks it
-    /// gives [`RunTotals::digest`]: the same whatever the order or the
-    /// threads, and changed by any one task counted differently.
-    pub fn digest(&self, id: u64) -> u64 {
-        let mut bytes = [0u8; 48];
-        let fields = [
-            id,
-            self.solutions,
-            self.orbits,
-            self.orbit_sizes[0],
-            self.orbit_sizes[1],
-            self.orbit_sizes[2],
-        ];
-        for (slot, field) in bytes.chunks_exact_mut(8).zip(fields) {
-            slot.copy_from_slice(&field.to_le_bytes());
-        }
-        crate::plan::fnv1a(&bytes)
-    }
-}
+pub use crate::search::method::TaskCount;
 
 /// Counts one task of an `n` plan, whatever its kind.
 pub fn count_task(n: u32, task: &Task) -> TaskCount {
-    count_below(n, task.kind, task.weight, task.board, task.prefix_columns())
+    task.kind
+        .counting()
+        .count(n, task, None)
+        .expect("a count without a stop flag runs to its end")
 }
 
 /// [`count_task`], abandoned (`None`) when `cancel` is set while it runs.
-/// Only `join` tasks look at the flag, between batches of queries (their
-/// tasks take minutes from N = 26); the depth-first tasks run to their end.
+/// Only tasks of minutes look at the flag (the join's, between batches of
+/// queries, from N = 26); the depth-first tasks run to their end.
 pub(crate) fn count_task_until(
     n: u32,
     task: &Task,
     cancel: Option<&AtomicBool>,
 ) -> Option<TaskCount> {
-    match (task.kind, cancel) {
-        (TaskKind::Join { east_rows, middle }, Some(cancel)) => {
-            let tally = join::count_task_until(n, &JoinTask { east_rows, middle }, cancel)?;
-            Some(TaskCount::of_join(tally))
-        }
-        _ => Some(count_task(n, task)),
-    }
-}
-
-/// Counts the subtree below `board` (whose queens' columns are `prefix`) of
-/// a task of `kind` and `weight`: a whole task, or a deeper part of one.
-pub(crate) fn count_below(
-    n: u32,
-    kind: TaskKind,
-    weight: u32,
-    board: Board,
-    prefix: &[u8],
-) -> TaskCount {
-    match kind {
-        TaskKind::Plain => {
-            let tally = if lanes::supported() {
-                lanes::count_completions(n, board)
-            } else {
-                count_completions(n, board)
-            };
-            TaskCount {
-                solutions: tally.solutions * u64::from(weight),
-                nodes: tally.nodes,
-                ..TaskCount::default()
-            }
-        }
-        TaskKind::Join { east_rows, middle } => {
-            TaskCount::of_join(join::count_task(n, &JoinTask { east_rows, middle }))
-        }
-        TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => {
-            let shape = kind.d4_shape().expect("a d4 task has a d4 shape");
-            count_d4(n, shape, board, prefix)
-        }
-    }
-}
-
-/// Counts a `d4` subtree of `shape`.
-fn count_d4(n: u32, shape: d4::Shape, board: Board, prefix: &[u8]) -> TaskCount {
-    let tally = d4::count_task(
-        n,
-        &Subtree {
-            shape,
-            board,
-            prefix,
-        },
-    );
-    TaskCount {
-        solutions: tally.solutions,
-        orbits: tally.orbits,
-        orbit_sizes: tally.by_orbit_size,
-        nodes: tally.nodes,
-    }
+    task.kind.counting().count(n, task, cancel)
 }
 
 /// What one finished task contributed.

@@ -21,20 +21,15 @@ use std::time::{Duration, Instant};
 
 use serde::{Serialize, Serializer};
 
-use super::engine::{count_below, worker_pool};
+use super::engine::worker_pool;
 use crate::error::Error;
-use crate::plan::{Plan, TaskKind};
+use crate::plan::Plan;
 use crate::random::SplitMix64;
 use crate::search::board::MAX_N;
-use crate::search::join::{self, JoinTask, SHARED_MAX_SIDE};
 
 /// A probe times the subtree it reaches once at most this many rows are
 /// left below it: from a few milliseconds to a second of work.
 pub const PROBE_ROWS_LEFT: u32 = 16;
-
-/// Tasks run, untimed, before a sampled `join` task of a small board, so
-/// that it is timed as warm as a count meets it.
-pub const WARM_TASKS: usize = 8;
 
 /// Sampled tasks by default, at most: more than the default budget times
 /// below N = 24, so that the sample spans the whole half minute. A
@@ -282,9 +277,7 @@ pub(crate) fn time_picks(
     // The join's shared quadrant cells are built once per count, not per
     // task: built here, untimed, so no sampled task carries their cost
     // times the plan's size (that put N = 19 at +61% and N = 20 at +17%).
-    let _cells = (plan.method == crate::plan::Method::Join
-        && plan.n / 2 <= crate::search::join::SHARED_MAX_SIDE)
-        .then(|| crate::search::join::shared_cells(plan.n / 2));
+    let _shared = plan.method.counting().shared_state(plan.n);
     // Each worker takes the next pick in turn, so the tasks timed are the
     // first picks, however far the budget reaches.
     let next = AtomicUsize::new(0);
@@ -385,8 +378,8 @@ fn probe(plan: &Plan, index: usize, seed: u64, stop: Option<&AtomicBool>) -> Opt
     prefix[..task.prefix_columns().len()].copy_from_slice(task.prefix_columns());
     let mut weight = 1.0;
     let mut rng = SplitMix64(seed);
-    let is_join = matches!(task.kind, TaskKind::Join { .. });
-    while !is_join && n - board.row > PROBE_ROWS_LEFT {
+    let method = task.kind.counting();
+    while method.descends() && n - board.row > PROBE_ROWS_LEFT {
         let open = task.kind.open_squares(n, &board);
         if open == 0 {
             // A dead end: this path has no subtree to time.
@@ -402,52 +395,16 @@ fn probe(plan: &Plan, index: usize, seed: u64, stop: Option<&AtomicBool>) -> Opt
         board = board.place(bit);
         weight *= f64::from(choices);
     }
-    let search = || match (task.kind, stop) {
-        (TaskKind::Join { east_rows, middle }, Some(stop)) => {
-            let join_task = JoinTask { east_rows, middle };
-            std::hint::black_box(join::count_task_until(n, &join_task, stop)).map(|_| ())
-        }
-        _ => {
-            std::hint::black_box(count_below(
-                n,
-                task.kind,
-                task.weight,
-                board,
-                &prefix[..board.row as usize],
-            ));
+    let search = || {
+        if board == task.board {
+            std::hint::black_box(method.count(n, &task, stop)).map(|_| ())
+        } else {
+            let prefix = &prefix[..board.row as usize];
+            std::hint::black_box(method.count_below(n, &task, board, prefix));
             Some(())
         }
     };
-    if is_join {
-        // A count meets a task warm: its thread's cells, buffers and caches
-        // as the tasks before it left them (the same row sets come in
-        // runs); a lone sampled task would be cold. Timed cold, N = 20 read
-        // 15% above the real count; timed warm (the task itself run
-        // first), N = 24 read 12% below the times a count journaled for
-        // the same tasks, as a count builds the cells of a new row set
-        // where a warm task finds them made.
-        let join_task = |index: usize| match plan.tasks.get(index).kind {
-            TaskKind::Join { east_rows, middle } => Some(JoinTask { east_rows, middle }),
-            _ => None,
-        };
-        if n / 2 <= SHARED_MAX_SIDE {
-            // Tasks of milliseconds: the tasks before it run first,
-            // untimed. One such task had left N = 19 reading 15% high, 4
-            // still 12%; with 8, N = 19 and 20 read within 3% of counts in
-            // the same sitting.
-            for back in (1..=WARM_TASKS).rev() {
-                if let Some(before) = index.checked_sub(back).and_then(join_task) {
-                    std::hint::black_box(join::count_task(n, &before));
-                }
-            }
-        } else if let Some(before) = join_task(index.saturating_sub(1)) {
-            // Tasks of seconds to minutes (N >= 24), where the caches
-            // matter little but a new row set's cells are built: only the
-            // cells of the task before are made (running it had doubled an
-            // estimate of hours at N = 28).
-            join::prepare_cells(n, &before);
-        }
-    }
+    method.warm(plan, index);
     // CPU time, not wall time: a task of a millisecond whose thread lost
     // its core for 0.1 s (another process, the VM's host) had moved an
     // estimate of N = 21 by up to 20% from run to run of one seed.

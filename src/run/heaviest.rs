@@ -20,8 +20,7 @@ use serde::Serialize;
 use super::engine::worker_pool;
 use super::estimate::time_picks;
 use crate::error::Error;
-use crate::plan::{estimate_costs, Plan, TaskKind, COST_ROWS};
-use crate::search::join::{task_cost, JoinTask, QuadrantCounts};
+use crate::plan::Plan;
 
 /// One of the heaviest tasks: its cost, and its time once timed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -93,19 +92,7 @@ pub fn rank_heaviest(plan: &Plan, k: usize, pool: &rayon::ThreadPool) -> (Vec<(u
             heap.push(entry);
         }
     };
-    if plan.method == crate::plan::Method::Join {
-        let quadrants = pool.install(|| QuadrantCounts::new(plan.n / 2));
-        for task in plan.tasks.iter() {
-            if let TaskKind::Join { east_rows, middle } = task.kind {
-                let cost = task_cost(plan.n, &quadrants, &JoinTask { east_rows, middle });
-                offer(task.id, cost);
-            }
-        }
-    } else {
-        for (id, cost) in estimate_costs(plan, COST_ROWS).into_iter().enumerate() {
-            offer(id as u64, cost as f64);
-        }
-    }
+    pool.install(|| plan.method.counting().offer_costs(plan, &mut offer));
     let mut ranked: Vec<(u64, f64)> = heap
         .into_iter()
         .map(|Reverse((bits, Reverse(id)))| (id, f64::from_bits(bits)))
@@ -150,11 +137,7 @@ pub fn heaviest(
     Ok(Heaviest {
         n: plan.n,
         tasks: plan.tasks.len() as u64,
-        cost_of: if plan.method == crate::plan::Method::Join {
-            "the product of the task's quadrants' placement counts".to_string()
-        } else {
-            format!("queens placed in the {COST_ROWS} rows below the task's prefix")
-        },
+        cost_of: plan.method.counting().cost_meaning(),
         mean_cost,
         rank_seconds,
         threads,
@@ -168,7 +151,8 @@ pub fn heaviest(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{Method, SplitDepth};
+    use crate::plan::{estimate_costs, Method, SplitDepth, TaskKind, COST_ROWS};
+    use crate::search::join::{task_cost, JoinTask, QuadrantCounts};
 
     fn ranked(n: u32, method: Method, k: usize) -> (Plan, Vec<(u64, f64)>, f64) {
         let plan = Plan::build(n, method, SplitDepth::Auto).expect("plan");

@@ -230,7 +230,7 @@ pub fn make_report(
         half_turn,
         quarter_turn,
     } = symmetric;
-    let orbits = (plan.method == Method::D4 && complete).then_some(Orbits {
+    let orbits = (plan.method.counting().counts_orbits() && complete).then_some(Orbits {
         unique: totals.orbits,
         by_size: totals.orbit_sizes,
     });

@@ -14,10 +14,9 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::plan::{Method, Plan, TaskKind};
+use crate::plan::Plan;
 use crate::random::SplitMix64;
 use crate::run::engine::worker_pool;
-use crate::search::join::{self, JoinTask};
 
 /// One sampled task, counted both ways.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -54,9 +53,10 @@ pub fn cross_check(
     threads: usize,
     checked: &(dyn Fn(&TaskCheck) + Sync),
 ) -> Result<Vec<TaskCheck>, Error> {
-    if plan.method != Method::Join {
+    let method = plan.method.counting();
+    let Some(count_independently) = method.independent_count() else {
         return Err(Error::CrossCheckNeedsJoin { n: plan.n });
-    }
+    };
     if tasks == 0 {
         return Err(Error::EmptySample);
     }
@@ -77,19 +77,18 @@ pub fn cross_check(
             .with_max_len(1)
             .map(|&id| {
                 let task = plan.tasks.get(id);
-                let TaskKind::Join { east_rows, middle } = task.kind else {
-                    unreachable!("a join plan holds join tasks");
-                };
-                let task = JoinTask { east_rows, middle };
                 let started = Instant::now();
-                let join = join::count_task(n, &task).solutions;
+                let join = method
+                    .count(n, &task, None)
+                    .expect("a count without a stop flag runs to its end")
+                    .solutions;
                 // Fault injection for tests: the faulty task's join counts
                 // one too many, as a faulty machine would.
                 #[cfg(feature = "failpoints")]
                 let join = join + u64::from(crate::run::engine::faulty_task() == Some(id as u64));
                 let join_seconds = started.elapsed().as_secs_f64();
                 let started = Instant::now();
-                let rows = join::count_task_by_rows(n, &task);
+                let rows = count_independently(n, &task);
                 let check = TaskCheck {
                     id: id as u64,
                     join,

@@ -11,6 +11,8 @@
 //!   quadrant cells of their row sets and the bit-sliced matcher.
 //! - [`symmetric`]: the solutions a half or quarter turn leaves unchanged,
 //!   and the unique count by Burnside's lemma.
+//! - [`method`]: the trait every counting method implements, in its
+//!   own folder ([`plain`] for `none` and `mirror`).
 //! - [`naive`]: slow, obviously correct twins for the tests.
 
 pub(crate) mod board;
@@ -18,7 +20,10 @@ pub(crate) mod d4;
 pub(crate) mod join;
 pub(crate) mod kernel;
 pub(crate) mod lanes;
+pub(crate) mod method;
 pub mod naive;
 #[cfg(target_arch = "x86_64")]
 mod pack;
+pub(crate) mod plain;
+mod registry;
 pub(crate) mod symmetric;

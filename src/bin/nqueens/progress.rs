@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressState, ProgressStyle};
 
 use nqueens::plan::estimate_costs;
-use nqueens::{Method, Plan};
+use nqueens::Plan;
 
 use crate::args::ProgressMode;
 
@@ -52,7 +52,7 @@ pub fn weigh_tasks(bar: &ProgressBar, plan: &Plan, to_do: &dyn Fn(&nqueens::Task
     let mut weights = WEIGHTS.write().unwrap_or_else(|p| p.into_inner());
     *weights = None;
     DONE_COST.store(0, Ordering::Relaxed);
-    if bar.is_hidden() || plan.method == Method::Join {
+    if bar.is_hidden() || !plan.costs_are_cheap() {
         return;
     }
     let costs: Vec<u32> = estimate_costs(plan, WEIGHT_ROWS)
@@ -246,6 +246,7 @@ pub fn bench_bar(quiet: bool) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nqueens::Method;
 
     #[test]
     fn the_eta_weighs_tasks_by_their_estimated_cost() {

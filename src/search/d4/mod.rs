@@ -23,9 +23,11 @@
 //! each as a bound on a bottom row.
 
 mod classify;
+mod method;
 mod search;
 
 pub use classify::{classify, rotate};
+pub(crate) use method::D4;
 
 use super::board::{force_open_sides, full_mask, Board, RowBounds};
 use super::lanes;

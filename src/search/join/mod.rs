@@ -53,6 +53,7 @@ mod grid;
 mod halves;
 mod matcher;
 mod memory;
+mod method;
 mod quadrant;
 mod rows;
 mod specs;
@@ -85,6 +86,7 @@ pub use matcher::{
 };
 pub(crate) use matcher::{matcher_path, requested_matcher};
 pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};
+pub(crate) use method::JOIN;
 pub use quadrant::{count_placements, placements};
 pub use rows::{count_task_by_rows, count_task_row_order};
 pub(crate) use split::ROUTE_BATCH;

@@ -56,12 +56,10 @@ pub fn join_left_out(
     memory_limit: Option<u64>,
     threads: usize,
 ) -> Option<(u64, u64)> {
-    let auto = nqueens::Method::Auto;
-    if method != auto || nqueens::plan::effective_method(n, auto) != nqueens::Method::Join {
+    if method != nqueens::Method::Auto {
         return None;
     }
-    let task_list = nqueens::plan::join_task_list_bytes(n);
-    match nqueens::plan::join_fits(n, memory_limit, threads, task_list) {
+    match nqueens::Plan::check_memory(n, method, memory_limit, threads) {
         Err(nqueens::Error::JoinTooBig { needed, limit, .. }) => Some((needed, limit)),
         _ => None,
     }

@@ -105,13 +105,13 @@ pub fn cost_so_far(history: Option<nqueens::History>) -> String {
     })
 }
 
-/// Warns when `--split-depth` was given to a plan that has no use for it:
-/// the join has one task per row set whatever the depth.
+/// Warns when `--split-depth` was given to a plan that has no use for it
+/// (the join has one task per row set whatever the depth).
 pub fn warn_ignored_split(split_depth: Option<u32>, plan: &nqueens::Plan) {
-    if let (Some(depth), nqueens::Method::Join) = (split_depth, plan.method) {
+    if let Some(depth) = split_depth.filter(|_| !plan.method.uses_split_depth()) {
         eprintln!(
-            "warning: --split-depth {depth} is ignored: N = {} is counted with join, one task per set of rows",
-            plan.n
+            "warning: --split-depth {depth} is ignored: N = {} is counted with {}, whose tasks do not depend on it",
+            plan.n, plan.method
         );
     }
 }

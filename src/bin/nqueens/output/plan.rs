@@ -7,7 +7,7 @@ use nqueens::plan::{estimate_costs, COST_ROWS};
 use nqueens::run::estimate::Estimate;
 use nqueens::run::heaviest::Heaviest;
 use nqueens::units::human_bytes;
-use nqueens::{Method, Plan};
+use nqueens::Plan;
 
 use super::{count_of, human_duration};
 use crate::args::PlanArgs;
@@ -26,10 +26,10 @@ pub fn write_plan(
         plan.n, plan.method, plan.split_depth
     )?;
     writeln!(out, "tasks: {}", plan.tasks.len())?;
-    if plan.method == Method::Join {
+    if let Some(parts) = plan.memory_parts() {
         writeln!(
             out,
-            "memory: at most {} on {} (quadrant cells, keys and matchers)",
+            "memory: at most {} on {} ({parts})",
             human_bytes(plan.memory_bytes),
             count_of(threads as u64, "thread")
         )?;
@@ -46,16 +46,8 @@ pub fn write_plan(
         "queens placed building the plan: {}",
         plan.prefix_nodes
     )?;
-    if plan.method == Method::Join {
-        let cut = match nqueens::plan::join_cut_queens(plan.n) {
-            0 => "",
-            1 => ", each cut by the row of its east queen beside the middle line",
-            _ => ", each cut by the rows of its two queens beside the middle line",
-        };
-        writeln!(
-            out,
-            "tasks are row sets of the east half board{cut}, costs ranked by --heaviest K"
-        )?;
+    if let Some(tasks_are) = plan.tasks_are() {
+        writeln!(out, "{tasks_are}")?;
     } else {
         let mut costs = estimate_costs(plan, COST_ROWS);
         costs.sort_unstable();

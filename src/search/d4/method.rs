@@ -1,0 +1,96 @@
+//! `d4` as a [`CountingMethod`]: its prefixes, and the count of one task
+//! with its classes of solutions.
+
+use std::sync::atomic::AtomicBool;
+
+use super::{count_task, Shape, Subtree};
+use crate::error::Error;
+use crate::plan::{Method, Plan, Root, SplitDepth, Task, TaskKind};
+use crate::search::board::Board;
+use crate::search::method::{CountingMethod, TaskCount};
+use crate::search::plain::{offer_prefix_costs, prefix_cost_meaning};
+
+/// One image per class under the 8 symmetries.
+pub(crate) struct D4Method;
+
+/// The `d4` method.
+pub(crate) static D4: D4Method = D4Method;
+
+/// The `d4` method's prefixes. Every solution has exactly one image whose
+/// top-row queen is the edge queen nearest a corner, in the left half
+/// (ties between rotations are settled at the leaf). A corner queen is its
+/// own case: one image of each pair mirrored in the corner's diagonal, by
+/// the column-1 bound.
+fn d4_roots(n: u32) -> (Vec<Root>, u64) {
+    let mut roots = Vec::new();
+    let corner = Board::EMPTY.place(1);
+    let mut nodes = 1;
+    // The row-1 queen: column 2 at least (the corner attacks 0 and 1), and
+    // at most n-2, since the column-1 queen must lie on a lower row.
+    for second in 2..n - 1 {
+        let bit = 1u64 << second;
+        if corner.free(n) & bit != 0 {
+            nodes += 1;
+            let kind = TaskKind::D4Corner { second };
+            roots.push(Root::new(corner.place(bit), 8, kind, &[0, second]));
+        }
+    }
+    for k in 1..=(n - 1) / 2 {
+        nodes += 1;
+        let kind = TaskKind::D4Edge { k };
+        roots.push(Root::new(Board::EMPTY.place(1 << k), 8, kind, &[k]));
+    }
+    (roots, nodes)
+}
+
+/// Counts the `d4` subtree of `shape` below `board`.
+fn count_d4(n: u32, shape: Shape, board: Board, prefix: &[u8]) -> TaskCount {
+    let tally = count_task(
+        n,
+        &Subtree {
+            shape,
+            board,
+            prefix,
+        },
+    );
+    TaskCount {
+        solutions: tally.solutions,
+        orbits: tally.orbits,
+        orbit_sizes: tally.by_orbit_size,
+        nodes: tally.nodes,
+    }
+}
+
+impl CountingMethod for D4Method {
+    fn build_plan(
+        &self,
+        n: u32,
+        split: SplitDepth,
+        _memory_limit: Option<u64>,
+        _threads: usize,
+    ) -> Result<Plan, Error> {
+        let (roots, nodes) = d4_roots(n);
+        Plan::depth_first(n, Method::D4, &roots, nodes, split)
+    }
+
+    fn count(&self, n: u32, task: &Task, _stop: Option<&AtomicBool>) -> Option<TaskCount> {
+        Some(self.count_below(n, task, task.board, task.prefix_columns()))
+    }
+
+    fn count_below(&self, n: u32, task: &Task, board: Board, prefix: &[u8]) -> TaskCount {
+        let shape = task.kind.d4_shape().expect("a d4 plan holds d4 tasks");
+        count_d4(n, shape, board, prefix)
+    }
+
+    fn offer_costs(&self, plan: &Plan, offer: &mut dyn FnMut(u64, f64)) {
+        offer_prefix_costs(plan, offer);
+    }
+
+    fn cost_meaning(&self) -> String {
+        prefix_cost_meaning()
+    }
+
+    fn counts_orbits(&self) -> bool {
+        true
+    }
+}
