@@ -79,7 +79,7 @@ impl Plan {
     }
 
     /// Whether every task's cost can be worked out cheaply before a count
-    /// ([`estimate_costs`]): the progress bar weighs by it, and `plan`
+    /// ([`estimate_costs`](super::estimate_costs)): the progress bar weighs by it, and `plan`
     /// shows its spread.
     pub fn costs_are_cheap(&self) -> bool {
         self.method.counting().cheap_costs()

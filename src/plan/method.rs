@@ -142,7 +142,7 @@ pub enum TaskKind {
     },
     /// `join`: the half boards on the row set `east_rows` and its
     /// complement; for odd N, `middle` places the middle queens (see
-    /// [`join::JoinTask`]).
+    /// `search/join/tasks.rs`).
     Join {
         /// Board rows whose queen is in the east half.
         east_rows: u32,

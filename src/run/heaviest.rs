@@ -2,10 +2,10 @@
 //! what bounds the tail of a long count (no run ends before its longest
 //! task) and what a cluster run would start first.
 //!
-//! Every task is ranked by a cost known without counting it (for `join`,
-//! the product of its quadrants' placement counts, see
-//! [`task_cost`]; for the depth-first
-//! methods, the queens placed in the rows below its prefix), and the K
+//! Every task is ranked by a cost its method knows without counting it
+//! (for `join`, the product of its quadrants' placement counts; for the
+//! depth-first methods, the queens placed in the rows below its prefix),
+//! and the K
 //! ranked highest are timed as an estimate times its sample. The cost
 //! ranks tasks, it does not measure them: the timed tasks are the heaviest
 //! it finds, not proven the heaviest of the plan.

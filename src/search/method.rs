@@ -28,7 +28,7 @@ pub struct TaskCount {
 impl TaskCount {
     /// Task `id`'s counts (not its work measure, which builds may count
     /// differently) as one 64-bit digest. Summed over a set of tasks it
-    /// gives [`RunTotals::digest`]: the same whatever the order or the
+    /// gives [`RunTotals::digest`](crate::RunTotals::digest): the same whatever the order or the
     /// threads, and changed by any one task counted differently.
     pub fn digest(&self, id: u64) -> u64 {
         let mut bytes = [0u8; 48];

@@ -1,5 +1,7 @@
 //! The `nqueens` command: parses, dispatches to one command, maps errors to
-//! exit statuses. Only this file exits the process or prints errors.
+//! exit statuses. Only this file prints errors and exits the process, but
+//! for the two ends in `exit_codes.rs` that a signal takes while the
+//! count's threads still run.
 
 // Every unsafe block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -10,6 +12,7 @@ mod exit_codes;
 mod output;
 mod parse;
 mod progress;
+mod resume;
 mod signals;
 
 use clap::error::ErrorKind;
@@ -55,21 +58,6 @@ fn main() {
         }
     };
     std::process::exit(code.code());
-}
-
-/// Ends the process now with `code`: for a stop whose tasks in flight
-/// outlast the grace, and a second signal (the count's threads are still
-/// running, so `main` cannot return).
-pub fn end_now(code: ExitCode) -> ! {
-    std::process::exit(code.code())
-}
-
-/// Ends every rank of an MPI job now with `code` (a stop past its grace,
-/// once rank 0 has synced its journal).
-#[cfg(feature = "mpi")]
-pub fn abort_job(code: ExitCode) -> ! {
-    use mpi::topology::{Communicator, SimpleCommunicator};
-    SimpleCommunicator::world().abort(code.code())
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

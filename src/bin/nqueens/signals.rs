@@ -13,7 +13,8 @@ use nqueens::TaskOutcome;
 
 use crate::commands::gpu::{failure_line, Devices};
 
-use crate::exit_codes::ExitCode;
+use crate::exit_codes::{end_now, ExitCode};
+use crate::resume::{resume_line, NOTHING_SAVED};
 
 /// Set by the SIGINT/SIGTERM handler: stop handing out tasks.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -63,7 +64,7 @@ pub fn install_handler_ignoring_repeats(window: Duration) {
             } else {
                 eprintln!("\nsecond signal: exiting now");
             }
-            crate::end_now(ExitCode::Interrupted);
+            end_now(ExitCode::Interrupted);
         }
     });
 }
@@ -173,9 +174,9 @@ impl Stopping<'_> {
         eprintln!("{line}");
         #[cfg(feature = "mpi")]
         if self.mpi {
-            crate::abort_job(ExitCode::Interrupted);
+            crate::exit_codes::abort_job(ExitCode::Interrupted);
         }
-        crate::end_now(ExitCode::Interrupted);
+        end_now(ExitCode::Interrupted);
     }
 
     /// The line a count stopped within the grace ends with: `counted` of
@@ -194,20 +195,6 @@ impl Stopping<'_> {
     }
 }
 
-/// The end of every line of a stopped count that kept nothing.
-const NOTHING_SAVED: &str = "; nothing was saved (add --checkpoint FILE to make a run resumable)";
-
-/// How to resume: this command line again (under MPI, in the same
-/// `mpirun` command).
-fn resume_line(mpi: bool) -> String {
-    let how = if mpi {
-        "resume with the same mpirun command"
-    } else {
-        "resume with"
-    };
-    format!("{how}:\n  {}", resume_command())
-}
-
 /// Runs `setup` (building the plan, opening the journal: seconds at large
 /// N) so that a signal during it ends the process at once, with `say`
 /// called first: nothing has been counted yet, so nothing can be lost.
@@ -218,7 +205,7 @@ pub fn answered_during<T: Send>(say: &(dyn Fn() + Sync), setup: impl FnOnce() ->
             while !done.load(Ordering::SeqCst) {
                 if INTERRUPTED.load(Ordering::SeqCst) {
                     say();
-                    crate::end_now(ExitCode::Interrupted);
+                    end_now(ExitCode::Interrupted);
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
@@ -235,44 +222,4 @@ pub fn answered_during<T: Send>(say: &(dyn Fn() + Sync), setup: impl FnOnce() ->
 pub fn ended_at_once_by_a_signal<T: Send>(say: &(dyn Fn() + Sync), body: impl FnOnce() -> T) -> T {
     install_handler();
     answered_during(say, body)
-}
-
-/// The command line that resumes this run, quoted for a POSIX shell, for
-/// the interruption message. Arguments are taken as the system gives them:
-/// a path need not be UTF-8.
-pub fn resume_command() -> String {
-    std::env::args_os()
-        .map(|arg| shell_word(&arg))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// One argument as a shell reads it back: quoted where needed, and bytes
-/// that are not UTF-8 written as `$'\xNN'` (bash, zsh and ksh read that).
-fn shell_word(arg: &std::ffi::OsStr) -> String {
-    if let Some(text) = arg.to_str() {
-        // Quoting fails only on a NUL byte, which no argument can hold.
-        return shlex::try_quote(text).map_or_else(|_| text.to_string(), |word| word.into_owned());
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let mut word = String::from("$'");
-        for &byte in arg.as_bytes() {
-            match byte {
-                b'\\' | b'\'' => {
-                    word.push('\\');
-                    word.push(char::from(byte));
-                }
-                0x20..=0x7e => word.push(char::from(byte)),
-                _ => word.push_str(&format!("\\x{byte:02x}")),
-            }
-        }
-        word.push('\'');
-        word
-    }
-    #[cfg(not(unix))]
-    {
-        arg.to_string_lossy().into_owned()
-    }
 }

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod compare;
 pub mod count;
+mod errors;
 mod fallback;
 pub mod gpu;
 pub mod help;
@@ -15,13 +16,12 @@ pub mod solve;
 pub mod tracked;
 pub mod verify;
 
+pub use errors::{describe, exit_code_of, is_broken_pipe};
 pub use fallback::check_fallback;
 
 use std::io::{self, Write};
 
 use anyhow::Context;
-use nqueens::run::journal::JournalError;
-use nqueens::units::human_bytes;
 use nqueens::Report;
 
 use crate::args::Format;
@@ -124,66 +124,6 @@ pub fn print_report(report: &Report, format: Format) -> anyhow::Result<ExitCode>
     Ok(complain(&Vec::from_iter(mismatch(report))))
 }
 
-/// The one-line message for `err`: the library's errors that concern an
-/// option are worded with the option's flag.
-pub fn describe(err: &anyhow::Error) -> String {
-    let flagged = match err.downcast_ref::<nqueens::Error>() {
-        Some(nqueens::Error::JoinTooBig { n, needed, limit }) => Some(format!(
-            "--method join needs {} for N = {n} on these threads, but the limit is {}: use fewer threads (-j), --method d4 (little memory), or raise --max-memory",
-            human_bytes(*needed),
-            human_bytes(*limit)
-        )),
-        Some(nqueens::Error::JoinTooLarge { n, max }) => Some(format!(
-            "--method join counts N up to {max}, not {n}: use --method d4 for larger boards"
-        )),
-        Some(nqueens::Error::SplitTooDeep { n, depth, limit }) => Some(format!(
-            "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller --split-depth, or leave it out to choose automatically"
-        )),
-        // Every file and input is read and written with its own context,
-        // so a bare I/O error is a write to standard output (or error)
-        // failing: a full disk, say.
-        None if err.chain().count() == 1 => err.downcast_ref::<io::Error>().map(|io_err| {
-            format!(
-                "cannot write the output: {}",
-                crate::output::without_os_code(io_err)
-            )
-        }),
-        _ => None,
-    };
-    match flagged {
-        // Only a bare library error is reworded; context stays as written.
-        Some(text) if err.chain().count() == 1 => text,
-        _ => format!("{err:#}"),
-    }
-}
-
-/// Mistakes in what the user asked for are usage errors; the rest failures.
-pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
-    if err.downcast_ref::<UsageError>().is_some() {
-        return ExitCode::Usage;
-    }
-    match err.downcast_ref::<JournalError>() {
-        Some(JournalError::Io { .. }) => return ExitCode::Failure,
-        Some(_) => return ExitCode::Usage,
-        None => {}
-    }
-    match err.downcast_ref::<nqueens::Error>() {
-        Some(nqueens::Error::WrongCount { .. }) => ExitCode::CountMismatch,
-        Some(nqueens::Error::Checkpoint(JournalError::Io { .. })) => ExitCode::Failure,
-        Some(nqueens::Error::ThreadPool { .. }) | None => ExitCode::Failure,
-        Some(_) => ExitCode::Usage,
-    }
-}
-
-/// A reader closing the pipe early (`nqueens ... | head`) is not a failure.
-pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        cause
-            .downcast_ref::<io::Error>()
-            .is_some_and(|io_err| io_err.kind() == io::ErrorKind::BrokenPipe)
-    })
-}
-
 /// The run key of `--key FILE`, read and checked, if one was given.
 pub fn run_key(
     path: Option<&std::path::Path>,
@@ -247,24 +187,5 @@ mod tests {
         assert!(mismatch(&report).is_some());
         report.unique = Some(92);
         assert_eq!(mismatch(&report), None);
-    }
-
-    #[test]
-    fn input_mistakes_are_usage_errors() {
-        let usage = anyhow::Error::new(nqueens::Error::ZeroThreads);
-        assert_eq!(exit_code_of(&usage), ExitCode::Usage);
-        let failure = anyhow::anyhow!("disk full");
-        assert_eq!(exit_code_of(&failure), ExitCode::Failure);
-    }
-
-    #[test]
-    fn library_errors_about_options_name_their_flags() {
-        let err = anyhow::Error::new(nqueens::Error::JoinTooLarge { n: 30, max: 25 });
-        assert_eq!(
-            describe(&err),
-            "--method join counts N up to 25, not 30: use --method d4 for larger boards"
-        );
-        let wrapped = err.context("while planning");
-        assert!(describe(&wrapped).starts_with("while planning: the join method"));
     }
 }

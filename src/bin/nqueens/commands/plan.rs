@@ -190,7 +190,7 @@ fn estimate_talking(
         eprintln!(
             "interrupted: the estimate stopped before any of {asked} tasks was timed; nothing was estimated (--time SECONDS bounds it)"
         );
-        crate::end_now(ExitCode::Interrupted);
+        crate::exit_codes::end_now(ExitCode::Interrupted);
     }
     Ok(estimate?)
 }

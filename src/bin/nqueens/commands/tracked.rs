@@ -2,10 +2,8 @@
 //! shard of the plan, or a per-task profile.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Instant;
 
-use anyhow::Context;
 use nqueens::run::plan_for;
 use nqueens::run::shard::ShardSpec;
 use nqueens::run::tracked::{Tracked, TrackedOutcome};
@@ -14,39 +12,10 @@ use nqueens::{resolve_threads, TaskOutcome};
 use super::{print_report, usage};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
+use crate::output::profile::{write_profile, Profiler};
 use crate::output::PendingFile;
 use crate::progress;
 use crate::signals::{self, Stopping};
-
-/// Per-task measurements for `--profile`, collected from the workers.
-#[derive(Default)]
-pub struct Profiler {
-    rows: Mutex<Vec<TaskOutcome>>,
-}
-
-impl Profiler {
-    /// Records one finished task.
-    pub fn record(&self, outcome: &TaskOutcome) {
-        self.rows
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(*outcome);
-    }
-
-    /// `id,solutions,nodes,seconds` per task, by id.
-    pub fn csv(self) -> String {
-        let mut rows = self.rows.into_inner().unwrap_or_else(|p| p.into_inner());
-        rows.sort_by_key(|row| row.id);
-        let mut text = String::from("id,solutions,nodes,seconds\n");
-        for row in rows {
-            text.push_str(&format!(
-                "{},{},{},{:.9}\n",
-                row.id, row.count.solutions, row.count.nodes, row.seconds
-            ));
-        }
-        text
-    }
-}
 
 /// The shard to run: `--shard`, else from the job scheduler's environment.
 pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
@@ -241,15 +210,4 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             "the count ended in a way this nqueens does not know"
         )),
     }
-}
-
-/// Writes the per-task profile, if one was asked for, after the result is
-/// printed: a profile that cannot be written loses no count.
-fn write_profile(out: Option<PendingFile>, profiler: Profiler) -> anyhow::Result<()> {
-    let Some(out) = out else {
-        return Ok(());
-    };
-    let path = out.path().to_path_buf();
-    out.commit(profiler.csv().as_bytes())
-        .with_context(|| format!("cannot write the profile {}", path.display()))
 }

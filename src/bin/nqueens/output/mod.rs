@@ -5,6 +5,7 @@ mod compare;
 mod count;
 pub mod file;
 mod plan;
+pub mod profile;
 
 pub use bench::write_bench;
 pub use compare::{write_shards_text, write_text as write_comparison};
