@@ -71,6 +71,9 @@
 #![warn(missing_docs)]
 // Every unsafe block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
+// An unsafe function's body is not one unsafe block: each unsafe
+// operation in it has a block of its own with its reason.
+#![deny(unsafe_op_in_unsafe_fn)]
 // What only the crate uses is pub(crate): the public surface is what a
 // caller may name.
 #![warn(unreachable_pub)]

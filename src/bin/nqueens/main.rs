@@ -5,6 +5,9 @@
 
 // Every unsafe block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]
+// An unsafe function's body is not one unsafe block: each unsafe
+// operation in it has a block of its own with its reason.
+#![deny(unsafe_op_in_unsafe_fn)]
 
 mod args;
 mod commands;

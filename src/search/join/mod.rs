@@ -327,7 +327,8 @@ fn count_task_with(
                 }
                 MatcherPath::Avx2 => {
                     if let (Some(glue), true) = (Avx2Glue::here(), bmi) {
-                        // SAFETY: as above (the glue proves AVX2).
+                        // SAFETY: the glue proves AVX2 and `bmi` BMI1,
+                        // the features `count_in_avx2` is built for.
                         return unsafe {
                             count_in_avx2(glue, n, task, parts, stop, scratch, other)
                         };
@@ -336,7 +337,8 @@ fn count_task_with(
                 MatcherPath::Portable => {}
             }
             if bmi {
-                // SAFETY: as above.
+                // SAFETY: `bmi` found POPCNT and BMI1, the features
+                // `count_in_bmi` is built for.
                 return unsafe { count_in_bmi(PortableGlue, n, task, parts, stop, scratch, other) };
             }
         }

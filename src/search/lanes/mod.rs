@@ -218,9 +218,11 @@ pub fn count_bounded_with(lanes: Lanes, n: u32, start: Board, bounds: &RowBounds
             // SAFETY: the CPU was just checked to have every feature of
             // the build called.
             Lanes::Avx512Popcnt => unsafe { avx512::search_popcnt(n, start, bounds, rows) },
-            // SAFETY: as above.
+            // SAFETY: `runs_here` just found AVX-512F, POPCNT and BMI1,
+            // which `search_shifts` is built with.
             Lanes::Avx512 => unsafe { avx512::search_shifts(n, start, bounds, rows) },
-            // SAFETY: as above.
+            // SAFETY: `runs_here` just found AVX2, POPCNT and BMI1, which
+            // `avx2::search` is built with.
             Lanes::Avx2 => unsafe { avx2::search(n, start, bounds, rows) },
         })
     }

@@ -152,93 +152,99 @@ pub(super) unsafe fn search<V: LaneVector>(
     bounds: &RowBounds,
     rows: &mut [Row; MAX_N as usize],
 ) -> Tally {
-    let step = V::WIDTH * VECTORS;
-    // Levels 0..=last hold boards on rows start.row..=n-3; a step on the
-    // last level counts the final two rows in closed form.
-    let last = (n - 3 - start.row) as usize;
-    let Some(mut levels) = Levels::seed(step, &start, bounds, rows) else {
-        return Tally::default();
-    };
-    let mask = V::splat(full_mask(n));
-    let sides = V::splat(bounds.sides);
-    let last_allowed = V::splat(bounds.allowed[row_slot(n - 1)]);
-    let zero = V::splat(0);
-    // Boards stepped, and per lane the solutions and upper-row queens of
-    // the last level.
-    let mut steps = 0u64;
-    let mut solutions = zero;
-    let mut upper = zero;
-    while let Some(level) = levels.next() {
-        let len = levels.lens[level];
-        let take = len.min(step);
-        let base = len - take;
-        // The lanes of each vector that hold a board.
-        let lanes: [V::Lanes; VECTORS] =
-            std::array::from_fn(|vector| V::first_lanes(take.saturating_sub(V::WIDTH * vector)));
-        // The children's row: the same for every lane.
-        let child_row = start.row + level as u32 + 1;
-        let allowed = V::splat(bounds.allowed[row_slot(child_row)]);
-        let forced = child_row == bounds.force_row;
-        let mut parents = [[zero; 4]; VECTORS];
-        let mut children = [[zero; 4]; VECTORS];
-        for vector in 0..VECTORS {
-            let at = base + V::WIDTH * vector;
-            let row = &rows[level];
-            let cols = V::load(&row.cols[at..]);
-            let ld = V::load(&row.ld[at..]);
-            let rd = V::load(&row.rd[at..]);
-            let free = V::load(&row.free[at..]).within(lanes[vector]);
-            let bit = free.lowest_bit();
-            let rest = free.xor(bit);
-            let c_cols = cols.or(bit);
-            let c_ld = ld.or(bit).shl1();
-            let c_rd = rd.or(bit).shr1();
-            let attacked = c_cols.or(c_ld).or(c_rd);
-            let mut c_free = allowed.and_not(attacked).within(lanes[vector]);
-            if forced {
-                c_free = V::force_open_sides(c_free, sides.and_not(c_cols));
+    // SAFETY: every `V` method runs `V`'s instructions; this function's
+    // contract is theirs (the caller is built with `V`'s target features,
+    // on a CPU that has them), and it is inlined into that caller.
+    unsafe {
+        let step = V::WIDTH * VECTORS;
+        // Levels 0..=last hold boards on rows start.row..=n-3; a step on the
+        // last level counts the final two rows in closed form.
+        let last = (n - 3 - start.row) as usize;
+        let Some(mut levels) = Levels::seed(step, &start, bounds, rows) else {
+            return Tally::default();
+        };
+        let mask = V::splat(full_mask(n));
+        let sides = V::splat(bounds.sides);
+        let last_allowed = V::splat(bounds.allowed[row_slot(n - 1)]);
+        let zero = V::splat(0);
+        // Boards stepped, and per lane the solutions and upper-row queens of
+        // the last level.
+        let mut steps = 0u64;
+        let mut solutions = zero;
+        let mut upper = zero;
+        while let Some(level) = levels.next() {
+            let len = levels.lens[level];
+            let take = len.min(step);
+            let base = len - take;
+            // The lanes of each vector that hold a board.
+            let lanes: [V::Lanes; VECTORS] = std::array::from_fn(|vector| {
+                V::first_lanes(take.saturating_sub(V::WIDTH * vector))
+            });
+            // The children's row: the same for every lane.
+            let child_row = start.row + level as u32 + 1;
+            let allowed = V::splat(bounds.allowed[row_slot(child_row)]);
+            let forced = child_row == bounds.force_row;
+            let mut parents = [[zero; 4]; VECTORS];
+            let mut children = [[zero; 4]; VECTORS];
+            for vector in 0..VECTORS {
+                let at = base + V::WIDTH * vector;
+                let row = &rows[level];
+                let cols = V::load(&row.cols[at..]);
+                let ld = V::load(&row.ld[at..]);
+                let rd = V::load(&row.rd[at..]);
+                let free = V::load(&row.free[at..]).within(lanes[vector]);
+                let bit = free.lowest_bit();
+                let rest = free.xor(bit);
+                let c_cols = cols.or(bit);
+                let c_ld = ld.or(bit).shl1();
+                let c_rd = rd.or(bit).shr1();
+                let attacked = c_cols.or(c_ld).or(c_rd);
+                let mut c_free = allowed.and_not(attacked).within(lanes[vector]);
+                if forced {
+                    c_free = V::force_open_sides(c_free, sides.and_not(c_cols));
+                }
+                parents[vector] = [cols, ld, rd, rest];
+                children[vector] = [c_cols, c_ld, c_rd, c_free];
             }
-            parents[vector] = [cols, ld, rd, rest];
-            children[vector] = [c_cols, c_ld, c_rd, c_free];
-        }
-        steps += take as u64;
-        // Every vector was read before any is written back: boards with
-        // squares left go back where they were.
-        let mut new_len = base;
-        for boards in parents {
-            new_len = V::append(&mut rows[level], new_len, boards[3].nonzero(), boards);
-        }
-        levels.set_len(level, new_len);
-        if level == last {
-            // The children stand on row n-2 with two open columns, and
-            // `c_free` holds the squares their row may take: counted in
-            // closed form (see `kernel::two_rows`).
-            for [c_cols, c_ld, c_rd, c_free] in children {
-                let open = mask.and_not(c_cols);
-                let low = open.lowest_bit();
-                let high = open.xor(low);
-                let bottom = last_allowed.and_not(c_ld.shl1().or(c_rd.shr1()));
-                let apart = low.shl1().differs(high);
-                let low_first = V::both(c_free.meets(low), bottom.meets(high));
-                let high_first = V::both(c_free.meets(high), bottom.meets(low));
-                solutions = solutions.count_in(V::both(apart, low_first));
-                solutions = solutions.count_in(V::both(apart, high_first));
-                upper = upper.add(c_free.popcount());
+            steps += take as u64;
+            // Every vector was read before any is written back: boards with
+            // squares left go back where they were.
+            let mut new_len = base;
+            for boards in parents {
+                new_len = V::append(&mut rows[level], new_len, boards[3].nonzero(), boards);
             }
-            continue;
+            levels.set_len(level, new_len);
+            if level == last {
+                // The children stand on row n-2 with two open columns, and
+                // `c_free` holds the squares their row may take: counted in
+                // closed form (see `kernel::two_rows`).
+                for [c_cols, c_ld, c_rd, c_free] in children {
+                    let open = mask.and_not(c_cols);
+                    let low = open.lowest_bit();
+                    let high = open.xor(low);
+                    let bottom = last_allowed.and_not(c_ld.shl1().or(c_rd.shr1()));
+                    let apart = low.shl1().differs(high);
+                    let low_first = V::both(c_free.meets(low), bottom.meets(high));
+                    let high_first = V::both(c_free.meets(high), bottom.meets(low));
+                    solutions = solutions.count_in(V::both(apart, low_first));
+                    solutions = solutions.count_in(V::both(apart, high_first));
+                    upper = upper.add(c_free.popcount());
+                }
+                continue;
+            }
+            // Children with a free square wait on the next row.
+            let next = level + 1;
+            let mut next_len = levels.lens[next];
+            for boards in children {
+                next_len = V::append(&mut rows[next], next_len, boards[3].nonzero(), boards);
+            }
+            levels.set_len(next, next_len);
         }
-        // Children with a free square wait on the next row.
-        let next = level + 1;
-        let mut next_len = levels.lens[next];
-        for boards in children {
-            next_len = V::append(&mut rows[next], next_len, boards[3].nonzero(), boards);
+        let solutions = solutions.sum();
+        Tally {
+            solutions,
+            // Each solution adds its last-row queen.
+            nodes: steps + upper.sum() + solutions,
         }
-        levels.set_len(next, next_len);
-    }
-    let solutions = solutions.sum();
-    Tally {
-        solutions,
-        // Each solution adds its last-row queen.
-        nodes: steps + upper.sum() + solutions,
     }
 }

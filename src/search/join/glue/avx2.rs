@@ -16,8 +16,12 @@ impl Avx2 {
     /// Mask bits of the lanes that are zero.
     #[inline(always)]
     unsafe fn zero_lanes(self) -> usize {
-        let zero = _mm256_cmpeq_epi64(self.0, _mm256_setzero_si256());
-        _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as usize
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe {
+            let zero = _mm256_cmpeq_epi64(self.0, _mm256_setzero_si256());
+            _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as usize
+        }
     }
 }
 
@@ -48,7 +52,9 @@ impl GlueVector for Avx2 {
 
     #[inline(always)]
     unsafe fn splat(word: u64) -> Self {
-        Avx2(_mm256_set1_epi64x(word as i64))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_set1_epi64x(word as i64)) }
     }
 
     #[inline(always)]
@@ -78,32 +84,44 @@ impl GlueVector for Avx2 {
 
     #[inline(always)]
     unsafe fn and(self, other: Self) -> Self {
-        Avx2(_mm256_and_si256(self.0, other.0))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_and_si256(self.0, other.0)) }
     }
 
     #[inline(always)]
     unsafe fn or(self, other: Self) -> Self {
-        Avx2(_mm256_or_si256(self.0, other.0))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_or_si256(self.0, other.0)) }
     }
 
     #[inline(always)]
     unsafe fn shl(self, count: __m128i) -> Self {
-        Avx2(_mm256_sll_epi64(self.0, count))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_sll_epi64(self.0, count)) }
     }
 
     #[inline(always)]
     unsafe fn shr(self, count: __m128i) -> Self {
-        Avx2(_mm256_srl_epi64(self.0, count))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_srl_epi64(self.0, count)) }
     }
 
     #[inline(always)]
     unsafe fn shl32(self) -> Self {
-        Avx2(_mm256_slli_epi64::<32>(self.0))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_slli_epi64::<32>(self.0)) }
     }
 
     #[inline(always)]
     unsafe fn shr32(self) -> Self {
-        Avx2(_mm256_srli_epi64::<32>(self.0))
+        // SAFETY: AVX2 instructions on registers only; GlueVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_srli_epi64::<32>(self.0)) }
     }
 
     #[inline(always)]
@@ -114,7 +132,8 @@ impl GlueVector for Avx2 {
 
     #[inline(always)]
     unsafe fn meets_within(self, other: Self, lanes: usize) -> usize {
-        // SAFETY: as above.
+        // SAFETY: the caller's promise (AVX2), as GlueVector's contract
+        // asks of it.
         unsafe { !self.and(other).zero_lanes() & lanes }
     }
 
@@ -143,21 +162,24 @@ pub(super) fn join(
     left: usize,
     keys: &mut Vec<u64>,
 ) {
-    // SAFETY: as above.
+    // SAFETY: built with AVX2 and POPCNT, which `vector::join::<Avx2>`
+    // needs of its caller.
     unsafe { vector::join::<Avx2>(north_checks, north_keys, south, left, keys) }
 }
 
 /// [`vector::keep_disjoint`] on AVX2.
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize {
-    // SAFETY: as above.
+    // SAFETY: built with AVX2 and POPCNT, which
+    // `vector::keep_disjoint::<Avx2>` needs of its caller.
     unsafe { vector::keep_disjoint::<Avx2>(values, test, out) }
 }
 
 /// [`vector::split_by_bit`] on AVX2.
 #[target_feature(enable = "avx2,popcnt")]
 pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
-    // SAFETY: as above.
+    // SAFETY: built with AVX2 and POPCNT, which
+    // `vector::split_by_bit::<Avx2>` needs of its caller.
     unsafe { vector::split_by_bit::<Avx2>(keys, bit, taken) }
 }
 
@@ -188,7 +210,8 @@ impl Glue for Avx2Glue {
         left: usize,
         keys: &mut Vec<u64>,
     ) {
-        // SAFETY: as above.
+        // SAFETY: an `Avx2Glue` is made only by `here`, once it found AVX2
+        // and POPCNT, which `join` is built with.
         unsafe { join(north_checks, north_keys, south, left, keys) }
     }
 }

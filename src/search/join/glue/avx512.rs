@@ -36,7 +36,9 @@ impl GlueVector for Avx512 {
 
     #[inline(always)]
     unsafe fn splat(word: u64) -> Self {
-        Avx512(_mm512_set1_epi64(word as i64))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_set1_epi64(word as i64)) }
     }
 
     #[inline(always)]
@@ -60,42 +62,58 @@ impl GlueVector for Avx512 {
 
     #[inline(always)]
     unsafe fn and(self, other: Self) -> Self {
-        Avx512(_mm512_and_si512(self.0, other.0))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_and_si512(self.0, other.0)) }
     }
 
     #[inline(always)]
     unsafe fn or(self, other: Self) -> Self {
-        Avx512(_mm512_or_si512(self.0, other.0))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_or_si512(self.0, other.0)) }
     }
 
     #[inline(always)]
     unsafe fn shl(self, count: __m128i) -> Self {
-        Avx512(_mm512_sll_epi64(self.0, count))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_sll_epi64(self.0, count)) }
     }
 
     #[inline(always)]
     unsafe fn shr(self, count: __m128i) -> Self {
-        Avx512(_mm512_srl_epi64(self.0, count))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_srl_epi64(self.0, count)) }
     }
 
     #[inline(always)]
     unsafe fn shl32(self) -> Self {
-        Avx512(_mm512_slli_epi64::<32>(self.0))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_slli_epi64::<32>(self.0)) }
     }
 
     #[inline(always)]
     unsafe fn shr32(self) -> Self {
-        Avx512(_mm512_srli_epi64::<32>(self.0))
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_srli_epi64::<32>(self.0)) }
     }
 
     #[inline(always)]
     unsafe fn disjoint_within(self, other: Self, lanes: __mmask8) -> __mmask8 {
-        _mm512_mask_testn_epi64_mask(lanes, self.0, other.0)
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { _mm512_mask_testn_epi64_mask(lanes, self.0, other.0) }
     }
 
     #[inline(always)]
     unsafe fn meets_within(self, other: Self, lanes: __mmask8) -> __mmask8 {
-        _mm512_mask_test_epi64_mask(lanes, self.0, other.0)
+        // SAFETY: AVX-512F instructions on registers only; GlueVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { _mm512_mask_test_epi64_mask(lanes, self.0, other.0) }
     }
 
     #[inline(always)]
@@ -123,21 +141,24 @@ pub(super) fn join(
     left: usize,
     keys: &mut Vec<u64>,
 ) {
-    // SAFETY: as above.
+    // SAFETY: built with AVX-512F and POPCNT, which
+    // `vector::join::<Avx512>` needs of its caller.
     unsafe { vector::join::<Avx512>(north_checks, north_keys, south, left, keys) }
 }
 
 /// [`vector::keep_disjoint`] on AVX-512F.
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize {
-    // SAFETY: as above.
+    // SAFETY: built with AVX-512F and POPCNT, which
+    // `vector::keep_disjoint::<Avx512>` needs of its caller.
     unsafe { vector::keep_disjoint::<Avx512>(values, test, out) }
 }
 
 /// [`vector::split_by_bit`] on AVX-512F.
 #[target_feature(enable = "avx512f,popcnt")]
 pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
-    // SAFETY: as above.
+    // SAFETY: built with AVX-512F and POPCNT, which
+    // `vector::split_by_bit::<Avx512>` needs of its caller.
     unsafe { vector::split_by_bit::<Avx512>(keys, bit, taken) }
 }
 
@@ -148,7 +169,9 @@ pub(crate) struct Avx512Glue(());
 
 impl Glue for Avx512Glue {
     fn here() -> Option<Self> {
-        std::arch::is_x86_feature_detected!("avx512f").then_some(Avx512Glue(()))
+        (std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("popcnt"))
+        .then_some(Avx512Glue(()))
     }
 
     #[inline(always)]
@@ -166,7 +189,8 @@ impl Glue for Avx512Glue {
         left: usize,
         keys: &mut Vec<u64>,
     ) {
-        // SAFETY: as above.
+        // SAFETY: an `Avx512Glue` is made only by `here`, once it found
+        // AVX-512F and POPCNT, which `join` is built with.
         unsafe { join(north_checks, north_keys, south, left, keys) }
     }
 }

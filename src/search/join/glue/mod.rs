@@ -257,7 +257,7 @@ pub(crate) fn keep_disjoint(
         // SAFETY: a path is chosen only if the CPU runs it.
         #[cfg(target_arch = "x86_64")]
         MatcherPath::Avx512 => unsafe { avx512::keep_disjoint(values, test, out) },
-        // SAFETY: as above.
+        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
         #[cfg(target_arch = "x86_64")]
         MatcherPath::Avx2 => unsafe { avx2::keep_disjoint(values, test, out) },
         _ => keep_disjoint_portable(values, test, out),
@@ -278,7 +278,7 @@ pub(crate) fn split_by_bit(
         // SAFETY: a path is chosen only if the CPU runs it.
         #[cfg(target_arch = "x86_64")]
         MatcherPath::Avx512 => unsafe { avx512::split_by_bit(keys, bit, taken) },
-        // SAFETY: as above.
+        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
         #[cfg(target_arch = "x86_64")]
         MatcherPath::Avx2 => unsafe { avx2::split_by_bit(keys, bit, taken) },
         _ => split_by_bit_from(keys, 0, (0, 0), bit, taken),

@@ -85,17 +85,20 @@ impl Layout {
                     && std::arch::is_x86_feature_detected!("avx512vbmi")
                     && std::arch::is_x86_feature_detected!("avx512bw")
                 {
-                    // SAFETY: as above, and the CPU has VBMI and BW.
+                    // SAFETY: the AVX-512 path is chosen only on a CPU
+                    // with AVX-512F, and VBMI and BW were just found.
                     return unsafe { self.fill_vbmi(queries, offsets) };
                 }
-                // SAFETY: as above.
+                // SAFETY: the AVX-512 path is chosen only on a CPU with
+                // AVX-512F (`matcher_path`).
                 return unsafe { self.fill_avx512(queries, offsets) };
             }
             MatcherPath::Avx2 if stride == NARROW => {
-                // SAFETY: as above, AVX2 is present.
+                // SAFETY: the AVX2 path is chosen only on a CPU with AVX2
+                // (`matcher_path`).
                 return unsafe { self.fill_avx2(queries, offsets) };
             }
-            // SAFETY: as above.
+            // SAFETY: the AVX2 path is chosen only on a CPU with AVX2.
             MatcherPath::Avx2 => return unsafe { self.fill_avx2_wide(queries, offsets) },
             MatcherPath::Portable => {}
         }

@@ -71,7 +71,7 @@ impl Leaf {
             // SAFETY: a path is chosen only if the CPU runs it.
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx512 => unsafe { fill_blocks_avx512(layout, keys, &mut self.lines) },
-            // SAFETY: as above.
+            // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx2 => unsafe { fill_blocks_avx2(layout, keys, &mut self.lines) },
             _ => fill_blocks(layout, keys, &mut self.lines),
@@ -125,7 +125,8 @@ impl Leaf {
             // once, in `matcher_path`).
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx512 => unsafe { by_chunks!(sum_avx512) },
-            // SAFETY: as above, popcnt and AVX2 are present.
+            // SAFETY: the AVX2 path is chosen only on a CPU with AVX2 and
+            // POPCNT (`matcher_path`).
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx2 => unsafe { by_chunks!(sum_avx2) },
             _ => by_chunks!(sum_portable),
