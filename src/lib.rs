@@ -118,9 +118,11 @@ pub fn check_environment() -> Result<(), Error> {
         .map_err(Error::Environment)
 }
 
-/// The search's internals that the integration tests, benchmarks and
-/// fuzz targets compare against their naive twins: not an API, no promise
-/// kept between versions.
+/// The search's internals that the integration tests and benchmarks
+/// compare against their naive twins, behind the `testing` feature (which
+/// `cargo test` and `cargo bench` turn on): not an API, no promise kept
+/// between versions.
+#[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod testing {
     /// Boards as bit masks.
