@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::search::board::Board;
 use crate::search::d4::Shape;
-use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
+pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
 
 use super::Fnv1a;
 

@@ -23,6 +23,7 @@ pub use cost::{estimate_costs, COST_ROWS};
 pub(crate) use hash::{fnv1a, Fnv1a};
 pub use method::{
     effective_method, Method, SplitDepth, TaskKind, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N,
+    JOIN_MAX_N, JOIN_MIN_N,
 };
 
 use crate::error::Error;

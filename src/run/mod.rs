@@ -9,11 +9,13 @@
 //! shard, a stop with a grace and the cost over runs, for the command and
 //! MPI rank 0 alike.
 
+mod batch;
 pub mod bench;
 pub mod compare;
 pub mod engine;
 pub mod estimate;
 pub mod heaviest;
+mod hooks;
 pub mod journal;
 pub mod key;
 #[cfg(feature = "mpi")]
@@ -22,6 +24,7 @@ pub mod report;
 pub mod shard;
 mod spread;
 pub mod stop;
+mod task;
 pub mod tracked;
 pub mod verify;
 pub mod workers;

@@ -146,7 +146,7 @@ impl SymmetricCounts {
     }
 
     /// Part `part` of `parts` of both searches
-    /// ([`symmetric::count_symmetric_part`]): what a shard carries.
+    /// (`count_symmetric_part`): what a shard carries.
     pub fn part_of(n: u32, part: u64, parts: u64) -> SymmetricCounts {
         SymmetricCounts {
             half_turn: u128::from(symmetric::count_symmetric_part(n, Turn::Half, part, parts)),

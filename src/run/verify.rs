@@ -85,7 +85,7 @@ pub fn cross_check(
                 // Fault injection for tests: the faulty task's join counts
                 // one too many, as a faulty machine would.
                 #[cfg(feature = "failpoints")]
-                let join = join + u64::from(crate::run::engine::faulty_task() == Some(id as u64));
+                let join = join + u64::from(crate::run::task::faulty_task() == Some(id as u64));
                 let join_seconds = started.elapsed().as_secs_f64();
                 let started = Instant::now();
                 let rows = count_independently(n, &task);

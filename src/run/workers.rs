@@ -16,39 +16,11 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use super::engine::{count_task_until, RunHooks, RunTotals, SpreadOrder, TaskCount, TaskOutcome};
+pub use super::batch::{BatchCount, BatchWorker, WorkerFailure};
+use super::hooks::{RunHooks, RunTotals, TaskOutcome};
+use super::spread::SpreadOrder;
+use super::task::{count_task_until, run_index};
 use crate::plan::{Task, TaskList};
-
-/// What a batch worker counted of one task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BatchCount {
-    /// The task's counts, as [`super::engine::count_task`] gives them.
-    pub count: TaskCount,
-    /// Microseconds of the worker's time the task took (a device's share
-    /// of its batch's time), as a journal records it.
-    pub micros: u64,
-}
-
-/// A worker that counts tasks a batch at a time, beside the CPU threads.
-pub trait BatchWorker: Sync {
-    /// Names the worker in messages (`cuda:0, NVIDIA H100`).
-    fn name(&self) -> String;
-
-    /// How many tasks it takes at once (at least 1).
-    fn batch_len(&self) -> usize;
-
-    /// Counts `tasks` of an `n` plan, one entry per task in order: `None`
-    /// for a task abandoned because `cancel` was set. An error means the
-    /// worker failed (a device lost, out of memory): none of the batch's
-    /// counts is used, the batch goes back to the CPU threads and the
-    /// worker gets no more.
-    fn count_batch(
-        &self,
-        n: u32,
-        tasks: &[Task],
-        cancel: Option<&AtomicBool>,
-    ) -> Result<Vec<Option<BatchCount>>, String>;
-}
 
 /// A batch worker that counts on the thread that calls it, as a CPU
 /// thread would: the model of the seam, and what the tests drive it with.
@@ -86,17 +58,6 @@ impl BatchWorker for CpuBatchWorker {
             })
             .collect())
     }
-}
-
-/// Why a batch worker stopped taking batches.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WorkerFailure {
-    /// The worker's name.
-    pub worker: String,
-    /// What it said.
-    pub reason: String,
-    /// Tasks of its last batch handed back to the CPU threads.
-    pub returned: usize,
 }
 
 /// Batches that went back, how many are still out with their workers,
@@ -223,12 +184,7 @@ pub(crate) fn run_with_workers(
 fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout) -> RunTotals {
     let mut totals = RunTotals::default();
     let run = |k: u64, totals: &mut RunTotals| {
-        *totals = totals.merge(super::engine::run_index(
-            n,
-            tasks,
-            handout.id_at(k) as usize,
-            hooks,
-        ));
+        *totals = totals.merge(run_index(n, tasks, handout.id_at(k) as usize, hooks));
     };
     let mut outstanding = handout.lock();
     loop {
