@@ -93,13 +93,14 @@ def run_on_terminal(command, stop_after, stdout=subprocess.DEVNULL):
     return frames, chunks, text, status, signalled_at, ended_at
 
 
-ETA = re.compile(r"ETA ((?:\d+[dhms] ?)+)\)")
+ETA = re.compile(r"ETA ([\d.]+ (?:ms|s|min|h|days|years))\)")
 
 
 def seconds_of(text):
-    """'12m 05s', '3h 20m', '45s', '2d 04h' as seconds."""
-    unit = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-    return sum(int(part[:-1]) * unit[part[-1]] for part in text.split())
+    """'512 ms', '4.21 s', '17.3 min', '5.02 h', '12.1 days', '3.40 years' as seconds."""
+    value, unit = text.split()
+    scale = {"ms": 1e-3, "s": 1, "min": 60, "h": 3600, "days": 86400, "years": 365.25 * 86400}
+    return float(value) * scale[unit]
 
 
 def check_eta(args):

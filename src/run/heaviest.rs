@@ -15,6 +15,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::engine::worker_pool;
@@ -92,7 +93,10 @@ pub fn rank_heaviest(plan: &Plan, k: usize, pool: &rayon::ThreadPool) -> (Vec<(u
             heap.push(entry);
         }
     };
-    pool.install(|| plan.method.counting().offer_costs(plan, &mut offer));
+    let map = |len: usize, job: &(dyn Fn(usize) -> Vec<u64> + Sync)| -> Vec<Vec<u64>> {
+        pool.install(|| (0..len).into_par_iter().map(job).collect())
+    };
+    plan.method.counting().offer_costs(plan, &map, &mut offer);
     let mut ranked: Vec<(u64, f64)> = heap
         .into_iter()
         .map(|Reverse((bits, Reverse(id)))| (id, f64::from_bits(bits)))

@@ -47,6 +47,12 @@ impl TaskCount {
     }
 }
 
+/// Lends a caller's threads to search code, which has none of its own:
+/// `map(len, job)` runs `job(i)` for every i below `len`, on any threads in
+/// any order, and returns the results in the order of i.
+pub(crate) type ParallelMap<'a> =
+    &'a (dyn Fn(usize, &(dyn Fn(usize) -> Vec<u64> + Sync)) -> Vec<Vec<u64>> + Sync);
+
 /// Counts a task of an `n` plan by a path of its own: its weighted
 /// solutions.
 pub(crate) type IndependentCount = fn(n: u32, task: &Task) -> u64;
@@ -103,8 +109,9 @@ pub(crate) trait CountingMethod: Sync {
 
     /// Offers every task's cost, before counting, in id order: an
     /// estimate of its time in units that compare tasks of one plan
-    /// (`--heaviest`). May use the calling rayon pool.
-    fn offer_costs(&self, plan: &Plan, offer: &mut dyn FnMut(u64, f64));
+    /// (`--heaviest`), with `map` to spread any work that precedes the
+    /// costs over the caller's threads.
+    fn offer_costs(&self, plan: &Plan, map: ParallelMap<'_>, offer: &mut dyn FnMut(u64, f64));
 
     /// What [`CountingMethod::offer_costs`] measures, for reports.
     fn cost_meaning(&self) -> String;

@@ -7,7 +7,7 @@ use super::{count_task, Shape, Subtree};
 use crate::error::Error;
 use crate::plan::{Method, Plan, Root, SplitDepth, Task, TaskKind};
 use crate::search::board::Board;
-use crate::search::method::{CountingMethod, TaskCount};
+use crate::search::method::{CountingMethod, ParallelMap, TaskCount};
 use crate::search::plain::{offer_prefix_costs, prefix_cost_meaning};
 
 /// One image per class under the 8 symmetries.
@@ -82,7 +82,7 @@ impl CountingMethod for D4Method {
         count_d4(n, shape, board, prefix)
     }
 
-    fn offer_costs(&self, plan: &Plan, offer: &mut dyn FnMut(u64, f64)) {
+    fn offer_costs(&self, plan: &Plan, _map: ParallelMap<'_>, offer: &mut dyn FnMut(u64, f64)) {
         offer_prefix_costs(plan, offer);
     }
 

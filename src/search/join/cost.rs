@@ -13,10 +13,9 @@
 //! ranks, it does not predict: at N = 28 it correlated 0.65 with the
 //! times of 40 random tasks (`docs/methods.md`).
 
-use rayon::prelude::*;
-
 use super::geometry::Geometry;
 use super::tasks::JoinTask;
+use crate::search::method::ParallelMap;
 
 /// Placement counts of every quadrant row set of one side: for each row set
 /// R, how many placements leave the inner column (`side - 1`) empty, and
@@ -30,20 +29,32 @@ pub struct QuadrantCounts {
 
 impl QuadrantCounts {
     /// Counts every row set of a `side` square (side <= 16; 2^side row
-    /// sets, each enumerated on the pool's threads: about a minute at side 14
-    /// on two cores, ten times less per side below).
+    /// sets) on the calling thread: about two minutes at side 14, ten times
+    /// less per side below.
     pub fn new(side: u32) -> QuadrantCounts {
+        QuadrantCounts::counted_by(side, &|len, count| (0..len).map(count).collect())
+    }
+
+    /// [`QuadrantCounts::new`], the row sets counted by `map` (which lends
+    /// the caller's threads: the engine's pool).
+    pub(crate) fn counted_by(side: u32, map: ParallelMap<'_>) -> QuadrantCounts {
         assert!(side <= 16, "quadrant side {side} past 16");
         let slots = side as usize + 1;
         let flip = |rows: u32| rows.reverse_bits() >> (32 - side);
-        let mut counts = vec![0u64; slots << side];
         // A row set and its north-south flip have the same placements,
         // flipped: half the row sets are enumerated, the rest copied.
-        counts
-            .par_chunks_mut(slots)
-            .enumerate()
-            .filter(|&(rows, _)| rows as u32 <= flip(rows as u32))
-            .for_each(|(rows, out)| count_row_set(side, rows as u32, out));
+        let enumerated = map(1 << side, &|rows| {
+            let mut out = Vec::new();
+            if rows as u32 <= flip(rows as u32) {
+                out.resize(slots, 0);
+                count_row_set(side, rows as u32, &mut out);
+            }
+            out
+        });
+        let mut counts = vec![0u64; slots << side];
+        for (rows, out) in enumerated.into_iter().enumerate() {
+            counts[rows * slots..][..out.len()].copy_from_slice(&out);
+        }
         for rows in 0..1u32 << side {
             let flipped = flip(rows);
             if flipped < rows {

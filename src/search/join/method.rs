@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::plan::MAX_PREFIX_ROWS;
 use crate::plan::{Fnv1a, Method, Plan, SplitDepth, Task, TaskKind, TaskList, TaskSource};
 use crate::search::board::Board;
-use crate::search::method::{CountingMethod, IndependentCount, TaskCount};
+use crate::search::method::{CountingMethod, IndependentCount, ParallelMap, TaskCount};
 use crate::system;
 
 /// Half boards joined on their crossing diagonals.
@@ -200,8 +200,8 @@ impl CountingMethod for JoinMethod {
         }
     }
 
-    fn offer_costs(&self, plan: &Plan, offer: &mut dyn FnMut(u64, f64)) {
-        let quadrants = QuadrantCounts::new(plan.n / 2);
+    fn offer_costs(&self, plan: &Plan, map: ParallelMap<'_>, offer: &mut dyn FnMut(u64, f64)) {
+        let quadrants = QuadrantCounts::counted_by(plan.n / 2, map);
         for task in plan.tasks.iter() {
             offer(task.id, task_cost(plan.n, &quadrants, &join_task(&task)));
         }

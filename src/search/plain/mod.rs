@@ -10,7 +10,7 @@ use crate::plan::{estimate_costs, Method, Plan, Root, SplitDepth, Task, TaskKind
 use crate::search::board::Board;
 use crate::search::kernel::count_completions;
 use crate::search::lanes;
-use crate::search::method::{CountingMethod, TaskCount};
+use crate::search::method::{CountingMethod, ParallelMap, TaskCount};
 
 /// The plain search, of the whole tree (`none`) or of its left half
 /// (`mirror`).
@@ -98,7 +98,7 @@ impl CountingMethod for PlainMethod {
         count_plain(n, task.weight, board)
     }
 
-    fn offer_costs(&self, plan: &Plan, offer: &mut dyn FnMut(u64, f64)) {
+    fn offer_costs(&self, plan: &Plan, _map: ParallelMap<'_>, offer: &mut dyn FnMut(u64, f64)) {
         offer_prefix_costs(plan, offer);
     }
 

@@ -13,15 +13,28 @@ pub use count::ReportWriter;
 pub use file::{without_os_code, PendingFile};
 pub use plan::{write_estimate, write_heaviest, write_plan};
 
-/// A rate with an SI prefix, e.g. `412.3 M/s`.
+/// A rate with an SI prefix, e.g. `412 M/s`, `2.50 k/s`.
 pub fn human_rate(per_second: f64) -> String {
+    let (scaled, prefix) = si_prefixed(per_second);
+    format!("{} {prefix}/s", three_digits(scaled))
+}
+
+/// `value` with three significant digits and an SI prefix past a
+/// thousand: `0.50`, `12.3`, `4.14k`, `123M`, `10.0G`.
+pub fn si_three_digits(value: f64) -> String {
+    let (scaled, prefix) = si_prefixed(value);
+    format!("{}{prefix}", three_digits(scaled))
+}
+
+/// `value` scaled below a thousand, and the SI prefix that says by how
+/// much (up to T).
+fn si_prefixed(value: f64) -> (f64, &'static str) {
     const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
-    for (scale, prefix) in PREFIXES {
-        if per_second >= scale {
-            return format!("{:.1} {prefix}/s", per_second / scale);
-        }
-    }
-    format!("{per_second:.0} /s")
+    PREFIXES
+        .into_iter()
+        // 999.96 rounds to 1000 at three digits: it takes the next prefix.
+        .find(|&(scale, _)| value >= scale * 0.99995)
+        .map_or((value, ""), |(scale, prefix)| (value / scale, prefix))
 }
 
 /// A duration for people, to 3 significant digits: `512 ms`, `4.21 s`,
@@ -80,9 +93,20 @@ mod tests {
 
     #[test]
     fn rates_get_prefixes() {
-        assert_eq!(human_rate(412_345_678.0), "412.3 M/s");
-        assert_eq!(human_rate(2_500.0), "2.5 k/s");
-        assert_eq!(human_rate(12.0), "12 /s");
-        assert_eq!(human_rate(3.2e9), "3.2 G/s");
+        assert_eq!(human_rate(412_345_678.0), "412 M/s");
+        assert_eq!(human_rate(2_500.0), "2.50 k/s");
+        assert_eq!(human_rate(12.0), "12.0 /s");
+        assert_eq!(human_rate(3.2e9), "3.20 G/s");
+        assert_eq!(human_rate(999_990.0), "1.00 M/s");
+    }
+
+    #[test]
+    fn numbers_have_three_significant_digits_and_a_prefix() {
+        assert_eq!(si_three_digits(4143.8288), "4.14k");
+        assert_eq!(si_three_digits(0.5), "0.50");
+        assert_eq!(si_three_digits(12.345), "12.3");
+        assert_eq!(si_three_digits(999.9), "1000");
+        assert_eq!(si_three_digits(123_456_789.0), "123M");
+        assert_eq!(si_three_digits(9.996e9), "10.0G");
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Mutex;
 use std::time::Instant;
 
-use super::duration_text;
+use crate::output::human_duration;
 
 /// When the row `list --nth` is counting began, to tell a person how long
 /// it has left: the first row alone is minutes at N = 20.
@@ -49,7 +49,7 @@ fn finding_text(n: u32, progress: nqueens::NthProgress, seconds: f64) -> String 
     let row = progress.rows_fixed + 1;
     let percent = (share * 100.0).floor();
     let left = if (ROW_GUESS_FROM..1.0).contains(&share) {
-        format!(", {} left", duration_text(seconds * (1.0 - share) / share))
+        format!(", {} left", human_duration(seconds * (1.0 - share) / share))
     } else {
         String::new()
     };
@@ -76,7 +76,7 @@ mod tests {
         );
         assert_eq!(
             finding_text(20, progress(0, 0.25), 60.0),
-            "finding: 0 of 20 rows fixed, row 1 25% counted, 3m 00s left"
+            "finding: 0 of 20 rows fixed, row 1 25% counted, 3.00 min left"
         );
         assert_eq!(
             finding_text(20, progress(2, 1.0), 60.0),

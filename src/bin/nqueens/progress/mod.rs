@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressState, ProgressStyle};
 
 use crate::args::ProgressMode;
+use crate::output::{human_duration, si_three_digits};
 
 pub use finding::RowClock;
 use weights::weighted_eta;
@@ -63,15 +64,15 @@ pub fn begin_tasks(bar: &ProgressBar, len: u64, done: u64) {
     .expect("the progress template is valid")
     .with_key("session_rate", |state: &ProgressState, out: &mut dyn fmt::Write| {
         let text = session_rate(state).map_or("-".to_string(), |rate| {
-            format!("{} tasks/s", three_digits(rate))
+            format!("{} tasks/s", si_three_digits(rate))
         });
         let _ = out.write_str(&text);
     })
     .with_key("session_eta", |state: &ProgressState, out: &mut dyn fmt::Write| {
         let text = match (weighted_eta(), session_rate(state), state.len()) {
-            (Some(eta), _, _) => duration_text(eta),
+            (Some(eta), _, _) => human_duration(eta),
             (None, Some(rate), Some(len)) if rate > 0.0 => {
-                duration_text(len.saturating_sub(state.pos()) as f64 / rate)
+                human_duration(len.saturating_sub(state.pos()) as f64 / rate)
             }
             _ => "?".to_string(),
         };
@@ -94,28 +95,6 @@ fn session_rate(state: &ProgressState) -> Option<f64> {
     (seconds > 0.0).then(|| done as f64 / seconds)
 }
 
-/// `value` with three significant digits, and k, M or G past a thousand.
-pub fn three_digits(value: f64) -> String {
-    let (scaled, unit) = match value {
-        v if v >= 1e9 => (v / 1e9, "G"),
-        v if v >= 1e6 => (v / 1e6, "M"),
-        v if v >= 1e3 => (v / 1e3, "k"),
-        v => (v, ""),
-    };
-    format!("{}{unit}", crate::output::three_digits(scaled))
-}
-
-/// A duration for people: "45s", "12m 05s", "3h 20m", "2d 04h".
-pub(crate) fn duration_text(seconds: f64) -> String {
-    let seconds = seconds.round() as u64;
-    match seconds {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m {:02}s", s / 60, s % 60),
-        s if s < 86_400 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
-        s => format!("{}d {:02}h", s / 86_400, s % 86_400 / 3600),
-    }
-}
-
 /// The benchmark's progress line: runs done, current thread count, elapsed.
 /// Hidden with `quiet` or when stderr is not a terminal.
 pub fn bench_bar(quiet: bool) -> ProgressBar {
@@ -130,27 +109,4 @@ pub fn bench_bar(quiet: bool) -> ProgressBar {
             .expect("the progress template is valid");
     bar.set_style(style);
     bar
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates_have_three_significant_digits() {
-        assert_eq!(three_digits(4143.8288), "4.14k");
-        assert_eq!(three_digits(0.5), "0.50");
-        assert_eq!(three_digits(12.345), "12.3");
-        assert_eq!(three_digits(999.9), "1000");
-        assert_eq!(three_digits(123_456_789.0), "123M");
-        assert_eq!(three_digits(9.996e9), "10.0G");
-    }
-
-    #[test]
-    fn durations_read_as_people_write_them() {
-        assert_eq!(duration_text(45.2), "45s");
-        assert_eq!(duration_text(725.0), "12m 05s");
-        assert_eq!(duration_text(12_000.0), "3h 20m");
-        assert_eq!(duration_text(187_200.0), "2d 04h");
-    }
 }
