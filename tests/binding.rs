@@ -13,7 +13,7 @@ mod common;
 
 use common::{fnv1a, nqueens, outcome, scratch, seal_line};
 use nqueens::run::journal::{Journal, JournalError};
-use nqueens::run::key::RunKey;
+use nqueens::run::signing::RunKey;
 use nqueens::{Method, Plan, SplitDepth, TaskCount};
 
 /// A finished count's journal: its CLI arguments, its key file and its lines.

@@ -45,7 +45,7 @@ fn lanes_count(lanes: Lanes, n: u32, board: Board) -> Tally {
 fn frontier_equals_the_kernel_on_every_task() {
     for lanes in builds_here() {
         for n in 1..=13u32 {
-            for method in [Method::None, Method::Mirror] {
+            for method in [Method::NoSymmetry, Method::Mirror] {
                 for depth in 0..=n.min(4) {
                     let plan = Plan::build(n, method, SplitDepth::Rows(depth)).unwrap();
                     for task in plan.tasks.iter() {

@@ -56,14 +56,18 @@ fn counts_equal_the_published_table_up_to_15() {
         assert_eq!(Some(report.solutions), published::total(n), "n={n}");
         assert_eq!(report.matches_published(), Some(true));
     }
-    let full = count(15, &options(Method::None, 2, SplitDepth::Auto)).unwrap();
+    let full = count(15, &options(Method::NoSymmetry, 2, SplitDepth::Auto)).unwrap();
     assert_eq!(Some(full.solutions), published::total(15));
 }
 
 #[test]
 fn full_tree_nodes_equal_the_naive_search() {
     for n in 1..=10u32 {
-        let report = count(n, &options(Method::None, 2, SplitDepth::Rows(n.min(2)))).unwrap();
+        let report = count(
+            n,
+            &options(Method::NoSymmetry, 2, SplitDepth::Rows(n.min(2))),
+        )
+        .unwrap();
         assert_eq!(
             report.nodes,
             u128::from(naive::count_completions(n, &[]).nodes),
@@ -75,7 +79,7 @@ fn full_tree_nodes_equal_the_naive_search() {
 #[test]
 fn mirror_searches_about_half_the_full_tree() {
     for n in 8..=14u32 {
-        let none = count(n, &options(Method::None, 2, SplitDepth::Auto)).unwrap();
+        let none = count(n, &options(Method::NoSymmetry, 2, SplitDepth::Auto)).unwrap();
         let mirror = count(n, &options(Method::Mirror, 2, SplitDepth::Auto)).unwrap();
         let ratio = mirror.nodes as f64 / none.nodes as f64;
         assert!((0.45..0.56).contains(&ratio), "n={n} ratio {ratio}");
@@ -99,7 +103,7 @@ fn plans_are_deterministic_and_ordered() {
         assert_ne!(shallow.fingerprint(), deep.fingerprint());
         assert!(deep.tasks.len() > shallow.tasks.len());
     }
-    let none = Plan::build(12, Method::None, SplitDepth::Rows(3)).unwrap();
+    let none = Plan::build(12, Method::NoSymmetry, SplitDepth::Rows(3)).unwrap();
     let mirror = Plan::build(12, Method::Mirror, SplitDepth::Rows(3)).unwrap();
     assert_ne!(none.fingerprint(), mirror.fingerprint());
     assert_eq!(none.fingerprint_hex().len(), 16);
@@ -174,9 +178,9 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(count(33, &CountOptions::default()).is_err());
     let zero = CountOptions::default().with_threads(Some(0));
     assert_eq!(count(8, &zero).unwrap_err(), nqueens::Error::ZeroThreads);
-    assert!(Plan::build(8, Method::None, SplitDepth::Rows(9)).is_err());
-    assert!(Plan::build(30, Method::None, SplitDepth::Rows(17)).is_err());
-    let huge = Plan::build(30, Method::None, SplitDepth::Rows(16)).unwrap_err();
+    assert!(Plan::build(8, Method::NoSymmetry, SplitDepth::Rows(9)).is_err());
+    assert!(Plan::build(30, Method::NoSymmetry, SplitDepth::Rows(17)).is_err());
+    let huge = Plan::build(30, Method::NoSymmetry, SplitDepth::Rows(16)).unwrap_err();
     assert!(
         matches!(huge, nqueens::Error::SplitTooDeep { .. }),
         "{huge}"

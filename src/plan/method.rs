@@ -36,8 +36,10 @@ pub const D4_MIN_N: u32 = 5;
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Method {
-    /// Every first-row square: the full tree.
-    None,
+    /// Every first-row square: the full tree, no symmetry used (`none`
+    /// on the command line and in files).
+    #[serde(rename = "none")]
+    NoSymmetry,
     /// First-row queen in the left half only, counted twice (odd N: the
     /// middle column with the second-row queen in the left half, twice).
     Mirror,
@@ -56,7 +58,7 @@ pub enum Method {
 impl Method {
     /// Every method, in the order help texts list them.
     pub const ALL: [Method; 5] = [
-        Method::None,
+        Method::NoSymmetry,
         Method::Mirror,
         Method::D4,
         Method::Join,
@@ -64,16 +66,17 @@ impl Method {
     ];
 
     /// The methods that count (every one but `auto`, which picks one).
-    pub const SEARCHING: [Method; 4] = [Method::None, Method::Mirror, Method::D4, Method::Join];
+    pub const SEARCHING: [Method; 4] =
+        [Method::NoSymmetry, Method::Mirror, Method::D4, Method::Join];
 
     /// The depth-first methods, whose tasks are prefixes cut at the split
     /// depth (`join` has its own tasks, one per row set).
-    pub const DEPTH_FIRST: [Method; 3] = [Method::None, Method::Mirror, Method::D4];
+    pub const DEPTH_FIRST: [Method; 3] = [Method::NoSymmetry, Method::Mirror, Method::D4];
 
     /// The name used on the command line and in output.
     pub fn name(self) -> &'static str {
         match self {
-            Method::None => "none",
+            Method::NoSymmetry => "none",
             Method::Mirror => "mirror",
             Method::D4 => "d4",
             Method::Join => "join",
@@ -84,7 +87,7 @@ impl Method {
     /// Stable number hashed into fingerprints.
     pub(crate) fn code(self) -> u8 {
         match self {
-            Method::None => 0,
+            Method::NoSymmetry => 0,
             Method::Mirror => 1,
             Method::D4 => 2,
             Method::Auto => 3,

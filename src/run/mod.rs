@@ -17,11 +17,11 @@ pub mod estimate;
 pub mod heaviest;
 mod hooks;
 pub mod journal;
-pub mod key;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod report;
 pub mod shard;
+pub mod signing;
 mod spread;
 pub mod stop;
 mod task;

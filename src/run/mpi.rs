@@ -98,7 +98,7 @@ pub fn count_journaled(
     n: u32,
     options: &CountOptions,
     checkpoint: Option<&Path>,
-    key: Option<&super::key::RunKey>,
+    key: Option<&super::signing::RunKey>,
     stop: &AtomicBool,
     grace: Option<&StopGrace<'_>>,
 ) -> Result<RankOutcome, Error> {

@@ -7,8 +7,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::key::RunKey;
 use super::report::SymmetricCounts;
+use super::signing::RunKey;
 use crate::error::Error;
 use crate::plan::{check_board_size, Method, Plan};
 

@@ -14,9 +14,9 @@ use std::time::Instant;
 
 use super::engine::{RunHooks, RunTotals, TaskOutcome};
 use super::journal::{Journal, JournalError, Resumed};
-use super::key::RunKey;
 use super::report::{make_report, History, PlanSummary, Report, SymmetricCounts};
 use super::shard::{checksum_of, mac_of, ShardResult, ShardSpec, SHARD_FORMAT};
+use super::signing::RunKey;
 use super::stop::{self, Abandoned, InFlight, StopGrace};
 use super::workers::{BatchWorker, WorkerFailure};
 use super::{plan_for, run_plan, CountOptions};

@@ -415,7 +415,7 @@ mod tests {
     fn plans() -> Vec<Plan> {
         let mut plans = Vec::new();
         for n in [8, 11, 12, 13] {
-            for method in [Method::Join, Method::Mirror, Method::D4, Method::None] {
+            for method in [Method::Join, Method::Mirror, Method::D4, Method::NoSymmetry] {
                 plans.push(Plan::build(n, method, SplitDepth::Auto).unwrap());
             }
         }

@@ -12,7 +12,7 @@ impl Method {
     /// here; it would mean `mirror`).
     pub(crate) fn counting(self) -> &'static dyn CountingMethod {
         match self {
-            Method::None => &plain::NONE,
+            Method::NoSymmetry => &plain::NONE,
             Method::Mirror | Method::Auto => &plain::MIRROR,
             Method::D4 => &d4::D4,
             Method::Join => &join::JOIN,

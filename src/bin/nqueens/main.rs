@@ -76,7 +76,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Verify(args) => commands::verify::run(&args),
         #[cfg(feature = "gpu")]
         Command::Gpu(args) => commands::gpu::time(&args),
-        Command::Completions(args) => commands::help::completions(args.shell),
-        Command::Manpage => commands::help::manpage(),
+        Command::Completions(args) => commands::completions::completions(args.shell),
+        Command::Manpage => commands::completions::manpage(),
     }
 }

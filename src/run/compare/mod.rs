@@ -17,7 +17,7 @@ use serde::{Serialize, Serializer};
 use crate::plan::Plan;
 use crate::run::engine::TaskCount;
 use crate::run::journal::{read_plan_of, read_tasks, JournalError};
-use crate::run::key::RunKey;
+use crate::run::signing::RunKey;
 
 mod shards;
 

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::engine::{RunTotals, TaskCount};
-use super::key::RunKey;
+use super::signing::RunKey;
 use crate::plan::Plan;
 
 /// How often the journal is synced to disk while a run goes on.

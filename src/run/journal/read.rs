@@ -10,7 +10,7 @@ use super::seal::{LineSeal, MAGIC, MAGIC_UNBOUND};
 use super::{check_regular, describe, header_text, io_error, plan_part, JournalError};
 use crate::plan::{Method, Plan};
 use crate::run::engine::TaskCount;
-use crate::run::key::RunKey;
+use crate::run::signing::RunKey;
 
 /// Why a header line that did not unseal under `key` is refused: made with
 /// a key and read without, the other way round, or damaged.

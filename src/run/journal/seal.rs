@@ -5,7 +5,7 @@
 //! refused, instead of adding another plan's count to this one's total.
 
 use crate::plan::Fnv1a;
-use crate::run::key::RunKey;
+use crate::run::signing::RunKey;
 
 /// The header's format tag: lines bound to their plan.
 pub(super) const MAGIC: &str = "nqueens-journal-v2";

@@ -86,7 +86,7 @@ impl CountingMethod for PlainMethod {
             Plan::depth_first(n, Method::Mirror, &roots, nodes, split)
         } else {
             let roots = [Root::new(Board::EMPTY, 1, TaskKind::Plain, &[])];
-            Plan::depth_first(n, Method::None, &roots, 0, split)
+            Plan::depth_first(n, Method::NoSymmetry, &roots, 0, split)
         }
     }
 

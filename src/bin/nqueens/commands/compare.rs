@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use nqueens::run::compare::{compare_keyed, compare_shards, CompareError};
-use nqueens::run::key::RunKey;
 use nqueens::run::shard::check_mac;
+use nqueens::run::signing::RunKey;
 
 use super::merge::read_shard_file;
 use super::usage;

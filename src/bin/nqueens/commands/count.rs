@@ -1,5 +1,5 @@
 //! `nqueens count`: one or more N, each checked against the tables; with a
-//! checkpoint, shard or profile, one N through [`super::tracked`]; with
+//! checkpoint, shard or profile, one N through [`super::resumable`]; with
 //! `--mpi`, across the ranks of `mpirun`.
 
 use std::io;
@@ -8,7 +8,7 @@ use anyhow::Context;
 use nqueens::run::tracked::{Tracked, TrackedOutcome};
 use nqueens::TaskOutcome;
 
-use super::{check_fallback, complain, mismatch, tracked, usage, warn_ignored_split};
+use super::{check_fallback, complain, mismatch, resumable, usage, warn_ignored_split};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
@@ -22,14 +22,14 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
         return run_mpi(args, &sizes);
     }
     signals::install_handler();
-    let shard = tracked::shard_of(args)?;
+    let shard = resumable::shard_of(args)?;
     if args.checkpoint.is_some() || shard.is_some() || args.profile.is_some() {
         if sizes.len() != 1 {
             return Err(usage(
                 "--checkpoint, --shard and --profile take one N: run one count per N".to_string(),
             ));
         }
-        return tracked::run(args, sizes[0], shard);
+        return resumable::run(args, sizes[0], shard);
     }
     if args.out.is_some() {
         return Err(usage(

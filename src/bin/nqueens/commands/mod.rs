@@ -4,16 +4,16 @@
 pub mod bench;
 pub mod check;
 pub mod compare;
+pub mod completions;
 pub mod count;
 mod errors;
 mod fallback;
 pub mod gpu;
-pub mod help;
 pub mod list;
 pub mod merge;
 pub mod plan;
+pub mod resumable;
 pub mod solve;
-pub mod tracked;
 pub mod verify;
 
 pub use errors::{describe, exit_code_of, is_broken_pipe};
@@ -127,8 +127,8 @@ pub fn print_report(report: &Report, format: Format) -> anyhow::Result<ExitCode>
 /// The run key of `--key FILE`, read and checked, if one was given.
 pub fn run_key(
     path: Option<&std::path::Path>,
-) -> anyhow::Result<Option<nqueens::run::key::RunKey>> {
-    path.map(|path| nqueens::run::key::RunKey::from_file(path).map_err(usage))
+) -> anyhow::Result<Option<nqueens::run::signing::RunKey>> {
+    path.map(|path| nqueens::run::signing::RunKey::from_file(path).map_err(usage))
         .transpose()
 }
 
