@@ -106,6 +106,7 @@ pub use run::{count, count_with_hooks, resolve_threads, CountOptions};
 pub use search::board::MAX_N;
 #[doc(hidden)]
 pub use search::board::{Board, Tally};
+pub use search::paths::CodePaths;
 
 /// Checks the environment variables that steer the searches (the vector
 /// lanes' `NQUEENS_LANES`, the matcher's `NQUEENS_MATCHER`): an error names

@@ -15,17 +15,27 @@ pub use super::task::count_task;
 pub(crate) use super::task::run_index;
 use crate::error::Error;
 use crate::plan::TaskList;
+use crate::search::paths::CodePaths;
 
 pub use crate::search::method::TaskCount;
 
 /// A pool of `threads` workers for [`run_tasks`].
 pub fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    worker_pool_taking(threads, CodePaths::default())
+}
+
+/// A pool of `threads` workers whose searches take the builds `paths`.
+pub(crate) fn worker_pool_taking(
+    threads: usize,
+    paths: CodePaths,
+) -> Result<rayon::ThreadPool, Error> {
     if threads == 0 {
         return Err(Error::ZeroThreads);
     }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|index| format!("nqueens-worker-{index}"))
+        .start_handler(move |_| paths.enter())
         .build()
         .map_err(|err| Error::ThreadPool {
             threads,

@@ -6,6 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use super::batch::{BatchWorker, WorkerFailure};
 use crate::search::method::TaskCount;
+use crate::search::paths::CodePaths;
 
 /// What one finished task contributed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,6 +65,8 @@ pub struct RunHooks<'a> {
     /// With `workers`: the CPU threads count only batches a failed worker
     /// handed back (a device timed or checked alone).
     pub workers_only: bool,
+    /// The builds of the hot loops the run's threads take.
+    pub paths: CodePaths,
 }
 
 impl<'a> RunHooks<'a> {
@@ -125,6 +128,11 @@ impl<'a> RunHooks<'a> {
             on_worker_failed: Some(on_failed),
             ..self
         }
+    }
+
+    /// The run's threads take the builds `paths`.
+    pub fn paths(self, paths: CodePaths) -> RunHooks<'a> {
+        RunHooks { paths, ..self }
     }
 
     /// The workers take their tasks from `dispatch`.

@@ -36,6 +36,7 @@ use report::{make_report, PlanSummary, Report, SymmetricCounts};
 
 use crate::error::Error;
 use crate::plan::{Method, Plan, SplitDepth};
+use crate::search::paths::CodePaths;
 pub use crate::system::available_cores;
 
 /// What to count with. Start from [`CountOptions::default`] and change
@@ -52,6 +53,9 @@ pub struct CountOptions {
     /// Most bytes a `join` count may take; `None`: the memory the system
     /// has available when the count starts.
     pub memory_limit: Option<u64>,
+    /// The builds of the hot loops (default: the environment variables,
+    /// else the fastest this CPU runs).
+    pub paths: CodePaths,
 }
 
 impl Default for CountOptions {
@@ -61,6 +65,7 @@ impl Default for CountOptions {
             threads: None,
             split_depth: SplitDepth::Auto,
             memory_limit: None,
+            paths: CodePaths::default(),
         }
     }
 }
@@ -82,6 +87,11 @@ impl CountOptions {
             split_depth,
             ..self
         }
+    }
+
+    /// These options with the builds `paths` of the hot loops.
+    pub fn with_paths(self, paths: CodePaths) -> CountOptions {
+        CountOptions { paths, ..self }
     }
 
     /// These options with the memory limit `memory_limit` in bytes
@@ -131,7 +141,8 @@ pub fn count_with_hooks(
     let started = Instant::now();
     let plan = plan_for(n, options, threads)?;
     on_plan(&plan);
-    let run = run_plan(&plan, threads, hooks, Some((0, 1)))?;
+    let hooks = hooks.paths(options.paths);
+    let run = run_plan(&plan, threads, &hooks, Some((0, 1)))?;
     let complete = run.totals.tasks_cancelled == 0 && run.totals.tasks_skipped == 0;
     Ok(make_report(
         &PlanSummary::of(&plan),
@@ -169,14 +180,19 @@ pub fn run_plan(
     hooks: &RunHooks<'_>,
     symmetric: Option<(u64, u64)>,
 ) -> Result<PlanRun, Error> {
-    let pool = engine::worker_pool(threads)?;
+    let pool = engine::worker_pool_taking(threads, hooks.paths)?;
     // The symmetric searches run beside the tasks rather than after them:
     // a short serial tail would cost every thread but one its time. A
     // cancelled run does not wait for them (minutes from N = 26): their
     // thread is left to end on its own, and the run reports none.
     let n = plan.n;
-    let search = symmetric
-        .map(|(part, parts)| std::thread::spawn(move || SymmetricCounts::part_of(n, part, parts)));
+    let paths = hooks.paths;
+    let search = symmetric.map(|(part, parts)| {
+        std::thread::spawn(move || {
+            paths.enter();
+            SymmetricCounts::part_of(n, part, parts)
+        })
+    });
     let totals = engine::run_tasks(&pool, plan.n, &plan.tasks, hooks);
     let cancelled = totals.tasks_cancelled > 0;
     let symmetric = match search {

@@ -182,7 +182,10 @@ pub fn count_journaled(
     };
     let on_task = |outcome: &TaskOutcome| chunks.finished(outcome);
     let skip = |id: u64| is_done(id);
-    let mut hooks = RunHooks::new().dispatch(&chunks).cancel(stop);
+    let mut hooks = RunHooks::new()
+        .dispatch(&chunks)
+        .cancel(stop)
+        .paths(options.paths);
     if checkpoint.is_some() {
         hooks = hooks.skip(&skip).on_task(&on_task);
     }

@@ -22,6 +22,7 @@ use super::workers::{BatchWorker, WorkerFailure};
 use super::{plan_for, run_plan, CountOptions};
 use crate::error::Error;
 use crate::plan::Plan;
+use crate::search::paths::CodePaths;
 
 /// What earlier runs of a journaled count left: the tasks they finished
 /// (of this run's shard) and what those runs cost.
@@ -142,6 +143,8 @@ pub struct Tracked {
     earlier: Earlier,
     shard_tasks: u64,
     started: Instant,
+    /// The builds of the hot loops its count takes.
+    paths: CodePaths,
 }
 
 impl Tracked {
@@ -158,7 +161,11 @@ impl Tracked {
     ) -> Result<Tracked, Error> {
         let started = Instant::now();
         let plan = plan_for(n, options, threads)?;
-        Ok(Tracked::with_plan(plan, threads, shard, checkpoint, key)?.since(started))
+        let tracked = Tracked::with_plan(plan, threads, shard, checkpoint, key)?;
+        Ok(Tracked {
+            paths: options.paths,
+            ..tracked.since(started)
+        })
     }
 
     /// [`Tracked::prepare`] with the plan built already (MPI ranks compare
@@ -196,6 +203,7 @@ impl Tracked {
             resumed,
             shard_tasks,
             started: Instant::now(),
+            paths: CodePaths::default(),
         })
     }
 
@@ -313,7 +321,8 @@ impl Tracked {
             .on_task(&on_task)
             .cancel(&cancel)
             .workers(watch.workers)
-            .workers_only(watch.workers_only);
+            .workers_only(watch.workers_only)
+            .paths(self.paths);
         if let Some(on_failed) = watch.on_worker_failed {
             hooks = hooks.on_worker_failed(on_failed);
         }

@@ -33,6 +33,7 @@ pub(crate) mod method;
 pub mod naive;
 #[cfg(target_arch = "x86_64")]
 mod pack;
+pub(crate) mod paths;
 pub(crate) mod plain;
 mod registry;
 pub(crate) mod symmetric;

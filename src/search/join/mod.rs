@@ -84,7 +84,7 @@ pub use cost::{task_cost, QuadrantCounts};
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
-pub(crate) use matcher::{matcher_path, requested_matcher};
+pub(crate) use matcher::{matcher_path, parse_matcher, requested_matcher};
 pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};
 pub(crate) use method::JOIN;
 pub use quadrant::{count_placements, placements};

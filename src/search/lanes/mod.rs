@@ -99,18 +99,22 @@ impl Lanes {
 pub(crate) const LANES_VARIABLE: &str = "NQUEENS_LANES";
 
 /// What [`LANES_VARIABLE`] asks for: `Ok(None)` when it is unset or empty,
-/// `Ok(Some(None))` for `off`, `Ok(Some(Some(build)))` for a build this CPU
-/// runs; an error naming the value and what is accepted otherwise.
+/// else as [`parse_lanes`] reads its value.
 pub(crate) fn requested() -> Result<Option<Option<Lanes>>, String> {
-    let Some(value) = std::env::var_os(LANES_VARIABLE) else {
-        return Ok(None);
-    };
-    let value = value.to_string_lossy();
-    if value.is_empty() {
-        return Ok(None);
+    match std::env::var_os(LANES_VARIABLE) {
+        Some(value) if !value.is_empty() => {
+            parse_lanes(&value.to_string_lossy(), &format!("{LANES_VARIABLE}=")).map(Some)
+        }
+        _ => Ok(None),
     }
+}
+
+/// The build `value` names: `Ok(None)` for `off`, `Ok(Some(build))` for a
+/// build this CPU runs; an error naming `label` and the value, and what
+/// is accepted, otherwise.
+pub(crate) fn parse_lanes(value: &str, label: &str) -> Result<Option<Lanes>, String> {
     if value == "off" {
-        return Ok(Some(None));
+        return Ok(None);
     }
     // The values accepted: every build (or those this CPU runs), and `off`.
     let accepted = |only_here: bool| {
@@ -123,22 +127,29 @@ pub(crate) fn requested() -> Result<Option<Option<Lanes>>, String> {
         names.join(", ")
     };
     match Lanes::ALL.into_iter().find(|lanes| lanes.name() == value) {
-        Some(lanes) if lanes.runs_here() => Ok(Some(Some(lanes))),
+        Some(lanes) if lanes.runs_here() => Ok(Some(lanes)),
         Some(lanes) => Err(format!(
-            "{LANES_VARIABLE}={} asks for a build this CPU cannot run: accepted here are {}",
+            "{label}{} asks for a build this CPU cannot run: accepted here are {}",
             lanes.name(),
             accepted(true)
         )),
         None => Err(format!(
-            "{LANES_VARIABLE}={value} is not a build: accepted values are {}",
+            "{label}{value} is not a build: accepted values are {}",
             accepted(false)
         )),
     }
 }
 
-/// The build the searches use: the one `LANES_VARIABLE` asks for, else
-/// the fastest this CPU runs, if any. Decided once per process.
+/// The build the searches on the calling thread use: the one its count
+/// chose ([`crate::CodePaths`]), else the one [`LANES_VARIABLE`] asks
+/// for, else the fastest this CPU runs, if any.
 pub fn best() -> Option<Lanes> {
+    crate::search::paths::chosen_lanes().unwrap_or_else(default_lanes)
+}
+
+/// The process's default build, decided once: [`LANES_VARIABLE`]'s, else
+/// the fastest this CPU runs.
+fn default_lanes() -> Option<Lanes> {
     static CHOICE: std::sync::OnceLock<Option<Lanes>> = std::sync::OnceLock::new();
     *CHOICE.get_or_init(|| match requested() {
         Ok(Some(choice)) => choice,

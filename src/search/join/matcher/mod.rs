@@ -222,38 +222,50 @@ impl MatcherPath {
     }
 }
 
-/// What [`MATCHER_VARIABLE`] asks for: `Ok(None)` when unset or empty; an
-/// error naming the value and what is accepted for a path that is not one
-/// or that this CPU cannot run.
+/// What [`MATCHER_VARIABLE`] asks for: `Ok(None)` when unset or empty,
+/// else as [`parse_matcher`] reads its value.
 pub(crate) fn requested_matcher() -> Result<Option<MatcherPath>, String> {
-    let Some(value) = std::env::var_os(MATCHER_VARIABLE) else {
-        return Ok(None);
-    };
-    let value = value.to_string_lossy();
-    if value.is_empty() {
-        return Ok(None);
+    match std::env::var_os(MATCHER_VARIABLE) {
+        Some(value) if !value.is_empty() => {
+            parse_matcher(&value.to_string_lossy(), &format!("{MATCHER_VARIABLE}=")).map(Some)
+        }
+        _ => Ok(None),
     }
+}
+
+/// The loop `value` names, if this CPU runs it; an error naming `label`
+/// and the value, and what is accepted, otherwise.
+pub(crate) fn parse_matcher(value: &str, label: &str) -> Result<MatcherPath, String> {
     let here: Vec<&str> = MatcherPath::ALL
         .into_iter()
         .filter(|path| path.runs_here())
         .map(MatcherPath::name)
         .collect();
-    match MatcherPath::ALL.into_iter().find(|path| path.name() == value) {
-        Some(path) if path.runs_here() => Ok(Some(path)),
+    match MatcherPath::ALL
+        .into_iter()
+        .find(|path| path.name() == value)
+    {
+        Some(path) if path.runs_here() => Ok(path),
         Some(path) => Err(format!(
-            "{MATCHER_VARIABLE}={} asks for a loop this CPU cannot run: accepted here are {}",
+            "{label}{} asks for a loop this CPU cannot run: accepted here are {}",
             path.name(),
             here.join(", ")
         )),
         None => Err(format!(
-            "{MATCHER_VARIABLE}={value} is not a matcher loop: accepted values are avx512, avx2, portable"
+            "{label}{value} is not a matcher loop: accepted values are avx512, avx2, portable"
         )),
     }
 }
 
-/// The loop the matcher uses: the one [`MATCHER_VARIABLE`] asks for, else
-/// the fastest this CPU runs. Decided once per process.
+/// The loop the matcher on the calling thread uses: the one its count
+/// chose ([`crate::CodePaths`]), else the one [`MATCHER_VARIABLE`] asks
+/// for, else the fastest this CPU runs.
 pub(crate) fn matcher_path() -> MatcherPath {
+    crate::search::paths::chosen_matcher().unwrap_or_else(default_matcher)
+}
+
+/// The process's default loop, decided once.
+fn default_matcher() -> MatcherPath {
     static CHOICE: std::sync::OnceLock<MatcherPath> = std::sync::OnceLock::new();
     *CHOICE.get_or_init(|| match requested_matcher() {
         Ok(Some(path)) => path,
