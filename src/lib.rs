@@ -15,7 +15,7 @@
 //! - **A count that must survive or spread** (a checkpoint journal, a
 //!   shard of the plan, a stop on a signal): [`run::tracked::Tracked`].
 //! - **Its cost before running it**: [`Plan`] and
-//!   [`run::estimate::estimate`].
+//!   [`analysis::estimate::estimate`].
 //! - **Boards**: [`Solutions`] and [`nth_solution`] list them in order,
 //!   [`explicit_solution`] builds one for any N, [`check`] validates one,
 //!   the `render_*` functions draw one.
@@ -78,6 +78,7 @@
 // caller may name.
 #![warn(unreachable_pub)]
 
+pub mod analysis;
 pub mod boards;
 pub mod error;
 #[cfg(feature = "gpu")]

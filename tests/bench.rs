@@ -1,6 +1,6 @@
 //! The benchmark: its report, its checks, and its failure on a wrong count.
 
-use nqueens::run::bench::{default_thread_counts, median, run_bench, BenchConfig};
+use nqueens::analysis::bench::{default_thread_counts, median, run_bench, BenchConfig};
 use nqueens::{Error, Method};
 
 fn tiny(expected: u128) -> BenchConfig {

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
-use nqueens::run::bench::code_paths;
+use nqueens::analysis::bench::code_paths;
 use nqueens::{count_with_hooks, CodePaths, CountOptions, Method, RunHooks, TaskOutcome};
 
 /// Every (lanes, matcher) pair of builds this CPU runs.

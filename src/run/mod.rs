@@ -10,11 +10,7 @@
 //! MPI rank 0 alike.
 
 mod batch;
-pub mod bench;
-pub mod compare;
 pub mod engine;
-pub mod estimate;
-pub mod heaviest;
 mod hooks;
 pub mod journal;
 #[cfg(feature = "mpi")]
@@ -24,9 +20,8 @@ pub mod shard;
 pub mod signing;
 mod spread;
 pub mod stop;
-mod task;
+pub(crate) mod task;
 pub mod tracked;
-pub mod verify;
 pub mod workers;
 
 use std::time::Instant;

@@ -164,7 +164,7 @@ pub struct MergeArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Board size of the workload (must have a published count: 1..27).
-    #[arg(long, default_value_t = nqueens::run::bench::DEFAULT_N, value_parser = parse_bench_size)]
+    #[arg(long, default_value_t = nqueens::analysis::bench::DEFAULT_N, value_parser = parse_bench_size)]
     pub n: u32,
 
     /// Counting method of the workload.

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::bench;
+use nqueens::analysis::bench;
 
 use crate::args::BenchArgs;
 use crate::exit_codes::ExitCode;

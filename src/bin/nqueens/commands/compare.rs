@@ -6,7 +6,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use nqueens::run::compare::{compare_keyed, compare_shards, CompareError};
+use nqueens::analysis::compare::{compare_keyed, compare_shards, CompareError};
 use nqueens::run::shard::check_mac;
 use nqueens::run::signing::RunKey;
 

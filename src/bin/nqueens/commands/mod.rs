@@ -138,7 +138,7 @@ pub fn run_key(
 pub fn say_paths(progress: crate::args::ProgressMode) {
     use std::io::IsTerminal;
     if progress != crate::args::ProgressMode::Never && io::stderr().is_terminal() {
-        eprintln!("paths: {}", nqueens::run::bench::code_paths());
+        eprintln!("paths: {}", nqueens::analysis::bench::code_paths());
     }
 }
 

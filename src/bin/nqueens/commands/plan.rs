@@ -5,8 +5,8 @@
 use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
-use nqueens::run::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
-use nqueens::run::heaviest::{heaviest, Heaviest};
+use nqueens::analysis::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
+use nqueens::analysis::heaviest::{heaviest, Heaviest};
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Plan, SplitDepth};
 use serde::Serialize;

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::verify::{cross_check, TaskCheck};
+use nqueens::analysis::verify::{cross_check, TaskCheck};
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
 use serde::Serialize;
 

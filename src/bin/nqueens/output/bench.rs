@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::bench::BenchReport;
+use nqueens::analysis::bench::BenchReport;
 
 use super::human_rate;
 use crate::args::BenchFormat;

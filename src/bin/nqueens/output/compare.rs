@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use nqueens::run::compare::{Comparison, ShardComparison, TaskIds};
+use nqueens::analysis::compare::{Comparison, ShardComparison, TaskIds};
 use nqueens::TaskCount;
 
 pub fn write_shards_text(out: &mut impl Write, comparison: &ShardComparison) -> io::Result<()> {

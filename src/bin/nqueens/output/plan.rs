@@ -3,9 +3,9 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
+use nqueens::analysis::estimate::Estimate;
+use nqueens::analysis::heaviest::Heaviest;
 use nqueens::plan::{estimate_costs, COST_ROWS};
-use nqueens::run::estimate::Estimate;
-use nqueens::run::heaviest::Heaviest;
 use nqueens::units::human_bytes;
 use nqueens::Plan;
 

@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Serialize, Serializer};
 
-use super::engine::worker_pool;
 use crate::error::Error;
 use crate::plan::Plan;
 use crate::random::SplitMix64;
+use crate::run::engine::worker_pool;
 use crate::search::board::MAX_N;
 
 /// A probe times the subtree it reaches once at most this many rows are

@@ -18,10 +18,10 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::engine::worker_pool;
 use super::estimate::time_picks;
 use crate::error::Error;
 use crate::plan::Plan;
+use crate::run::engine::worker_pool;
 
 /// One of the heaviest tasks: its cost, and its time once timed.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -9,9 +9,9 @@
 
 use serde::Serialize;
 
-use super::{available_cores, count, CountOptions};
 use crate::error::Error;
 use crate::plan::{effective_method, Method};
+use crate::run::{available_cores, count, CountOptions};
 use crate::{published, system};
 
 /// The default workload: N = 17 with the default method, about 10 s on one
