@@ -14,6 +14,12 @@
 //! holds that row: that half's boards are sorted by it and each group is
 //! summed against the other half's boards on its own.
 //!
+//! Why a join of its own beside the method's: it shares the method's
+//! matcher ([`SplitMatcher`], its cuts and leaves) but none of its tasks,
+//! quadrant cells or symmetry weights, which all assume an empty top row;
+//! and it keeps no task list or cells, so it reaches N = 32
+//! ([`MAX_JOIN_N`]) where the counting method stops at 28 for memory.
+//!
 //! [`nth_solution`]: super::solutions::nth_solution
 
 use std::sync::atomic::{AtomicUsize, Ordering};

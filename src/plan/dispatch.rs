@@ -1,5 +1,5 @@
 //! What a plan asks of its method: the plan itself, and the facts about
-//! it that callers show, each from the method's [`CountingMethod`].
+//! it that callers show, each from the method's [`CountingMethod`](crate::search::method::CountingMethod).
 
 use super::{check_board_size, effective_method, Method, Plan, SplitDepth};
 use crate::error::Error;
