@@ -158,6 +158,7 @@ pub mod testing {
             SplitMatcher, UnexpectedBits, BLOCK_KEYS, JOIN_MAX_N, JOIN_MIN_N, LARGEST_CELL,
             LARGEST_ROW_SET, LEAF_MIN, MAX_CUTS, PLACEMENTS,
         };
+        pub use crate::search::join::{take_leaf_work, LeafWork};
     }
     /// Boards fixed by a half or quarter turn.
     pub mod symmetric {

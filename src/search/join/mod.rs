@@ -85,6 +85,8 @@ pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
 pub(crate) use matcher::{matcher_path, parse_matcher, requested_matcher};
+#[cfg(feature = "testing")]
+pub use matcher::{take_leaf_work, LeafWork};
 pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};
 pub(crate) use method::JOIN;
 pub use quadrant::{count_placements, placements};

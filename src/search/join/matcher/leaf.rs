@@ -33,6 +33,38 @@ impl Routed<'_> {
     }
 }
 
+/// What the calling thread's leaves did since [`take_leaf_work`] last
+/// asked: the work a roofline divides the time by (built with the
+/// `testing` feature only; a release build counts nothing).
+#[cfg(feature = "testing")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeafWork {
+    /// Visits of a query to a block of [`BLOCK_KEYS`] stored keys: 512
+    /// pairs decided by one AND of lines and one popcount.
+    pub visits: u64,
+    /// Lines (64 bytes) read by those visits: one per chunk.
+    pub lines: u64,
+    /// Pairs decided one by one (leaves of fewer than `SMALL_SET` keys).
+    pub naive_pairs: u64,
+}
+
+#[cfg(feature = "testing")]
+thread_local! {
+    static LEAF_WORK: std::cell::Cell<LeafWork> = const {
+        std::cell::Cell::new(LeafWork {
+            visits: 0,
+            lines: 0,
+            naive_pairs: 0,
+        })
+    };
+}
+
+/// The calling thread's leaf work since the last call, reset to zero.
+#[cfg(feature = "testing")]
+pub fn take_leaf_work() -> LeafWork {
+    LEAF_WORK.with(|work| work.replace(LeafWork::default()))
+}
+
 /// The position an entry names.
 #[inline(always)]
 fn position(entry: u64) -> usize {
@@ -97,6 +129,18 @@ impl Leaf {
     /// The sum over the routed queries of the stored keys disjoint from
     /// each; `routed.offsets` filled by `layout`, the layout of the load.
     pub(crate) fn sum(&self, layout: &Layout, routed: Routed) -> u64 {
+        #[cfg(feature = "testing")]
+        LEAF_WORK.with(|work| {
+            let mut counted = work.get();
+            let queries = routed.entries.len() as u64;
+            if self.blocks == 0 {
+                counted.naive_pairs += queries * self.small.len() as u64;
+            } else {
+                counted.visits += queries * self.blocks as u64;
+                counted.lines += queries * (self.blocks * layout.chunks.len()) as u64;
+            }
+            work.set(counted);
+        });
         if self.blocks == 0 {
             return routed
                 .entries

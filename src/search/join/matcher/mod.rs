@@ -19,6 +19,8 @@ mod layout;
 mod leaf;
 
 pub(crate) use layout::Layout;
+#[cfg(feature = "testing")]
+pub use leaf::{take_leaf_work, LeafWork};
 pub(crate) use leaf::{Leaf, Routed};
 
 /// Stored keys per block: one 512-bit line per key bit.

@@ -1,0 +1,283 @@
+//! The join's roofline on this CPU, one thread: how far the matcher's leaf
+//! sums run from the core's limit on the instructions they take.
+//!
+//! A leaf decides 512 pairs of half boards per visit of a query to a block
+//! of stored keys: it loads one 64-byte line per chunk of key bits, ANDs
+//! them and counts the bits. On a core that loads two 64-byte lines per
+//! cycle (Zen 4 and 5, Intel from Ice Lake), a visit of L lines costs at
+//! least L/2 cycles: the floor this table compares against. The clock is
+//! measured (a chain of dependent adds, one a cycle), since virtual
+//! machines hide the performance counters.
+//!
+//! For each N: a sample of the plan's tasks (all of them to N = 18, evenly
+//! spaced ids above), counted on this thread in id order (warm, as a count
+//! meets them): core-ns and cycles per solution; the pairs a brute-force
+//! join would test, and those the leaves decide (the split rules out the
+//! rest on cut bits without visiting them); lines per visit; cycles per
+//! visit if all the time were the leaves' (an upper bound on the leaves'
+//! share), against the floor. Then the leaves alone, on the keys of a real
+//! N = 20 task with full blocks: the kernel's own cycles per visit.
+//!
+//!   cargo bench --bench roofline                  # N = 16 18 20 22 24
+//!   cargo bench --bench roofline -- 20 24 26      # some N
+//!   NQUEENS_MATCHER=avx2 cargo bench --bench roofline
+//!
+//! Under `cargo test --benches` it checks itself on N = 12 instead: the
+//! sampled counts against the published total, and the work counters
+//! against the pairs they must cover.
+
+use std::hint::black_box;
+
+use nqueens::testing::join::{
+    count_disjoint_naive, count_task, take_leaf_work, task_keys, tasks, JoinTasks, Matcher,
+    BLOCK_KEYS,
+};
+
+/// Lines a core loads per cycle (two 64-byte loads: Zen 4 and 5, Intel
+/// from Ice Lake; the AVX2 path loads the same bytes as two halves).
+const LINES_PER_CYCLE: f64 = 2.0;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.iter().any(|arg| arg == "--bench") {
+        self_check();
+        return;
+    }
+    let mut sizes: Vec<u32> = args.iter().filter_map(|arg| arg.parse().ok()).collect();
+    if sizes.is_empty() {
+        sizes = vec![16, 18, 20, 22, 24];
+    }
+    let ghz = clock_ghz();
+    println!(
+        "# {}, matcher {}, one thread, clock {ghz:.2} GHz (measured)",
+        cpu_name(),
+        std::env::var("NQUEENS_MATCHER").unwrap_or_else(|_| "auto".to_string())
+    );
+    println!();
+    println!("| N | tasks | core-ns per solution | cycles per solution | brute-force pairs per solution | leaf pairs per solution | lines per visit | cycles per visit, all time | floor | share of the floor |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    for n in sizes {
+        let sample = sample_of(n);
+        let row = measure(n, &sample);
+        let solutions = row.solutions as f64;
+        let seconds_per_visit = row.seconds / row.work.visits.max(1) as f64;
+        let lines_per_visit = row.work.lines as f64 / row.work.visits.max(1) as f64;
+        let floor = lines_per_visit / LINES_PER_CYCLE;
+        let cycles_per_visit = seconds_per_visit * ghz * 1e9;
+        println!(
+            "| {n} | {} | {:.3} | {:.2} | {:.0} | {:.1} | {:.2} | {:.2} | {:.2} | {:.0}% |",
+            sample.len(),
+            row.seconds * 1e9 / solutions,
+            row.seconds * ghz * 1e9 / solutions,
+            row.pairs as f64 / solutions,
+            (row.work.visits * BLOCK_KEYS as u64 + row.work.naive_pairs) as f64 / solutions,
+            lines_per_visit,
+            cycles_per_visit,
+            floor,
+            100.0 * floor / cycles_per_visit,
+        );
+    }
+    let (lines_per_visit, seconds_per_visit) = leaves_alone();
+    let floor = lines_per_visit / LINES_PER_CYCLE;
+    let cycles = seconds_per_visit * ghz * 1e9;
+    println!();
+    println!(
+        "leaves alone (N = 20 task, full blocks): {lines_per_visit:.2} lines per visit, {cycles:.2} cycles per visit, floor {floor:.2}: {:.0}% of the floor",
+        100.0 * floor / cycles
+    );
+}
+
+/// The ids of the tasks timed for `n`: every task to N = 18, else evenly
+/// spaced ids, fewer as tasks grow (seconds a task at N = 24).
+fn sample_of(n: u32) -> Vec<u64> {
+    let len = JoinTasks::new(n).len();
+    let wanted: u64 = match n {
+        0..=18 => len,
+        19..=20 => 4000,
+        21..=22 => 600,
+        23..=24 => 60,
+        _ => 6,
+    };
+    let wanted = wanted.min(len);
+    (0..wanted).map(|k| k * len / wanted).collect()
+}
+
+/// What a sample counted.
+struct Row {
+    solutions: u64,
+    pairs: u64,
+    seconds: f64,
+    work: nqueens::testing::join::LeafWork,
+}
+
+/// Counts the tasks `ids` of `n` on this thread, timing each by the
+/// thread's CPU time, with the leaves' work.
+fn measure(n: u32, ids: &[u64]) -> Row {
+    let all = JoinTasks::new(n);
+    let mut row = Row {
+        solutions: 0,
+        pairs: 0,
+        seconds: 0.0,
+        work: Default::default(),
+    };
+    take_leaf_work();
+    for &id in ids {
+        let task = all.get(id);
+        let started = thread_seconds();
+        let tally = black_box(count_task(n, &task));
+        row.seconds += thread_seconds() - started;
+        row.solutions += tally.solutions;
+        row.pairs += tally.pairs;
+    }
+    row.work = take_leaf_work();
+    row
+}
+
+/// The leaves alone on the keys of the median N = 20 task: lines per
+/// visit and seconds per visit.
+fn leaves_alone() -> (f64, f64) {
+    let all = tasks(20);
+    let (east, west) = task_keys(20, &all[all.len() / 2]);
+    // Whole blocks only: the last block's padding would count as work.
+    let east = &east[..east.len() / BLOCK_KEYS * BLOCK_KEYS];
+    let queries = &west[0];
+    let mut matcher = Matcher::default();
+    matcher.load(east);
+    take_leaf_work();
+    let mut rounds = 0u64;
+    let started = thread_seconds();
+    while thread_seconds() - started < 2.0 {
+        black_box(matcher.sum_disjoint(black_box(queries), 0));
+        rounds += 1;
+    }
+    let seconds = thread_seconds() - started;
+    let work = take_leaf_work();
+    assert_eq!(
+        work.visits,
+        rounds * (queries.len() * east.len() / BLOCK_KEYS) as u64
+    );
+    (
+        work.lines as f64 / work.visits as f64,
+        seconds / work.visits as f64,
+    )
+}
+
+/// `cargo test --benches`: the sampled counts of N = 12 sum to the table,
+/// and every brute-force pair is either ruled out or decided by a leaf
+/// (a leaf decides at most 512 a visit, padding included).
+fn self_check() {
+    let n = 12;
+    let row = measure(n, &sample_of(n));
+    assert_eq!(
+        Some(u128::from(row.solutions)),
+        nqueens::published::total(n)
+    );
+    let decided = row.work.visits * BLOCK_KEYS as u64 + row.work.naive_pairs;
+    assert!(
+        row.work.naive_pairs + row.work.visits > 0,
+        "the leaves did no work"
+    );
+    assert!(
+        row.work.lines >= row.work.visits,
+        "a visit reads a line at least"
+    );
+    // Padding aside, the leaves decide no more pairs than a brute-force
+    // join tests.
+    assert!(
+        decided <= row.pairs + row.work.visits * BLOCK_KEYS as u64,
+        "{decided} leaf pairs against {} brute-force pairs",
+        row.pairs
+    );
+    // The plain matcher's visits are queries x blocks, and it counts as
+    // the naive loop does.
+    let all = tasks(16);
+    let (east, west) = task_keys(16, &all[all.len() / 2]);
+    let mut matcher = Matcher::default();
+    matcher.load(&east);
+    take_leaf_work();
+    let sum = matcher.sum_disjoint(&west[0], 0);
+    let expected: u64 = west[0]
+        .iter()
+        .map(|&q| count_disjoint_naive(&east, q))
+        .sum();
+    assert_eq!(sum, expected);
+    let work = take_leaf_work();
+    if east.len() >= BLOCK_KEYS {
+        assert_eq!(
+            work.visits,
+            (west[0].len() * east.len().div_ceil(BLOCK_KEYS)) as u64
+        );
+    }
+    println!("roofline: self-check of N = 12 and the leaf counters passed");
+}
+
+/// Seconds of CPU time of the calling thread.
+fn thread_seconds() -> f64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec for the call.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    assert_eq!(status, 0, "the thread's CPU clock");
+    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
+}
+
+/// The core's clock in GHz: a chain of dependent adds retires one a
+/// cycle, so its length over its CPU time is the clock (best of five).
+#[cfg(target_arch = "x86_64")]
+fn clock_ghz() -> f64 {
+    const ROUNDS: u64 = 100_000_000;
+    (0..5)
+        .map(|_| {
+            let started = thread_seconds();
+            let mut value = 0u64;
+            let mut left = ROUNDS;
+            // SAFETY: registers only: eight dependent adds on `value` and
+            // a count down of `left` to zero; no memory is touched.
+            unsafe {
+                std::arch::asm!(
+                    "2:",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "add {value}, 1",
+                    "sub {left}, 1",
+                    "jnz 2b",
+                    value = inout(reg) value,
+                    left = inout(reg) left,
+                    options(nomem, nostack),
+                );
+            }
+            assert_eq!((value, left), (8 * ROUNDS, 0));
+            8.0 * ROUNDS as f64 / (thread_seconds() - started) / 1e9
+        })
+        .fold(0.0, f64::max)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn clock_ghz() -> f64 {
+    f64::NAN
+}
+
+/// The CPU's name and family/model, from /proc/cpuinfo where there is one.
+fn cpu_name() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|line| line.split(':').next().is_some_and(|key| key.trim() == name))
+            .and_then(|line| line.split(':').nth(1))
+            .map(|value| value.trim().to_string())
+            .unwrap_or_else(|| "?".to_string())
+    };
+    format!(
+        "{} (family {}, model {})",
+        field("model name"),
+        field("cpu family"),
+        field("model")
+    )
+}
