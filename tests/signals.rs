@@ -28,7 +28,7 @@ fn a_signal_during_setup_ends_the_count_at_once() {
     assert!(stderr.contains("nothing was counted"), "{stderr}");
     // No journal is left half made: none, or one with its header.
     if let Ok(text) = std::fs::read_to_string(&journal) {
-        assert!(text.starts_with("nqueens-journal-v1 "), "{text:?}");
+        assert!(text.starts_with("nqueens-journal-v"), "{text:?}");
     }
 }
 

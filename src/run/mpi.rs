@@ -206,9 +206,12 @@ pub fn count_journaled(
         )
     };
     std::thread::scope(|watcher| {
-        if let (0, Some(grace)) = (rank, grace) {
-            watcher.spawn(|| stop::watch(&done, stop, stop, Some(grace), None, &kept));
-        }
+        let watching = match (rank, grace) {
+            (0, Some(grace)) => {
+                Some(watcher.spawn(|| stop::watch(&done, stop, stop, Some(grace), None, &kept)))
+            }
+            _ => None,
+        };
         let outcome = (|| {
             let run = std::thread::scope(|scope| {
                 if rank == 0 && remote_workers > 0 {
@@ -254,6 +257,9 @@ pub fn count_journaled(
             Ok(RankOutcome::Root(tracked.finish(&end)?))
         })();
         done.store(true, Ordering::SeqCst);
+        if let Some(watching) = &watching {
+            watching.thread().unpark();
+        }
         outcome
     })
 }

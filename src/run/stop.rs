@@ -69,7 +69,9 @@ impl InFlight {
 /// flag the tasks look at; it may be `stop` itself), tells `grace`'s
 /// `stopping`, and if the count is not done within the grace, tells its
 /// `abandon` what `kept` says was kept. Without `grace` it only passes the
-/// stop on. Run it in a thread beside the count.
+/// stop on. Run it in a thread beside the count, and unpark that thread
+/// once `done` is set, so that a count of milliseconds does not wait out
+/// a poll.
 pub fn watch(
     done: &AtomicBool,
     stop: &AtomicBool,
@@ -82,7 +84,7 @@ pub fn watch(
         if done.load(Ordering::SeqCst) {
             return;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::park_timeout(Duration::from_millis(20));
     }
     cancel.store(true, Ordering::SeqCst);
     let Some(grace) = grace else {
@@ -94,7 +96,7 @@ pub fn watch(
         if done.load(Ordering::SeqCst) {
             return;
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::park_timeout(Duration::from_millis(10));
     }
     (grace.abandon)(&kept());
 }

@@ -342,7 +342,7 @@ impl Tracked {
             .shard
             .map_or((0, 1), |shard| (shard.index, shard.count));
         let counted = std::thread::scope(|scope| {
-            scope.spawn(|| {
+            let watcher = scope.spawn(|| {
                 stop::watch(
                     &done,
                     watch.stop,
@@ -354,6 +354,7 @@ impl Tracked {
             });
             let counted = run_plan(&self.plan, self.threads, &hooks, Some(symmetric_part));
             done.store(true, Ordering::SeqCst);
+            watcher.thread().unpark();
             counted
         })?;
         if let Some(err) = journal_error

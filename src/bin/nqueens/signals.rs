@@ -201,17 +201,19 @@ impl Stopping<'_> {
 pub fn answered_during<T: Send>(say: &(dyn Fn() + Sync), setup: impl FnOnce() -> T) -> T {
     let done = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
+        let watcher = scope.spawn(|| {
             while !done.load(Ordering::SeqCst) {
                 if INTERRUPTED.load(Ordering::SeqCst) {
                     say();
                     end_now(ExitCode::Interrupted);
                 }
-                std::thread::sleep(Duration::from_millis(10));
+                std::thread::park_timeout(Duration::from_millis(10));
             }
         });
         let value = setup();
         done.store(true, Ordering::SeqCst);
+        // Woken at once: a count of milliseconds does not wait out a poll.
+        watcher.thread().unpark();
         value
     })
 }

@@ -1,19 +1,21 @@
-//! `nqueens count`: one or more N, each checked against the tables; with a
-//! checkpoint, shard or profile, one N through [`super::resumable`]; with
-//! `--mpi`, across the ranks of `mpirun`.
+//! `nqueens count`: one or more N, each counted by
+//! [`super::count_one`] (with a checkpoint, shard or profile, one N) and
+//! checked against the tables; with `--mpi`, across the ranks of `mpirun`.
 
 use std::io;
 
-use anyhow::Context;
-use nqueens::run::tracked::{Tracked, TrackedOutcome};
-use nqueens::TaskOutcome;
-
-use super::{check_fallback, complain, mismatch, resumable, usage, warn_ignored_split};
+use super::count_one::{count_one, CountSetup, Reports};
+use super::scheduler::shard_of;
+use super::{check_fallback, complain, usage};
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::ReportWriter;
-use crate::progress;
-use crate::signals::{self, Stopping};
+use crate::signals;
+#[cfg(feature = "mpi")]
+use {
+    super::mismatch, crate::signals::Stopping, anyhow::Context,
+    nqueens::run::tracked::TrackedOutcome,
+};
 
 /// Runs `nqueens count`.
 pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
@@ -22,77 +24,39 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
         return run_mpi(args, &sizes);
     }
     signals::install_handler();
-    let shard = resumable::shard_of(args)?;
+    let shard = shard_of(args)?;
     if args.checkpoint.is_some() || shard.is_some() || args.profile.is_some() {
         if sizes.len() != 1 {
             return Err(usage(
                 "--checkpoint, --shard and --profile take one N: run one count per N".to_string(),
             ));
         }
-        return resumable::run(args, sizes[0], shard);
-    }
-    if args.out.is_some() {
+    } else if args.out.is_some() {
         return Err(usage(
             "--out names a shard's result file: add --shard I/K".to_string(),
         ));
-    }
-    if args.key.is_some() {
+    } else if args.key.is_some() {
         return Err(usage(
             "--key signs a checkpoint or a shard's result: add --checkpoint FILE or --shard I/K"
                 .to_string(),
         ));
     }
-    let options = args.count_options();
-    let threads = nqueens::resolve_threads(options.threads)?;
+    let setup = CountSetup::of(args, shard)?;
     for &n in &sizes {
-        check_fallback(n, &options, threads, args.allow_slow)?;
+        check_fallback(n, &setup.options, setup.threads, args.allow_slow)?;
     }
-    let devices = super::gpu::Devices::open(args)?;
     super::say_paths(args.progress);
     let stdout = io::stdout();
-    let mut writer = ReportWriter::new(stdout.lock(), args.format);
-    let mut mismatches = Vec::new();
+    let mut reports = Reports {
+        writer: ReportWriter::new(stdout.lock(), args.format),
+        mismatches: Vec::new(),
+    };
     for n in sizes {
-        let bar = progress::task_bar(args.progress, format!("N={n}"));
-        let tracked = Tracked::prepare(n, &options, threads, None, None, None)?;
-        devices.check_plan(tracked.plan())?;
-        warn_ignored_split(args.split_depth, tracked.plan());
-        super::fallback::note_past_join(n, &options, threads);
-        progress::weigh_tasks(&bar, tracked.plan(), &|_| true);
-        progress::begin_tasks(&bar, tracked.tasks(), 0);
-        let on_task = |outcome: &TaskOutcome| {
-            progress::task_finished(outcome.id);
-            bar.inc(1)
-        };
-        let clear = || bar.finish_and_clear();
-        let say = |text: String| bar.suspend(|| eprintln!("{text}"));
-        // Tasks in flight that would keep a stopped count past the grace
-        // are abandoned with the process: nothing is saved anyway.
-        let stopping = Stopping {
-            clear: &clear,
-            say: &say,
-            board: Some(n),
-            mpi: false,
-        };
-        let outcome = stopping.run(tracked, &on_task, &devices)?;
-        bar.finish_and_clear();
-        match outcome {
-            TrackedOutcome::Counted(report) => {
-                writer.write(&report).context("cannot write the result")?;
-                mismatches.extend(mismatch(&report));
-            }
-            TrackedOutcome::Stopped { counted, tasks, .. } => {
-                eprintln!("{}", stopping.stopped(counted, tasks, "", false));
-                return Ok(ExitCode::Interrupted);
-            }
-            _ => {
-                return Err(anyhow::anyhow!(
-                    "a count of N = {n} ended as no whole count does"
-                ))
-            }
+        if let Some(code) = count_one(args, &setup, n, &mut reports)? {
+            return Ok(code);
         }
     }
-    Ok(complain(&mismatches))
+    Ok(complain(&reports.mismatches))
 }
 
 /// `count --mpi`: every rank counts, rank 0 prints; with `--checkpoint`,

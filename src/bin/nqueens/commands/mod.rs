@@ -6,13 +6,14 @@ pub mod check;
 pub mod compare;
 pub mod completions;
 pub mod count;
+pub mod count_one;
 mod errors;
 mod fallback;
 pub mod gpu;
 pub mod list;
 pub mod merge;
 pub mod plan;
-pub mod resumable;
+mod scheduler;
 pub mod solve;
 pub mod verify;
 

@@ -1,89 +1,87 @@
-//! A count that survives and spreads: one N with a checkpoint journal, a
-//! shard of the plan, or a per-task profile.
+//! One N counted, the binary's one count path (`--mpi` aside): with or
+//! without a checkpoint journal, a shard of the plan and a per-task
+//! profile.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use anyhow::Context;
 use nqueens::run::plan_for;
 use nqueens::run::shard::ShardSpec;
+use nqueens::run::signing::RunKey;
 use nqueens::run::tracked::{Tracked, TrackedOutcome};
-use nqueens::{resolve_threads, TaskOutcome};
+use nqueens::{resolve_threads, CountOptions, TaskOutcome};
 
-use super::{print_report, usage};
+use super::gpu::Devices;
+use super::mismatch;
 use crate::args::CountArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::profile::{write_profile, Profiler};
-use crate::output::PendingFile;
+use crate::output::{PendingFile, ReportWriter};
 use crate::progress;
 use crate::signals::{self, Stopping};
 
-/// The shard to run: `--shard`, else from the job scheduler's environment.
-pub fn shard_of(args: &CountArgs) -> anyhow::Result<Option<ShardSpec>> {
-    if let Some(shard) = args.shard {
-        return Ok(Some(shard));
-    }
-    let number = |name: &str| -> anyhow::Result<Option<u64>> {
-        match std::env::var(name) {
-            Ok(text) => text
-                .trim()
-                .parse()
-                .map(Some)
-                .map_err(|_| usage(format!("{name}={text} is not a whole number"))),
-            Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(text)) => Err(usage(format!(
-                "{name}={} is not a whole number (nor text)",
-                text.to_string_lossy()
-            ))),
-        }
-    };
-    if let (Some(id), Some(count)) = (
-        number("SLURM_ARRAY_TASK_ID")?,
-        number("SLURM_ARRAY_TASK_COUNT")?,
-    ) {
-        // Arrays may start anywhere (--array=1-8): count from the first.
-        let first = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
-        let index = id.checked_sub(first).ok_or_else(|| {
-            usage(format!(
-                "SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {first}"
-            ))
-        })?;
-        let shard =
-            ShardSpec::new(index, count).map_err(|err| usage(format!("from SLURM: {err}")))?;
-        eprintln!(
-            "shard {shard} of the count, from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (--shard I/K chooses another)"
-        );
-        return Ok(Some(shard));
-    }
-    if let Some(index) = number("JOB_COMPLETION_INDEX")? {
-        let Some(count) = args.shards else {
-            return Err(usage(
-                "JOB_COMPLETION_INDEX is set: give the shard count with --shards K (or --shard I/K)".to_string(),
-            ));
-        };
-        let shard = ShardSpec::new(index, count)
-            .map_err(|err| usage(format!("from JOB_COMPLETION_INDEX: {err}")))?;
-        eprintln!(
-            "shard {shard} of the count, from JOB_COMPLETION_INDEX and --shards (--shard I/K chooses another)"
-        );
-        return Ok(Some(shard));
-    }
-    if args.shards.is_some() {
-        return Err(usage(
-            "--shards K needs JOB_COMPLETION_INDEX in the environment; otherwise use --shard I/K"
-                .to_string(),
-        ));
-    }
-    Ok(None)
+/// What every N of one `count` shares, worked out once from its
+/// arguments: the library's options, the threads they resolve to, the run
+/// key and the devices beside the CPU threads.
+pub struct CountSetup {
+    /// The library's options.
+    pub options: CountOptions,
+    /// Worker threads.
+    pub threads: usize,
+    /// The key that signs a checkpoint or a shard's result.
+    pub key: Option<RunKey>,
+    /// The GPUs asked for, opened.
+    pub devices: Devices,
+    /// The shard to count, if any.
+    pub shard: Option<ShardSpec>,
 }
 
-/// One N with a checkpoint and/or a shard.
-pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result<ExitCode> {
-    let options = args.count_options();
-    let threads = resolve_threads(options.threads)?;
-    let key = super::run_key(args.key.as_deref())?;
-    super::check_fallback(n, &options, threads, args.allow_slow)?;
-    let devices = super::gpu::Devices::open(args)?;
-    super::say_paths(args.progress);
+impl CountSetup {
+    /// The setup `args` ask for (the shard from `--shard` or the
+    /// scheduler's environment).
+    pub fn of(args: &CountArgs, shard: Option<ShardSpec>) -> anyhow::Result<CountSetup> {
+        let options = args.count_options();
+        let threads = resolve_threads(options.threads)?;
+        Ok(CountSetup {
+            options,
+            threads,
+            key: super::run_key(args.key.as_deref())?,
+            devices: Devices::open(args)?,
+            shard,
+        })
+    }
+}
+
+/// Where a count's reports go: one table (its header once) for every N of
+/// the command, and the N that disagreed with the tables.
+pub struct Reports<W: Write> {
+    /// The table.
+    pub writer: ReportWriter<W>,
+    /// One line per N whose count disagreed with the published one.
+    pub mismatches: Vec<String>,
+}
+
+/// Counts one N: the only count path of the binary (`--mpi` aside), with
+/// or without a checkpoint journal, a shard and a per-task profile. A
+/// finished count's report goes to `reports`; a stopped count or a
+/// shard's end returns the exit status the command ends with.
+pub fn count_one<W: Write>(
+    args: &CountArgs,
+    setup: &CountSetup,
+    n: u32,
+    reports: &mut Reports<W>,
+) -> anyhow::Result<Option<ExitCode>> {
+    let CountSetup {
+        ref options,
+        threads,
+        ref key,
+        ref devices,
+        shard,
+    } = *setup;
+    // A count that keeps nothing beyond its report says which N stopped.
+    let keeps_files = args.checkpoint.is_some() || shard.is_some() || args.profile.is_some();
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let started = Instant::now();
     let bar = progress::task_bar(args.progress, format!("N={n}"));
@@ -95,9 +93,10 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     };
     let (tracked, shard_out, profile_out) =
         signals::answered_during(&stopped_early, || -> anyhow::Result<_> {
-            let plan = plan_for(n, &options, threads)?;
+            let plan = plan_for(n, options, threads)?;
             devices.check_plan(&plan)?;
             super::warn_ignored_split(args.split_depth, &plan);
+            super::fallback::note_past_join(n, options, threads);
             // Where the results go is checked before anything is counted.
             let shard_out = shard
                 .map(|shard| {
@@ -147,17 +146,19 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
     };
     let clear = || bar.finish_and_clear();
     let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+    // Tasks in flight that would keep a stopped count past the grace are
+    // abandoned with the process; what finished is in the journal, if any.
     let stopping = Stopping {
         clear: &clear,
         say: &say,
-        board: None,
+        board: (!keeps_files).then_some(n),
         mpi: false,
     };
     let saved = args.checkpoint.is_some();
     if saved {
         signals::saved_on_exit();
     }
-    let outcome = stopping.run(tracked, &on_task, &devices)?;
+    let outcome = stopping.run(tracked, &on_task, devices)?;
     bar.finish_and_clear();
     match outcome {
         TrackedOutcome::Stopped {
@@ -165,9 +166,13 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             tasks,
             history,
         } => {
-            let cost = super::cost_so_far(history);
+            let cost = if keeps_files {
+                super::cost_so_far(history)
+            } else {
+                String::new()
+            };
             eprintln!("{}", stopping.stopped(counted, tasks, &cost, saved));
-            Ok(ExitCode::Interrupted)
+            Ok(Some(ExitCode::Interrupted))
         }
         TrackedOutcome::Shard(result) => {
             let out = shard_out.expect("a shard's result file is reserved");
@@ -175,7 +180,6 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
             let text = format!("{}\n", serde_json::to_string_pretty(&result)?);
             if let Err(err) = out.commit(text.as_bytes()) {
                 // The count is done: it is not lost with the file.
-                use std::io::Write;
                 let mut stdout = std::io::stdout().lock();
                 let printed = stdout
                     .write_all(text.as_bytes())
@@ -199,15 +203,19 @@ pub fn run(args: &CountArgs, n: u32, shard: Option<ShardSpec>) -> anyhow::Result
                 result.solutions,
                 path.display()
             );
-            Ok(ExitCode::Success)
+            Ok(Some(ExitCode::Success))
         }
         TrackedOutcome::Counted(report) => {
-            let code = print_report(&report, args.format)?;
+            reports
+                .writer
+                .write(&report)
+                .context("cannot write the result")?;
+            reports.mismatches.extend(mismatch(&report));
             write_profile(profile_out, profiler)?;
-            Ok(code)
+            Ok(None)
         }
         _ => Err(anyhow::anyhow!(
-            "the count ended in a way this nqueens does not know"
+            "a count of N = {n} ended in a way this nqueens does not know"
         )),
     }
 }
