@@ -34,8 +34,8 @@ pub const PROBE_ROWS_LEFT: u32 = 16;
 /// Sampled tasks by default, at most: more than the default budget times
 /// below N = 24, so that the sample spans the whole half minute. A
 /// virtual machine's speed drifts by 10% or more over seconds; 1,000 tasks
-/// of N = 21, timed in 4 s, had read from -11% to +22% of the count from
-/// run to run, 8,000 in 30 s read -6% to -1.5%.
+/// of N = 21, timed in 4 s, read from -11% to +22% of the count from run
+/// to run, 8,000 in 30 s -6% to -1.5%.
 pub const DEFAULT_SAMPLE: usize = 10_000;
 
 /// Seconds a sample takes by default, at most (past its first
@@ -406,8 +406,8 @@ fn probe(plan: &Plan, index: usize, seed: u64, stop: Option<&AtomicBool>) -> Opt
     };
     method.warm(plan, index);
     // CPU time, not wall time: a task of a millisecond whose thread lost
-    // its core for 0.1 s (another process, the VM's host) had moved an
-    // estimate of N = 21 by up to 20% from run to run of one seed.
+    // its core for 0.1 s (another process, the VM's host) moves an estimate
+    // of N = 21 by up to 20% from run to run of one seed.
     let timing = crate::system::thread_cpu_seconds();
     search()?;
     Some(weight * (crate::system::thread_cpu_seconds() - timing))

@@ -38,7 +38,7 @@ pub struct RunHooks<'a> {
     /// checkpoint, or belonging to another shard). It takes the id alone,
     /// asked before the task is looked up: a join plan makes each task
     /// from its id, which costs more than the check (an empty shard of
-    /// N = 26 had taken a minute making tasks only to skip them).
+    /// N = 26 takes a minute making tasks only to skip them).
     pub skip: Option<&'a (dyn Fn(u64) -> bool + Sync)>,
     /// Called once per finished task, as soon as it finishes.
     pub on_task: Option<&'a (dyn Fn(&TaskOutcome) + Sync)>,
@@ -51,7 +51,7 @@ pub struct RunHooks<'a> {
     pub dispatch: Option<&'a dyn Dispatch>,
     /// `(first, step)`: only the ids `first`, `first + step`, ... are
     /// handed out (a shard's), the others counted as skipped without being
-    /// looked at: an empty shard of N = 26's 62 million tasks had taken
+    /// looked at: an empty shard of N = 26's 62 million tasks takes
     /// seconds only to skip them. `None`: every id. A `dispatch` hands out
     /// its own ids instead.
     pub ids: Option<(u64, u64)>,

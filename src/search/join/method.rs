@@ -27,7 +27,7 @@ pub(crate) static JOIN: JoinMethod = JoinMethod;
 
 /// Tasks run, untimed, before a sampled task of a small board (whose
 /// quadrant cells are shared), so that it is timed as warm as a count
-/// meets it: one such task had left N = 19 reading 15% high, 4 still 12%;
+/// meets it: with one such task N = 19 reads 15% high, with 4 still 12%;
 /// with 8, N = 19 and 20 read within 3% of counts in the same sitting.
 const WARM_TASKS: usize = 8;
 
@@ -194,7 +194,7 @@ impl CountingMethod for JoinMethod {
         } else if let Some(task) = before(1).or_else(|| before(0)) {
             // Tasks of seconds to minutes (N >= 24), where the caches
             // matter little but a new row set's cells are built: only the
-            // cells of the task before are made (running it had doubled an
+            // cells of the task before are made (running it doubles an
             // estimate of hours at N = 28).
             prepare_cells(n, &task);
         }

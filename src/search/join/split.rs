@@ -391,8 +391,8 @@ const SAMPLE: usize = 256;
 fn bit_counts(keys: &[u64]) -> ([u32; 64], usize) {
     // Sixteen counters of 16 bits per word: word j counts bits j, j + 16,
     // j + 32 and j + 48 of every key, a few shifts and adds per key
-    // instead of a step per set bit (this ran once per load and had cost
-    // 4% of a count of N = 18).
+    // instead of a step per set bit (which, once per load, costs 4% of a
+    // count of N = 18).
     const SPREAD: u64 = 0x0001_0001_0001_0001;
     let mut lanes = [0u64; 16];
     let step = keys.len().div_ceil(SAMPLE).max(1);

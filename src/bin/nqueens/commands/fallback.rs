@@ -49,7 +49,7 @@ pub fn check_fallback(
 /// take join for `n`, but join does not fit `memory_limit` on `threads`;
 /// else `None`. The plan's own memory check, on its task list alone: the
 /// plan is built once, by the count (building and fingerprinting it here
-/// too had cost seconds at N = 27).
+/// too costs seconds at N = 27).
 pub fn join_left_out(
     n: u32,
     method: nqueens::Method,

@@ -68,8 +68,8 @@ impl Layout {
     pub(crate) fn fill(&self, queries: &[u64], offsets: &mut Vec<u16>) {
         let stride = self.stride();
         // Every fill writes every offset (the unused ones 0), so only a
-        // growth is zeroed first (zeroing the whole batch had been 1.5% of
-        // a count of N = 20).
+        // growth is zeroed first (zeroing the whole batch costs 1.5% of a
+        // count of N = 20).
         let len = queries.len() * stride;
         if offsets.len() < len {
             offsets.resize(len, 0);

@@ -92,7 +92,7 @@ impl Leaf {
         // Exactly: the memory bound counts the lines a load uses, not a
         // doubling past them.
         // Every line is written by the fill, so only a growth is zeroed
-        // (zeroing them all had cost a tenth of a load).
+        // (zeroing them all costs a tenth of a load).
         if self.lines.len() < lines {
             self.lines.reserve_exact(lines - self.lines.len());
             self.lines.resize(lines, Line::ZERO);
@@ -220,7 +220,7 @@ impl Leaf {
     /// counted per byte (a nibble table lookup); the byte counts of up to
     /// [`AVX2_BYTE_ROUNDS`] carries are
     /// summed before one `vpsadbw` widens them. Counting every half by
-    /// lookup had been 28 of the 44 vector steps of a query and block pair.
+    /// lookup takes 28 of the 44 vector steps of a query and block pair.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt,avx2")]
     fn sum_avx2<const S: usize, const CHUNKS: usize>(
