@@ -114,10 +114,7 @@ pub use search::paths::CodePaths;
 /// the value and what is accepted. A library caller that skips this gets
 /// the fastest builds the CPU has.
 pub fn check_environment() -> Result<(), Error> {
-    search::lanes::requested()
-        .map(|_| ())
-        .and_then(|()| search::join::requested_matcher().map(|_| ()))
-        .map_err(Error::Environment)
+    search::paths::check_environment()
 }
 
 /// The search's internals that the integration tests and benchmarks

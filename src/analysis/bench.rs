@@ -241,8 +241,8 @@ pub fn run_bench(
         }
         .to_string(),
         cpu_features: system::cpu_features(),
-        lanes: lanes_path().to_string(),
-        matcher: crate::search::join::matcher_path().name().to_string(),
+        lanes: crate::search::paths::taken_now().0.to_string(),
+        matcher: crate::search::paths::taken_now().1.to_string(),
         timestamp: system::timestamp_utc(),
         load_average_before,
         score_all_cores: widest.nodes_per_second,
@@ -291,19 +291,10 @@ pub fn busy_warnings(report: &BenchReport) -> Vec<String> {
     warnings
 }
 
-/// The vector-lane build of the depth-first searches on this CPU (`off`:
-/// none), as `NQUEENS_LANES` leaves it.
-fn lanes_path() -> &'static str {
-    crate::search::lanes::best().map_or("off", |lanes| lanes.name())
-}
-
 /// The code paths a count takes on this CPU, as people read them: `lanes
 /// avx512-popcnt, matcher avx512` (figures differ by path several times
 /// over, so a count names it where a person watches).
 pub fn code_paths() -> String {
-    format!(
-        "lanes {}, matcher {}",
-        lanes_path(),
-        crate::search::join::matcher_path().name()
-    )
+    let (lanes, matcher) = crate::search::paths::taken_now();
+    format!("lanes {lanes}, matcher {matcher}")
 }

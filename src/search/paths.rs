@@ -60,6 +60,23 @@ impl fmt::Display for CodePaths {
     }
 }
 
+/// The names of the builds the calling thread's searches take now:
+/// (lanes, matcher), `off` for no lanes.
+pub(crate) fn taken_now() -> (&'static str, &'static str) {
+    let lanes = super::lanes::best().map_or("off", |lanes| lanes.name());
+    (lanes, super::join::matcher_path().name())
+}
+
+/// Checks the environment variables that steer the searches
+/// (`NQUEENS_LANES`, `NQUEENS_MATCHER`): an error names the value and
+/// what is accepted.
+pub(crate) fn check_environment() -> Result<(), Error> {
+    super::lanes::requested()
+        .map(|_| ())
+        .and_then(|()| super::join::requested_matcher().map(|_| ()))
+        .map_err(Error::Environment)
+}
+
 thread_local! {
     /// The builds the calling thread's count chose.
     static ENTERED: Cell<CodePaths> = const {
