@@ -3,7 +3,6 @@
 //! is, the environment variables `NQUEENS_LANES` and `NQUEENS_MATCHER`,
 //! else the fastest builds this CPU has. Counts never depend on it.
 
-use std::cell::Cell;
 use std::fmt;
 
 use super::join::{parse_matcher, MatcherPath};
@@ -42,7 +41,8 @@ impl CodePaths {
     /// ends or enters others (the engine enters a count's on each of its
     /// threads).
     pub(crate) fn enter(self) {
-        ENTERED.set(self);
+        super::lanes::enter(self.lanes);
+        super::join::enter_matcher(self.matcher);
     }
 }
 
@@ -75,24 +75,4 @@ pub(crate) fn check_environment() -> Result<(), Error> {
         .map(|_| ())
         .and_then(|()| super::join::requested_matcher().map(|_| ()))
         .map_err(Error::Environment)
-}
-
-thread_local! {
-    /// The builds the calling thread's count chose.
-    static ENTERED: Cell<CodePaths> = const {
-        Cell::new(CodePaths {
-            lanes: None,
-            matcher: None,
-        })
-    };
-}
-
-/// The lanes the calling thread's count chose, if it chose.
-pub(crate) fn chosen_lanes() -> Option<Option<Lanes>> {
-    ENTERED.get().lanes
-}
-
-/// The matcher loop the calling thread's count chose, if it chose.
-pub(crate) fn chosen_matcher() -> Option<MatcherPath> {
-    ENTERED.get().matcher
 }

@@ -84,7 +84,7 @@ pub use cost::{task_cost, QuadrantCounts};
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
-pub(crate) use matcher::{matcher_path, parse_matcher, requested_matcher};
+pub(crate) use matcher::{enter_matcher, matcher_path, parse_matcher, requested_matcher};
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
 pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};

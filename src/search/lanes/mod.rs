@@ -144,7 +144,19 @@ pub(crate) fn parse_lanes(value: &str, label: &str) -> Result<Option<Lanes>, Str
 /// chose ([`crate::CodePaths`]), else the one [`LANES_VARIABLE`] asks
 /// for, else the fastest this CPU runs, if any.
 pub fn best() -> Option<Lanes> {
-    crate::search::paths::chosen_lanes().unwrap_or_else(default_lanes)
+    CHOSEN.get().unwrap_or_else(default_lanes)
+}
+
+thread_local! {
+    /// The build the calling thread's count chose (`None`: the default;
+    /// `Some(None)`: no lanes).
+    static CHOSEN: std::cell::Cell<Option<Option<Lanes>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Makes `choice` the build of the calling thread's searches (`None`: the
+/// default).
+pub(crate) fn enter(choice: Option<Option<Lanes>>) {
+    CHOSEN.set(choice);
 }
 
 /// The process's default build, decided once: [`LANES_VARIABLE`]'s, else

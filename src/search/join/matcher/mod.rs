@@ -263,7 +263,18 @@ pub(crate) fn parse_matcher(value: &str, label: &str) -> Result<MatcherPath, Str
 /// chose ([`crate::CodePaths`]), else the one [`MATCHER_VARIABLE`] asks
 /// for, else the fastest this CPU runs.
 pub(crate) fn matcher_path() -> MatcherPath {
-    crate::search::paths::chosen_matcher().unwrap_or_else(default_matcher)
+    CHOSEN.get().unwrap_or_else(default_matcher)
+}
+
+thread_local! {
+    /// The loop the calling thread's count chose (`None`: the default).
+    static CHOSEN: std::cell::Cell<Option<MatcherPath>> = const { std::cell::Cell::new(None) };
+}
+
+/// Makes `choice` the matcher loop of the calling thread (`None`: the
+/// default).
+pub(crate) fn enter_matcher(choice: Option<MatcherPath>) {
+    CHOSEN.set(choice);
 }
 
 /// The process's default loop, decided once.
