@@ -382,7 +382,12 @@ impl SharedCells {
     }
 }
 
-/// The shared cells most recently asked for.
+/// The shared cells most recently asked for: a cache, the library's one
+/// piece of process-wide state besides the code paths' defaults. Cells
+/// depend on the side alone, never on a count's options, so counts that
+/// run at once (on their own pools) share them safely; a count of another
+/// side replaces them, and the last user of the old set frees it. Taken
+/// once per task, not in the hot loops.
 static SHARED: Mutex<Option<Arc<SharedCells>>> = Mutex::new(None);
 
 /// The cells shared by every thread for `side`; a set of another side is
