@@ -52,6 +52,9 @@ pub fn run_tasks(
     hooks: &RunHooks<'_>,
 ) -> RunTotals {
     pool.install(|| {
+        if !hooks.workers.is_empty() {
+            return super::workers::run_with_workers(pool, n, tasks, hooks, hooks.workers).0;
+        }
         if let Some(dispatch) = hooks.dispatch {
             // Every worker asks for its own chunks until none is left.
             return pool
@@ -66,9 +69,6 @@ pub fn run_tasks(
                 })
                 .into_iter()
                 .fold(RunTotals::default(), RunTotals::merge);
-        }
-        if !hooks.workers.is_empty() {
-            return super::workers::run_with_workers(pool, n, tasks, hooks, hooks.workers).0;
         }
         let len = tasks.len() as u64;
         let (first, step) = hooks.ids.unwrap_or((0, 1));

@@ -57,7 +57,8 @@ pub struct RunHooks<'a> {
     pub ids: Option<(u64, u64)>,
     /// Workers beside the CPU threads that count a batch of tasks at a
     /// time (a GPU): see [`crate::run::workers`]. Empty: the CPU threads
-    /// alone, by work stealing. Not used with a `dispatch`.
+    /// alone, by work stealing. With a `dispatch`, every thread and worker
+    /// takes the dispatch's chunks.
     pub workers: &'a [&'a dyn BatchWorker],
     /// Told when a batch worker fails and its batch goes back to the CPU
     /// threads.

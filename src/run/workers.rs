@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 
 pub use super::batch::{BatchCount, BatchWorker, WorkerFailure};
-use super::hooks::{RunHooks, RunTotals, TaskOutcome};
+use super::hooks::{Dispatch, RunHooks, RunTotals, TaskOutcome};
 use super::spread::SpreadOrder;
 use super::task::{count_task_until, run_index};
 use crate::plan::{Task, TaskList};
@@ -70,8 +70,11 @@ struct Outstanding {
 }
 
 /// The one cursor every participant draws from: positions in the spread
-/// order of the ids handed out (`first`, `first + step`, ...).
-struct Handout {
+/// order of the ids handed out (`first`, `first + step`, ...), or, with a
+/// `dispatch` (MPI ranks sharing one plan), the chunks it hands this
+/// process, whose positions are the task ids.
+struct Handout<'a> {
+    dispatch: Option<&'a dyn Dispatch>,
     order: SpreadOrder,
     first: u64,
     step: u64,
@@ -82,14 +85,23 @@ struct Handout {
     changed: Condvar,
 }
 
-impl Handout {
+impl Handout<'_> {
     /// The task id at position `k`.
     fn id_at(&self, k: u64) -> u64 {
+        if self.dispatch.is_some() {
+            return k;
+        }
         self.first + self.order.at(k) * self.step
     }
 
-    /// The next `most` positions or fewer; `None` when all are handed out.
+    /// The next `most` positions or fewer (a dispatch's next chunk,
+    /// whatever its size); `None` when all are handed out.
     fn take(&self, most: u64) -> Option<Range<u64>> {
+        if let Some(dispatch) = self.dispatch {
+            return dispatch
+                .next_chunk()
+                .map(|chunk| chunk.start as u64..chunk.end as u64);
+        }
         let start = self
             .next
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
@@ -116,9 +128,10 @@ impl Handout {
     }
 }
 
-/// Runs the tasks of `tasks` handed out by `hooks` (every id, or a shard's)
-/// on `pool`'s threads and on `workers` (one thread each, beside the pool),
-/// and returns the totals and the workers that failed.
+/// Runs the tasks of `tasks` handed out by `hooks` (every id, a shard's, or
+/// its dispatch's chunks) on `pool`'s threads and on `workers` (one thread
+/// each, beside the pool), and returns the totals and the workers that
+/// failed.
 pub(crate) fn run_with_workers(
     pool: &rayon::ThreadPool,
     n: u32,
@@ -128,12 +141,17 @@ pub(crate) fn run_with_workers(
 ) -> (RunTotals, Vec<WorkerFailure>) {
     let len = tasks.len() as u64;
     let (first, step) = hooks.ids.unwrap_or((0, 1));
-    let handed = if first < len {
+    let handed = if hooks.dispatch.is_some() {
+        // The dispatch decides which ids this process counts; those it
+        // hands elsewhere are no skip of this run's.
+        len
+    } else if first < len {
         (len - 1 - first) / step + 1
     } else {
         0
     };
     let handout = Handout {
+        dispatch: hooks.dispatch,
         order: SpreadOrder::new(handed),
         first,
         step,
@@ -181,7 +199,7 @@ pub(crate) fn run_with_workers(
 /// A CPU thread: batches handed back first, else chunks from the cursor
 /// (in a run of workers alone, only once every worker has gone), until
 /// none is left and no worker holds one.
-fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout) -> RunTotals {
+fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout<'_>) -> RunTotals {
     let mut totals = RunTotals::default();
     let run = |k: u64, totals: &mut RunTotals| {
         *totals = totals.merge(run_index(n, tasks, handout.id_at(k) as usize, hooks));
@@ -219,7 +237,7 @@ fn cpu_thread(n: u32, tasks: &TaskList, hooks: &RunHooks<'_>, handout: &Handout)
 
 /// Marks a worker gone, however its thread ends (a panic included), so
 /// that no CPU thread waits for it.
-struct Leaving<'a>(&'a Handout);
+struct Leaving<'a>(&'a Handout<'a>);
 
 impl Drop for Leaving<'_> {
     fn drop(&mut self) {
@@ -235,7 +253,7 @@ fn feed(
     n: u32,
     tasks: &TaskList,
     hooks: &RunHooks<'_>,
-    handout: &Handout,
+    handout: &Handout<'_>,
     failures: &Mutex<Vec<WorkerFailure>>,
 ) -> RunTotals {
     let cancelled = || {
@@ -440,6 +458,74 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Hands out every other chunk of `chunk` tasks, as rank 0 hands one
+    /// rank its share and the next chunks to others.
+    struct EveryOther {
+        len: usize,
+        chunk: usize,
+        next: AtomicUsize,
+    }
+
+    impl Dispatch for EveryOther {
+        fn next_chunk(&self) -> Option<Range<usize>> {
+            let start = self.next.fetch_add(2 * self.chunk, Ordering::SeqCst);
+            (start < self.len).then(|| start..(start + self.chunk).min(self.len))
+        }
+    }
+
+    #[test]
+    fn batch_workers_take_a_dispatchs_chunks_beside_the_threads() {
+        // A worker that never fails, to see that the workers took chunks.
+        let counting = flaky(4, usize::MAX, false);
+        for plan in plans() {
+            let len = plan.tasks.len();
+            for chunk in [1, 3, 16] {
+                // The tasks this process's chunks hold, counted alone.
+                let mine: Vec<u64> = (0..len as u64)
+                    .filter(|id| (*id as usize / chunk).is_multiple_of(2))
+                    .collect();
+                let expected = mine.iter().fold(RunTotals::default(), |sum, &id| {
+                    let count = count_task_until(plan.n, &plan.tasks.get(id as usize), None)
+                        .expect("no stop flag");
+                    sum.merge(RunTotals::of_task(id, &count))
+                });
+                let failing = flaky(4, 2, false);
+                let (one, failing): (&dyn BatchWorker, &dyn BatchWorker) = (&counting, &failing);
+                for workers in [&[one][..], &[one, failing][..]] {
+                    let dispatch = EveryOther {
+                        len,
+                        chunk,
+                        next: AtomicUsize::new(0),
+                    };
+                    let pool = worker_pool(2).unwrap();
+                    let reported = Mutex::new(Vec::new());
+                    let on_task = |outcome: &TaskOutcome| reported.lock().unwrap().push(outcome.id);
+                    let hooks = RunHooks::new()
+                        .on_task(&on_task)
+                        .dispatch(&dispatch)
+                        .workers(workers);
+                    let totals = run_tasks(&pool, plan.n, &plan.tasks, &hooks);
+                    let mut reported = reported.into_inner().unwrap();
+                    reported.sort_unstable();
+                    assert_eq!(
+                        reported, mine,
+                        "N = {} {} chunk {chunk}",
+                        plan.n, plan.method
+                    );
+                    assert_eq!(
+                        totals, expected,
+                        "N = {} {} chunk {chunk}",
+                        plan.n, plan.method
+                    );
+                }
+            }
+        }
+        assert!(
+            counting.batches.load(Ordering::SeqCst) > 0,
+            "the workers took none of the dispatch's chunks"
+        );
     }
 
     #[test]
