@@ -72,11 +72,7 @@ pub fn run_tasks(
         }
         let len = tasks.len() as u64;
         let (first, step) = hooks.ids.unwrap_or((0, 1));
-        let handed = if first < len {
-            (len - 1 - first) / step + 1
-        } else {
-            0
-        };
+        let handed = hooks.ids_handed(len);
         let order = SpreadOrder::new(handed);
         let run = (0..handed as usize)
             .into_par_iter()

@@ -136,6 +136,16 @@ impl<'a> RunHooks<'a> {
         RunHooks { paths, ..self }
     }
 
+    /// How many ids of a plan of `len` tasks [`RunHooks::ids`] hands out.
+    pub(crate) fn ids_handed(&self, len: u64) -> u64 {
+        let (first, step) = self.ids.unwrap_or((0, 1));
+        if first < len {
+            (len - 1 - first) / step + 1
+        } else {
+            0
+        }
+    }
+
     /// The workers take their tasks from `dispatch`.
     pub fn dispatch(self, dispatch: &'a dyn Dispatch) -> RunHooks<'a> {
         RunHooks {

@@ -11,6 +11,7 @@
 
 mod batch;
 pub mod engine;
+mod handout;
 mod hooks;
 pub mod journal;
 #[cfg(feature = "mpi")]

@@ -6,19 +6,18 @@
 //!
 //! With no batch worker the engine keeps its work stealing
 //! ([`super::engine::run_tasks`]); with one, every participant draws from
-//! one cursor over the plan's spread order ([`SpreadOrder`]): the CPU
+//! one cursor over the plan's spread order ([`super::spread::SpreadOrder`]): the CPU
 //! threads a few consecutive tasks at a time (fewer towards the end, so the
 //! tail stays short), a batch worker its batch. A batch whose worker fails
 //! goes back to the CPU threads, which wait for every batch still out
 //! before they end: a failing device loses no task and counts none twice.
 
-use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 pub use super::batch::{BatchCount, BatchWorker, WorkerFailure};
-use super::hooks::{Dispatch, RunHooks, RunTotals, TaskOutcome};
-use super::spread::SpreadOrder;
+use super::handout::Handout;
+use super::hooks::{RunHooks, RunTotals, TaskOutcome};
 use super::task::{count_task_until, run_index};
 use crate::plan::{Task, TaskList};
 
@@ -60,74 +59,6 @@ impl BatchWorker for CpuBatchWorker {
     }
 }
 
-/// Batches that went back, how many are still out with their workers,
-/// and how many workers still take batches.
-#[derive(Default)]
-struct Outstanding {
-    returned: Vec<u64>,
-    batches_out: usize,
-    workers_live: usize,
-}
-
-/// The one cursor every participant draws from: positions in the spread
-/// order of the ids handed out (`first`, `first + step`, ...), or, with a
-/// `dispatch` (MPI ranks sharing one plan), the chunks it hands this
-/// process, whose positions are the task ids.
-struct Handout<'a> {
-    dispatch: Option<&'a dyn Dispatch>,
-    order: SpreadOrder,
-    first: u64,
-    step: u64,
-    handed: u64,
-    next: AtomicU64,
-    participants: u64,
-    outstanding: Mutex<Outstanding>,
-    changed: Condvar,
-}
-
-impl Handout<'_> {
-    /// The task id at position `k`.
-    fn id_at(&self, k: u64) -> u64 {
-        if self.dispatch.is_some() {
-            return k;
-        }
-        self.first + self.order.at(k) * self.step
-    }
-
-    /// The next `most` positions or fewer (a dispatch's next chunk,
-    /// whatever its size); `None` when all are handed out.
-    fn take(&self, most: u64) -> Option<Range<u64>> {
-        if let Some(dispatch) = self.dispatch {
-            return dispatch
-                .next_chunk()
-                .map(|chunk| chunk.start as u64..chunk.end as u64);
-        }
-        let start = self
-            .next
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-                (next < self.handed).then(|| (next + most.max(1)).min(self.handed))
-            })
-            .ok()?;
-        Some(start..(start + most.max(1)).min(self.handed))
-    }
-
-    /// How many consecutive positions a CPU thread takes now: a run of
-    /// the spread order while there is plenty left, fewer as the plan
-    /// ends, one at the last, so no thread holds a long tail alone.
-    fn cpu_chunk(&self) -> u64 {
-        let left = self
-            .handed
-            .saturating_sub(self.next.load(Ordering::Relaxed));
-        (left / (4 * self.participants)).clamp(1, self.order.run_len())
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Outstanding> {
-        self.outstanding
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-}
-
 /// Runs the tasks of `tasks` handed out by `hooks` (every id, a shard's, or
 /// its dispatch's chunks) on `pool`'s threads and on `workers` (one thread
 /// each, beside the pool), and returns the totals and the workers that
@@ -140,30 +71,12 @@ pub(crate) fn run_with_workers(
     workers: &[&dyn BatchWorker],
 ) -> (RunTotals, Vec<WorkerFailure>) {
     let len = tasks.len() as u64;
-    let (first, step) = hooks.ids.unwrap_or((0, 1));
-    let handed = if hooks.dispatch.is_some() {
-        // The dispatch decides which ids this process counts; those it
-        // hands elsewhere are no skip of this run's.
-        len
-    } else if first < len {
-        (len - 1 - first) / step + 1
-    } else {
-        0
-    };
-    let handout = Handout {
-        dispatch: hooks.dispatch,
-        order: SpreadOrder::new(handed),
-        first,
-        step,
-        handed,
-        next: AtomicU64::new(0),
-        participants: (pool.current_num_threads() + workers.len()) as u64,
-        outstanding: Mutex::new(Outstanding {
-            workers_live: workers.len(),
-            ..Outstanding::default()
-        }),
-        changed: Condvar::new(),
-    };
+    let handout = Handout::new(
+        len,
+        hooks,
+        pool.current_num_threads() + workers.len(),
+        workers.len(),
+    );
     let failures = Mutex::new(Vec::new());
     let totals = std::thread::scope(|scope| {
         let from_workers: Vec<_> = workers
@@ -187,7 +100,7 @@ pub(crate) fn run_with_workers(
             .fold(from_threads, RunTotals::merge)
     });
     let totals = RunTotals {
-        tasks_skipped: totals.tasks_skipped + (len - handed),
+        tasks_skipped: totals.tasks_skipped + (len - handout.handed),
         ..totals
     };
     let failures = failures
@@ -355,11 +268,13 @@ fn report(task: &Task, count: Option<BatchCount>, hooks: &RunHooks<'_>) -> RunTo
 
 #[cfg(test)]
 mod tests {
+    use std::ops::Range;
     use std::sync::atomic::AtomicUsize;
 
     use super::*;
     use crate::plan::{Method, Plan, SplitDepth};
     use crate::run::engine::{run_tasks, worker_pool};
+    use crate::run::hooks::Dispatch;
 
     /// A worker that counts on the CPU and fails on its `fail_on`th batch
     /// (from 1), or returns one count short when `short` is set.
