@@ -44,10 +44,7 @@ fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, Str
         .unwrap();
     std::thread::sleep(after);
     if signal != "-9" {
-        assert!(
-            common::wait_for_journaled_task(journal, Duration::from_secs(120)),
-            "no task journaled in 2 minutes"
-        );
+        common::await_journaled_task(journal);
     }
     let _ = StdCommand::new("kill")
         .args([signal, &child.id().to_string()])
@@ -415,11 +412,7 @@ fn join_tasks_in_flight_are_abandoned_on_interrupt() {
     // plan takes seconds, longer on a loaded machine, and a signal before
     // it is answered as "nothing was counted" (a CI run beside other work
     // once got there after a fixed 3 s).
-    assert!(
-        common::wait_for_journaled_task(&journal, Duration::from_secs(120)),
-        "no task journaled in 2 minutes"
-    );
-    std::thread::sleep(Duration::from_millis(500));
+    common::await_journaled_task(&journal);
     let signalled = std::time::Instant::now();
     let _ = StdCommand::new("kill")
         .args(["-INT", &child.id().to_string()])

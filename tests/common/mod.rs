@@ -144,6 +144,17 @@ pub fn seal_line(header_line: &str, text: &str) -> String {
     format!("{text} #{:016x}", fnv1a(bound.as_bytes()))
 }
 
+/// Waits until the journal at `path` holds a task line, for at most two
+/// minutes, and fails the test if none came.
+#[allow(dead_code)]
+pub fn await_journaled_task(path: &Path) {
+    assert!(
+        wait_for_journaled_task(path, std::time::Duration::from_secs(120)),
+        "no task journaled in 2 minutes in {}",
+        path.display()
+    );
+}
+
 /// Waits until the journal at `path` holds a task line (its count has
 /// begun), for at most `limit`: whether it came. A signal sent before it
 /// meets a count still building its plan, for seconds on a loaded machine.
