@@ -4,7 +4,7 @@
 
 use std::io;
 
-use super::count_one::{count_one, CountSetup, Reports};
+use super::count_one::{count_one, keeps_files, CountSetup, Reports};
 use super::scheduler::shard_of;
 use super::{check_fallback, complain, usage};
 use crate::args::CountArgs;
@@ -25,7 +25,7 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     }
     signals::install_handler();
     let shard = shard_of(args)?;
-    if args.checkpoint.is_some() || shard.is_some() || args.profile.is_some() {
+    if keeps_files(args, shard) {
         if sizes.len() != 1 {
             return Err(usage(
                 "--checkpoint, --shard and --profile take one N: run one count per N".to_string(),

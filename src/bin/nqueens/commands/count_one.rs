@@ -22,6 +22,12 @@ use crate::output::{PendingFile, ReportWriter};
 use crate::progress;
 use crate::signals::{self, Stopping};
 
+/// Whether a count keeps files beside its report (a checkpoint, a shard's
+/// result, a profile): such a count takes one N.
+pub fn keeps_files(args: &CountArgs, shard: Option<ShardSpec>) -> bool {
+    args.checkpoint.is_some() || shard.is_some() || args.profile.is_some()
+}
+
 /// What every N of one `count` shares, worked out once from its
 /// arguments: the library's options, the threads they resolve to, the run
 /// key and the devices beside the CPU threads.
@@ -81,7 +87,7 @@ pub fn count_one<W: Write>(
         shard,
     } = *setup;
     // A count that keeps nothing beyond its report says which N stopped.
-    let keeps_files = args.checkpoint.is_some() || shard.is_some() || args.profile.is_some();
+    let keeps_files = keeps_files(args, shard);
     // The bar's phase line runs while the plan is built (seconds at N = 27).
     let started = Instant::now();
     let bar = progress::task_bar(args.progress, format!("N={n}"));
