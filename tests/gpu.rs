@@ -6,36 +6,10 @@
 //! a real GPU only confirms and times it (scripts/gpu-check.sh).
 #![cfg(feature = "gpu")]
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
 mod common;
 
+use common::fake_gpu::fake_driver;
 use common::{nqueens, outcome, scratch};
-
-/// The stand-in library, built once per test run.
-fn fake_driver() -> &'static Path {
-    static BUILT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
-    let (_, path) = BUILT.get_or_init(|| {
-        let dir = scratch("fake-cuda");
-        let library = dir.path().join("libfakecuda.so");
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let status = std::process::Command::new(&compiler)
-            .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-I"])
-            .arg(root.join("src/gpu"))
-            .arg(root.join("tests/gpu/fake_cuda.c"))
-            .arg("-o")
-            .arg(&library)
-            .status()
-            .expect(
-                "a C compiler builds the stand-in driver (the gpu feature's build needs one too)",
-            );
-        assert!(status.success(), "the stand-in driver compiles");
-        (dir, library)
-    });
-    path
-}
 
 /// `nqueens ARGS` on the stand-in driver, with `env` set: (status, stdout,
 /// stderr).

@@ -404,3 +404,98 @@ fn a_checkpoint_that_cannot_be_written_fails_as_on_one_machine() {
     let text = std::fs::read_to_string(&journal).unwrap();
     assert!(text.ends_with('\n'), "{text}");
 }
+
+/// `--mpi --gpu` on the stand-in driver (two "GPUs" on this one node):
+/// each rank counts on its own GPU beside its thread, rank 0 journals
+/// every task, and the journal agrees task by task with a CPU count's; a
+/// GPU that fails mid-count on every rank hands its tasks back and the
+/// count stays exact.
+#[cfg(feature = "gpu")]
+#[test]
+fn ranks_each_with_a_gpu_count_exactly_and_journal_every_task() {
+    let driver = common::fake_gpu::fake_driver()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let dir = common::scratch("mpi-gpu");
+    let journal = dir.path().join("gpu.ckpt");
+    let journal_text = journal.to_str().unwrap();
+    let env = [
+        ("NQUEENS_CUDA_DRIVER", driver.as_str()),
+        ("NQUEENS_NVRTC", driver.as_str()),
+        ("FAKE_CUDA_DEVICES", "2"),
+    ];
+    let out = mpirun_with(
+        2,
+        &[
+            "count",
+            "15",
+            "--format",
+            "csv",
+            "--mpi",
+            "-j",
+            "1",
+            "--gpu",
+            "auto",
+            "--checkpoint",
+            journal_text,
+        ],
+        &env,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        record(&out.stdout, 15),
+        ("2279184".to_string(), "285053".to_string())
+    );
+    // Each rank took the GPU numbered as it is on the node.
+    for gpu in ["gpu: cuda:0,", "gpu: cuda:1,"] {
+        assert!(stderr.contains(gpu), "{gpu}: {stderr}");
+    }
+    let cpu = dir.path().join("cpu.ckpt");
+    assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .args(["count", "15", "-j", "1", "--checkpoint"])
+        .arg(&cpu)
+        .assert()
+        .success();
+    assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .arg("compare")
+        .arg(&journal)
+        .arg(&cpu)
+        .assert()
+        .success();
+    let failing = [
+        env[0],
+        env[1],
+        ("FAKE_CUDA_DEVICES", "1"),
+        ("FAKE_CUDA_FAIL_LAUNCH", "3"),
+    ];
+    let out = mpirun_with(
+        2,
+        &[
+            "count",
+            "14",
+            "--format",
+            "csv",
+            "--mpi",
+            "-j",
+            "1",
+            "--gpu",
+            "--gpu-only",
+        ],
+        &failing,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        record(&out.stdout, 14),
+        ("365596".to_string(), "45752".to_string())
+    );
+    assert_eq!(
+        stderr.matches("go back to the CPU threads").count(),
+        2,
+        "one failure per rank: {stderr}"
+    );
+}

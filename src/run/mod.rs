@@ -10,6 +10,7 @@
 //! MPI rank 0 alike.
 
 mod batch;
+pub mod distribution;
 pub mod engine;
 mod handout;
 mod hooks;

@@ -1,39 +1,42 @@
 //! Counting across MPI ranks (cargo feature `mpi`).
 //!
 //! Every rank builds the same plan (plans are deterministic; the ranks check
-//! their fingerprints agree) and runs it through [`run_plan`], as a single
-//! machine does, with a [`Dispatch`] that takes chunks of consecutive tasks
-//! from rank 0: every worker thread of every rank asks for its own chunks,
-//! so a thread that finishes early asks for more and none idles while others
-//! work (a chunk run on a whole rank's pool would make its threads wait for
-//! the chunk's slowest task). Rank 0 answers from a dispatcher thread, and
-//! its own workers take their chunks from the same counter directly; the
-//! chunks go out spread over the plan (golden-ratio steps, as a single
-//! machine's runs of tasks do), so the share done reads the cost done. At the
+//! their fingerprints agree) and counts it as a [`Tracked`] count, as a
+//! single machine does, spread over the ranks by a [`Distribution`] that
+//! takes chunks of consecutive tasks from rank 0: every worker thread (and
+//! batch worker) of every rank asks for its own chunks, so one that
+//! finishes early asks for more and none idles while others work (a chunk
+//! run on a whole rank's pool would make its threads wait for the chunk's
+//! slowest task). Rank 0 answers from a dispatcher thread, and its own
+//! workers take their chunks from the same counter directly; the chunks go
+//! out spread over the plan (golden-ratio steps, as a single machine's runs
+//! of tasks do), so the share done reads the cost done. Rank 0 keeps the
+//! journal: the other ranks send each task's counts as it finishes. At the
 //! end every rank's totals are gathered on rank 0 as pairs of u64 words and
 //! added there in u128, so no sum can wrap.
 
 use std::ops::Range;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 
-use super::engine::{Dispatch, RunHooks, RunTotals, SpreadOrder, TaskCount, TaskOutcome};
-use super::journal::Journal;
+use super::distribution::Distribution;
+use super::engine::{RunTotals, SpreadOrder, TaskCount, TaskOutcome};
 use super::report::Report;
-use super::stop::{self, StopGrace};
-use super::tracked::{RunEnd, Tracked, TrackedOutcome};
-use super::{plan_for, resolve_threads, run_plan, CountOptions};
+use super::tracked::{Tracked, TrackedOutcome, Watch};
+use super::{plan_for, resolve_threads, CountOptions};
 use crate::error::Error;
 
 const REQUEST: i32 = 11;
 const REPLY: i32 = 12;
 /// A remote worker's finished task, sent as soon as it finishes.
 const RESULT: i32 = 13;
+/// A rank's threads and workers are all done: it asks for no more chunks
+/// and sends no more tasks.
+const DONE: i32 = 14;
 /// How long the dispatcher sleeps when no request is waiting.
 const DISPATCH_POLL: Duration = Duration::from_micros(200);
 /// Sent instead of a chunk start when every task is handed out.
@@ -58,17 +61,6 @@ fn chunk_size(tasks: usize, workers: usize) -> u64 {
     (tasks / (workers.max(1) * 64)).clamp(1, 1024) as u64
 }
 
-/// What a rank's part of an MPI count ended with.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum RankOutcome {
-    /// Rank 0: what the count ended with (a report, or how far a stopped
-    /// count got; what was finished is journaled).
-    Root(TrackedOutcome),
-    /// Any other rank.
-    Worker,
-}
-
 /// Counts `n` across every rank of `world`. Rank 0 gets the report; the
 /// other ranks get `None`.
 pub fn count(
@@ -77,31 +69,40 @@ pub fn count(
     options: &CountOptions,
 ) -> Result<Option<Report>, Error> {
     let no_stop = AtomicBool::new(false);
-    match count_journaled(world, n, options, None, None, &no_stop, None)? {
-        RankOutcome::Root(TrackedOutcome::Counted(report)) => Ok(Some(*report)),
+    let tracked = prepare(world, n, options, 0, None, None)?;
+    let outcome = tracked.run(&Watch {
+        on_task: &|_| {},
+        stop: &no_stop,
+        grace: None,
+        workers: &[],
+        on_worker_failed: None,
+        workers_only: false,
+    })?;
+    match outcome {
+        TrackedOutcome::Counted(report) => Ok(Some(*report)),
         _ => Ok(None),
     }
 }
 
-/// [`count`] with a checkpoint journal kept by rank 0, and a flag that
-/// stops the count: the flow of [`Tracked`] across ranks. Rank 0 opens (or
-/// resumes) the journal and sends every rank the finished tasks to skip;
-/// each remote worker sends each task's counts as the task finishes, and
-/// rank 0 journals them as they come (its own workers' at once), so a
-/// killed job loses only the tasks in flight. When `stop` is set (on any
-/// rank) no rank starts a new chunk, `join` tasks in flight are
-/// abandoned, and what finished is journaled before the ranks return;
-/// with `grace`, rank 0 tells its `abandon` once the grace has passed
-/// (the journal synced), where the front end ends the job.
-pub fn count_journaled(
+/// This rank's part of a count of `n` across every rank of `world`, ready
+/// to [`Tracked::run`]: rank 0 opens (or resumes) the journal at
+/// `checkpoint` (signed with `key`) and every rank is told the finished
+/// tasks to skip. `workers` is the batch workers this rank will run beside
+/// its threads (they ask for chunks too). Rank 0's run journals each task
+/// of every rank as it finishes, so a killed job loses only the tasks in
+/// flight; when the stop flag is set on any rank no rank starts a new
+/// chunk, and rank 0's grace (the other ranks have none) ends the job.
+/// Rank 0's run ends with the outcome; the others' with
+/// [`TrackedOutcome::Part`]. What rank 0's journal repaired on reading is
+/// in [`Tracked::repairs`].
+pub fn prepare(
     world: &SimpleCommunicator,
     n: u32,
     options: &CountOptions,
+    workers: usize,
     checkpoint: Option<&Path>,
     key: Option<&super::signing::RunKey>,
-    stop: &AtomicBool,
-    grace: Option<&StopGrace<'_>>,
-) -> Result<RankOutcome, Error> {
+) -> Result<Tracked, Error> {
     let threads = resolve_threads(options.threads)?;
     let started = Instant::now();
     let plan = plan_for(n, options, threads)?;
@@ -127,7 +128,7 @@ pub fn count_journaled(
         root.broadcast_into(&mut opened_flag);
     }
     let tracked = match opened {
-        Ok(tracked) if opened_flag == 1 => tracked.since(started),
+        Ok(tracked) if opened_flag == 1 => tracked.since(started).with_paths(options.paths),
         Ok(_) => {
             return Err(Error::Mpi(
                 "rank 0 could not open the checkpoint (it says why)".to_string(),
@@ -135,13 +136,6 @@ pub fn count_journaled(
         }
         Err(err) => return Err(err),
     };
-    if rank == 0 {
-        for repair in tracked.repairs() {
-            if let Some(path) = checkpoint {
-                eprintln!("warning: checkpoint {}: {repair}", path.display());
-            }
-        }
-    }
     let mut done = vec![
         0u64;
         if checkpoint.is_some() {
@@ -156,121 +150,33 @@ pub fn count_journaled(
         }
         root.broadcast_into(&mut done[..]);
     }
-    let is_done = |id: u64| {
-        done.get((id / 64) as usize)
-            .is_some_and(|word| word >> (id % 64) & 1 == 1)
-    };
-    // Every worker thread of every rank asks for its own chunks: no rank
-    // or thread waits for another's chunk to finish.
-    let mut thread_counts = vec![0u64; ranks];
-    world.all_gather_into(&(threads as u64), &mut thread_counts[..]);
-    let remote_workers: u64 = thread_counts[1..].iter().sum();
-    let all_workers: u64 = thread_counts.iter().sum();
-    let chunk = chunk_size(tracked.plan().tasks.len(), all_workers as usize);
-    let journal_error: Mutex<Option<std::io::Error>> = Mutex::new(None);
-    let chunks = Chunks {
+    // Every worker thread and batch worker of every rank asks for its own
+    // chunks: no rank or thread waits for another's chunk to finish.
+    let mut drawers = vec![0u64; ranks];
+    world.all_gather_into(&((threads + workers) as u64), &mut drawers[..]);
+    let chunk = chunk_size(task_count as usize, drawers.iter().sum::<u64>() as usize);
+    let ranks = Ranks {
         rank,
+        ranks,
         chunk,
         task_count,
         order: SpreadOrder::of_runs(task_count.div_ceil(chunk)),
         next: AtomicU64::new(0),
-        stop,
-        journal: tracked.journal(),
-        journal_error: &journal_error,
-        task_micros: AtomicU64::new(0),
-        journaled: AtomicU64::new(0),
+        exhausted: AtomicBool::new(false),
+        journaled: checkpoint.is_some(),
     };
-    let on_task = |outcome: &TaskOutcome| chunks.finished(outcome);
-    let skip = |id: u64| is_done(id);
-    let mut hooks = RunHooks::new()
-        .dispatch(&chunks)
-        .cancel(stop)
-        .paths(options.paths);
-    if checkpoint.is_some() {
-        hooks = hooks.skip(&skip).on_task(&on_task);
-    }
-    // Rank 0 watches a stopped count: tasks in flight that would keep it
-    // past the grace (depth-first tasks of large N take minutes) are
-    // abandoned with the whole job, as after a kill, once the journal
-    // holds every task finished. Which tasks are in flight on other ranks
-    // is not known here.
-    let done = AtomicBool::new(false);
-    let kept = || {
-        tracked.keep_now(
-            // Without a journal rank 0 hears of no other rank's tasks.
-            tracked
-                .journal()
-                .map(|_| chunks.journaled.load(Ordering::Relaxed)),
-            None,
-            all_workers as usize,
-        )
-    };
-    std::thread::scope(|watcher| {
-        let watching = match (rank, grace) {
-            (0, Some(grace)) => {
-                Some(watcher.spawn(|| stop::watch(&done, stop, stop, Some(grace), None, &kept)))
-            }
-            _ => None,
-        };
-        let outcome = (|| {
-            let run = std::thread::scope(|scope| {
-                if rank == 0 && remote_workers > 0 {
-                    scope.spawn(|| chunks.answer(remote_workers));
-                }
-                // Only rank 0 reports, so only it searches for P and R.
-                run_plan(
-                    tracked.plan(),
-                    threads,
-                    &hooks,
-                    (rank == 0).then_some((0, 1)),
-                )
-            })?;
-            let words = encode(&run.totals, threads);
-            if rank != 0 {
-                root.gather_into(&words[..]);
-                return Ok(RankOutcome::Worker);
-            }
-            let mut all = vec![0u64; WORDS * ranks];
-            root.gather_into_root(&words[..], &mut all[..]);
-            let (sum, all_threads) = all.chunks(WORDS).map(decode).fold(
-                (RunTotals::default(), 0),
-                |(sum, threads), (part, part_threads)| (sum.merge(part), threads + part_threads),
-            );
-            let failed = journal_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take();
-            if let (Some(err), Some(_)) = (failed, tracked.journal()) {
-                // An I/O failure, as a count on one machine reports it
-                // (exit 1), not an MPI one.
-                return Err(tracked.journal_failure(format!(
-                    "cannot write the checkpoint ({err}); finished tasks up to the failure are kept"
-                )));
-            }
-            let end = RunEnd {
-                totals: sum,
-                symmetric: run.symmetric,
-                seconds: started.elapsed().as_secs_f64(),
-                threads: all_threads,
-                task_micros: chunks.task_micros.load(Ordering::Relaxed),
-            };
-            Ok(RankOutcome::Root(tracked.finish(&end)?))
-        })();
-        done.store(true, Ordering::SeqCst);
-        if let Some(watching) = &watching {
-            watching.thread().unpark();
-        }
-        outcome
-    })
+    Ok(tracked.spread_over(Box::new(ranks), done))
 }
 
 /// Words per finished task sent to rank 0: id, solutions, orbits, the
 /// three orbit sizes, nodes, microseconds.
 const TASK_WORDS: usize = 8;
 
-/// Chunks of a plan's tasks, handed out by rank 0.
-struct Chunks<'a> {
+/// A count spread over the ranks of the world: chunks of a plan's tasks
+/// handed out by rank 0.
+struct Ranks {
     rank: i32,
+    ranks: usize,
     /// Tasks per chunk.
     chunk: u64,
     task_count: u64,
@@ -280,21 +186,17 @@ struct Chunks<'a> {
     order: SpreadOrder,
     /// Rank 0: how many chunks were handed out.
     next: AtomicU64,
-    /// Set to stop: no chunk is handed out after it.
-    stop: &'a AtomicBool,
-    /// Rank 0: the journal every finished task goes to.
-    journal: Option<&'a Journal>,
-    journal_error: &'a Mutex<Option<std::io::Error>>,
-    /// Rank 0: microseconds of the tasks journaled in this run, all ranks.
-    task_micros: AtomicU64,
-    /// Rank 0: tasks journaled in this run, all ranks.
-    journaled: AtomicU64,
+    /// Other ranks: rank 0 answered that no chunk is left (so no thread
+    /// of this rank asks again).
+    exhausted: AtomicBool,
+    /// Whether rank 0 journals the tasks (the other ranks send each one).
+    journaled: bool,
 }
 
-impl Chunks<'_> {
+impl Ranks {
     /// Rank 0: the start of a chunk nobody was given, or [`NO_MORE`].
-    fn take(&self) -> u64 {
-        if self.stop.load(Ordering::SeqCst) {
+    fn take(&self, cancel: &AtomicBool) -> u64 {
+        if cancel.load(Ordering::SeqCst) {
             return NO_MORE;
         }
         let taken = self.next.fetch_add(1, Ordering::SeqCst);
@@ -305,14 +207,39 @@ impl Chunks<'_> {
             NO_MORE
         }
     }
+}
 
-    /// A task finished on this rank: journaled now on rank 0, sent to it
-    /// now from elsewhere (so a stop or a kill loses only the tasks in
+impl Distribution for Ranks {
+    fn next_chunk(&self, cancel: &AtomicBool) -> Option<Range<usize>> {
+        let start = if self.rank == 0 {
+            self.take(cancel)
+        } else if self.exhausted.load(Ordering::SeqCst) {
+            NO_MORE
+        } else {
+            // Any reply answers any of this rank's requests: each is a
+            // chunk nobody else was given. A stopping rank's request
+            // stops rank 0 handing out chunks to anyone.
+            let request = [u64::from(cancel.load(Ordering::SeqCst))];
+            let world = SimpleCommunicator::world();
+            let root = world.process_at_rank(0);
+            root.send_with_tag(&request[..], REQUEST);
+            let start = root.receive_with_tag::<u64>(REPLY).0;
+            if start == NO_MORE {
+                self.exhausted.store(true, Ordering::SeqCst);
+            }
+            start
+        };
+        if start == NO_MORE {
+            return None;
+        }
+        let end = (start + self.chunk).min(self.task_count);
+        Some(start as usize..end as usize)
+    }
+
+    /// Sent to rank 0 now (so a stop or a kill loses only the tasks in
     /// flight, not the finished part of a chunk).
     fn finished(&self, outcome: &TaskOutcome) {
-        let micros = (outcome.seconds * 1e6).round() as u64;
-        if self.rank == 0 {
-            self.journal_task(outcome.id, &outcome.count, micros);
+        if self.rank == 0 || !self.journaled {
             return;
         }
         let count = &outcome.count;
@@ -324,7 +251,7 @@ impl Chunks<'_> {
             count.orbit_sizes[1],
             count.orbit_sizes[2],
             count.nodes,
-            micros,
+            (outcome.seconds * 1e6).round() as u64,
         ];
         // A message from this thread, before its next request: rank 0
         // receives it first (MPI keeps one thread's messages in order).
@@ -333,30 +260,13 @@ impl Chunks<'_> {
             .send_with_tag(&words[..], RESULT);
     }
 
-    /// Rank 0: appends a finished task to the journal; a failure stops the
-    /// count (losing the journal would lose work).
-    fn journal_task(&self, id: u64, count: &TaskCount, micros: u64) {
-        let Some(journal) = self.journal else {
+    fn serve(&self, cancel: &AtomicBool, record: &(dyn Fn(&TaskOutcome) + Sync)) {
+        if self.rank != 0 {
             return;
-        };
-        self.task_micros.fetch_add(micros, Ordering::Relaxed);
-        self.journaled.fetch_add(1, Ordering::Relaxed);
-        if let Err(err) = journal.record(id, count, micros as f64 * 1e-6) {
-            self.journal_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(err);
-            self.stop.store(true, Ordering::SeqCst);
         }
-    }
-
-    /// Rank 0's dispatcher: journals what the other ranks' workers
-    /// finished and answers their requests until each of their
-    /// `remote_workers` has been told there is no more.
-    fn answer(&self, remote_workers: u64) {
         let world = SimpleCommunicator::world();
-        let mut finished = 0;
-        while finished < remote_workers {
+        let mut ranks_done = 0;
+        while ranks_done + 1 < self.ranks {
             // MPI's blocking receive spins a core; the dispatcher shares
             // rank 0's cores with its workers, so it polls and sleeps
             // instead (requests come every chunk, not every microsecond).
@@ -365,55 +275,60 @@ impl Chunks<'_> {
                 continue;
             };
             let source = world.process_at_rank(waiting.source_rank());
-            if waiting.tag() == RESULT {
-                // [TASK_WORDS of one finished task]
-                let (task, _) = source.receive_vec_with_tag::<u64>(RESULT);
-                if let [id, solutions, orbits, o2, o4, o8, nodes, micros] = task[..] {
-                    let count = TaskCount {
-                        solutions,
-                        orbits,
-                        orbit_sizes: [o2, o4, o8],
-                        nodes,
-                    };
-                    self.journal_task(id, &count, micros);
+            match waiting.tag() {
+                RESULT => {
+                    // [TASK_WORDS of one finished task]
+                    let (task, _) = source.receive_vec_with_tag::<u64>(RESULT);
+                    if let [id, solutions, orbits, o2, o4, o8, nodes, micros] = task[..] {
+                        let count = TaskCount {
+                            solutions,
+                            orbits,
+                            orbit_sizes: [o2, o4, o8],
+                            nodes,
+                        };
+                        record(&TaskOutcome {
+                            id,
+                            count,
+                            seconds: micros as f64 * 1e-6,
+                        });
+                    }
                 }
-                continue;
+                DONE => {
+                    // Sent after the rank's last task: nothing of it follows.
+                    source.receive_with_tag::<u64>(DONE);
+                    ranks_done += 1;
+                }
+                _ => {
+                    // [stopping]
+                    let (request, _) = source.receive_vec_with_tag::<u64>(REQUEST);
+                    if request.first().copied().unwrap_or(0) != 0 {
+                        cancel.store(true, Ordering::SeqCst);
+                    }
+                    source.send_with_tag(&self.take(cancel), REPLY);
+                }
             }
-            let (request, status) = source.receive_vec_with_tag::<u64>(REQUEST);
-            // [stopping]
-            let stopping = request.first().copied().unwrap_or(0) != 0;
-            if stopping {
-                self.stop.store(true, Ordering::SeqCst);
-            }
-            let start = self.take();
-            if start == NO_MORE {
-                finished += 1;
-            }
-            world
-                .process_at_rank(status.source_rank())
-                .send_with_tag(&start, REPLY);
         }
     }
-}
 
-impl Dispatch for Chunks<'_> {
-    fn next_chunk(&self) -> Option<Range<usize>> {
-        let start = if self.rank == 0 {
-            self.take()
-        } else {
-            // Any reply answers any of this rank's requests: each is a
-            // chunk nobody else was given.
-            let request = [u64::from(self.stop.load(Ordering::SeqCst))];
-            let world = SimpleCommunicator::world();
-            let root = world.process_at_rank(0);
-            root.send_with_tag(&request[..], REQUEST);
-            root.receive_with_tag::<u64>(REPLY).0
-        };
-        if start == NO_MORE {
+    fn reports(&self) -> bool {
+        self.rank == 0
+    }
+
+    fn combine(&self, totals: RunTotals, threads: usize) -> Option<(RunTotals, usize)> {
+        let world = SimpleCommunicator::world();
+        let root = world.process_at_rank(0);
+        let words = encode(&totals, threads);
+        if self.rank != 0 {
+            root.send_with_tag(&0u64, DONE);
+            root.gather_into(&words[..]);
             return None;
         }
-        let end = (start + self.chunk).min(self.task_count);
-        Some(start as usize..end as usize)
+        let mut all = vec![0u64; WORDS * self.ranks];
+        root.gather_into_root(&words[..], &mut all[..]);
+        Some(all.chunks(WORDS).map(decode).fold(
+            (RunTotals::default(), 0),
+            |(sum, threads), (part, part_threads)| (sum.merge(part), threads + part_threads),
+        ))
     }
 }
 
@@ -485,23 +400,20 @@ mod tests {
     /// over the plan rather than at its start.
     #[test]
     fn chunks_go_out_once_each_spread_over_the_plan() {
-        let journal_error = Mutex::new(None);
         for (task_count, chunk) in [(1u64, 1u64), (10, 3), (1000, 7), (92_504, 1024)] {
-            let stop = AtomicBool::new(false);
-            let chunks = Chunks {
+            let cancel = AtomicBool::new(false);
+            let ranks = Ranks {
                 rank: 0,
+                ranks: 1,
                 chunk,
                 task_count,
                 order: SpreadOrder::of_runs(task_count.div_ceil(chunk)),
                 next: AtomicU64::new(0),
-                stop: &stop,
-                journal: None,
-                journal_error: &journal_error,
-                task_micros: AtomicU64::new(0),
-                journaled: AtomicU64::new(0),
+                exhausted: AtomicBool::new(false),
+                journaled: false,
             };
             let mut starts: Vec<u64> = std::iter::from_fn(|| {
-                let start = chunks.take();
+                let start = ranks.take(&cancel);
                 (start != NO_MORE).then_some(start)
             })
             .collect();
@@ -515,9 +427,10 @@ mod tests {
                     "{early:?}"
                 );
             }
-            stop.store(true, Ordering::SeqCst);
-            chunks.next.store(0, Ordering::SeqCst);
-            assert_eq!(chunks.take(), NO_MORE);
+            assert_eq!(ranks.next_chunk(&cancel), None, "asked again after the end");
+            cancel.store(true, Ordering::SeqCst);
+            ranks.next.store(0, Ordering::SeqCst);
+            assert_eq!(ranks.take(&cancel), NO_MORE);
         }
     }
 }

@@ -1,10 +1,12 @@
 //! A count that survives and spreads: one N, with a checkpoint journal
-//! (resumed where one exists), a shard of the plan, or neither. The one
-//! flow every front end takes (the command's counts, and rank 0 of an MPI
-//! count): [`Tracked::prepare`] builds the plan and opens the journal,
+//! (resumed where one exists), a shard of the plan, spread over processes
+//! (MPI ranks), or none of these. The one flow every front end takes:
+//! [`Tracked::prepare`] builds the plan and opens the journal,
 //! [`Tracked::run`] counts what is left, journals each task, stops with a
 //! grace on a flag, and [`Tracked::finish`] ends the journal, adds up the
-//! earlier runs and returns what a front end prints.
+//! earlier runs and returns what a front end prints. A count spread over
+//! processes differs only by its [`Distribution`] (see
+//! [`Tracked::spread_over`]).
 
 use std::io;
 use std::path::Path;
@@ -12,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use super::distribution::{Chunked, Distribution};
 use super::engine::{RunHooks, RunTotals, TaskOutcome};
 use super::journal::{Journal, JournalError, Resumed};
 use super::report::{make_report, History, PlanSummary, Report, SymmetricCounts};
@@ -103,6 +106,9 @@ pub enum TrackedOutcome {
     /// The shard finished: its result, checksummed (and signed with the
     /// run's key), to be written where `merge` finds it.
     Shard(Box<ShardResult>),
+    /// This process's part of a count spread over processes ended (or was
+    /// stopped); the reporting process has the outcome.
+    Part,
     /// The count was stopped; what finished is in the journal, if any.
     Stopped {
         /// Tasks counted, this run's and earlier runs'.
@@ -121,7 +127,8 @@ pub struct Watch<'a> {
     /// Set to stop the count (a signal): no task starts after it.
     pub stop: &'a AtomicBool,
     /// How a stopped count ends when tasks are still in flight; `None`
-    /// waits for them.
+    /// waits for them. Of a count spread over processes, only the
+    /// reporting process takes it.
     pub grace: Option<&'a StopGrace<'a>>,
     /// Workers beside the CPU threads (a GPU): see [`crate::run::workers`].
     pub workers: &'a [&'a dyn BatchWorker],
@@ -145,6 +152,13 @@ pub struct Tracked {
     started: Instant,
     /// The builds of the hot loops its count takes.
     paths: CodePaths,
+    /// Where its chunks come from and its tasks go, when the count is
+    /// spread over processes.
+    distribution: Option<Box<dyn Distribution>>,
+    /// Tasks finished by earlier runs, by id, 64 to a word, as the
+    /// reporting process's journal holds them (a spread count's other
+    /// processes have no journal of their own).
+    finished_elsewhere: Vec<u64>,
 }
 
 impl Tracked {
@@ -162,10 +176,7 @@ impl Tracked {
         let started = Instant::now();
         let plan = plan_for(n, options, threads)?;
         let tracked = Tracked::with_plan(plan, threads, shard, checkpoint, key)?;
-        Ok(Tracked {
-            paths: options.paths,
-            ..tracked.since(started)
-        })
+        Ok(tracked.with_paths(options.paths).since(started))
     }
 
     /// [`Tracked::prepare`] with the plan built already (MPI ranks compare
@@ -204,7 +215,34 @@ impl Tracked {
             shard_tasks,
             started: Instant::now(),
             paths: CodePaths::default(),
+            distribution: None,
+            finished_elsewhere: Vec::new(),
         })
+    }
+
+    /// The same count as one process's part of a count spread over
+    /// processes: its chunks come from `distribution`, and the tasks in
+    /// `finished` (by id, 64 to a word: what the reporting process's
+    /// journal holds) are skipped.
+    pub fn spread_over(self, distribution: Box<dyn Distribution>, finished: Vec<u64>) -> Tracked {
+        Tracked {
+            distribution: Some(distribution),
+            finished_elsewhere: finished,
+            ..self
+        }
+    }
+
+    /// Whether this process reports the count: every count but the
+    /// non-reporting parts of one spread over processes.
+    pub fn reports(&self) -> bool {
+        self.distribution
+            .as_ref()
+            .is_none_or(|distribution| distribution.reports())
+    }
+
+    /// The builds of the hot loops this count takes.
+    pub fn with_paths(self, paths: CodePaths) -> Tracked {
+        Tracked { paths, ..self }
     }
 
     /// The same count, its wall time taken from `started` (when its plan
@@ -256,7 +294,12 @@ impl Tracked {
     /// Whether task `id` is this run's to count: in the shard and not
     /// finished by an earlier run.
     pub fn is_left(&self, id: u64) -> bool {
+        let finished_elsewhere = self
+            .finished_elsewhere
+            .get((id / 64) as usize)
+            .is_some_and(|word| word >> (id % 64) & 1 == 1);
         self.shard.is_none_or(|shard| shard.contains(id))
+            && !finished_elsewhere
             && !self
                 .resumed
                 .as_ref()
@@ -284,17 +327,22 @@ impl Tracked {
         }
     }
 
-    /// Counts the tasks left on this process's threads, each journaled as
-    /// it finishes; a journal that cannot be written stops the count (the
-    /// tasks finished before it are kept). A shard searches its part of P
-    /// and R; a whole count all of them.
+    /// Counts the tasks left on this process's threads (and its batch
+    /// workers), each journaled as it finishes; a journal that cannot be
+    /// written stops the count (the tasks finished before it are kept). A
+    /// shard searches its part of P and R; a whole count all of them. A
+    /// count spread over processes takes its chunks from its
+    /// distribution; the reporting process journals every process's
+    /// tasks, and the others end with [`TrackedOutcome::Part`].
     pub fn run(self, watch: &Watch<'_>) -> Result<TrackedOutcome, Error> {
         let journal_error: Mutex<Option<io::Error>> = Mutex::new(None);
         let cancel = AtomicBool::new(watch.stop.load(Ordering::SeqCst));
         let in_flight = InFlight::default();
+        // Tasks other processes finished, journaled here.
+        let finished_elsewhere = AtomicU64::new(0);
         let task_micros = AtomicU64::new(0);
-        let on_task = |outcome: &TaskOutcome| {
-            in_flight.finish();
+        let distribution = self.distribution.as_deref();
+        let record = |outcome: &TaskOutcome| {
             // Rounded as the journal's lines are, so a rerun sums the same.
             task_micros.fetch_add((outcome.seconds * 1e6).round() as u64, Ordering::Relaxed);
             (watch.on_task)(outcome);
@@ -309,6 +357,17 @@ impl Tracked {
                 }
             }
         };
+        let on_task = |outcome: &TaskOutcome| {
+            in_flight.finish();
+            if let Some(distribution) = distribution {
+                distribution.finished(outcome);
+            }
+            record(outcome);
+        };
+        let record_elsewhere = |outcome: &TaskOutcome| {
+            finished_elsewhere.fetch_add(1, Ordering::Relaxed);
+            record(outcome);
+        };
         let skip = |id: u64| {
             let skipped = !self.is_left(id);
             if !skipped && !cancel.load(Ordering::Relaxed) {
@@ -316,6 +375,10 @@ impl Tracked {
             }
             skipped
         };
+        let chunked = distribution.map(|distribution| Chunked {
+            distribution,
+            cancel: &cancel,
+        });
         let mut hooks = RunHooks::new()
             .skip(&skip)
             .on_task(&on_task)
@@ -329,30 +392,57 @@ impl Tracked {
         if let Some(shard) = self.shard {
             hooks = hooks.only_ids(shard.index, shard.count);
         }
+        if let Some(chunked) = &chunked {
+            hooks = hooks.dispatch(chunked);
+        }
+        // Only the reporting process of a spread count ends the job past
+        // the grace: the others know neither the journal nor each other.
+        let grace = watch.grace.filter(|_| self.reports());
         let done = AtomicBool::new(false);
         let kept = || {
-            self.keep_now(
-                Some(in_flight.finished()),
-                Some(in_flight.now()),
-                self.threads,
-            )
+            // A spread count knows the tasks other processes finished only
+            // where it journals them, and never which are in flight there.
+            let counted = match distribution {
+                Some(_) if self.journal.is_none() => None,
+                _ => Some(in_flight.finished() + finished_elsewhere.load(Ordering::Relaxed)),
+            };
+            let in_flight = distribution.is_none().then(|| in_flight.now());
+            self.keep_now(counted, in_flight, self.threads)
         };
         // A shard computes its part of P and R; the merge sums the parts.
-        let symmetric_part = self
-            .shard
-            .map_or((0, 1), |shard| (shard.index, shard.count));
+        // Of a spread count, the reporting process computes them all.
+        let symmetric_part = match (self.shard, distribution) {
+            (Some(shard), _) => Some((shard.index, shard.count)),
+            (None, Some(distribution)) => distribution.reports().then_some((0, 1)),
+            (None, None) => Some((0, 1)),
+        };
         let counted = std::thread::scope(|scope| {
-            let watcher = scope.spawn(|| {
-                stop::watch(
-                    &done,
-                    watch.stop,
-                    &cancel,
-                    watch.grace,
-                    Some(&in_flight),
-                    &kept,
-                )
+            // Other processes' tasks in flight are not known here.
+            let known = distribution.is_none().then_some(&in_flight);
+            let watching = (&done, &cancel, &kept);
+            let watcher = scope.spawn(move || {
+                let (done, cancel, kept) = watching;
+                stop::watch(done, watch.stop, cancel, grace, known, kept)
             });
-            let counted = run_plan(&self.plan, self.threads, &hooks, Some(symmetric_part));
+            let serving = distribution.map(|distribution| {
+                let (cancel, record_elsewhere) = (&cancel, &record_elsewhere);
+                scope.spawn(move || distribution.serve(cancel, record_elsewhere))
+            });
+            let counted = run_plan(&self.plan, self.threads, &hooks, symmetric_part);
+            if let Some(serving) = serving {
+                serving
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            }
+            // The parts come together before the watcher is let go: a
+            // stop's grace runs on until every process is done.
+            let counted = counted.map(|counted| {
+                let combined = match distribution {
+                    Some(distribution) => distribution.combine(counted.totals, self.threads),
+                    None => Some((counted.totals, self.threads)),
+                };
+                (combined, counted.symmetric)
+            });
             done.store(true, Ordering::SeqCst);
             watcher.thread().unpark();
             counted
@@ -365,11 +455,14 @@ impl Tracked {
                 "cannot write the checkpoint ({err}); finished tasks up to the failure are kept"
             )));
         }
+        let (Some((totals, threads)), symmetric) = counted else {
+            return Ok(TrackedOutcome::Part);
+        };
         let end = RunEnd {
-            totals: counted.totals,
-            symmetric: counted.symmetric,
+            totals,
+            symmetric,
             seconds: self.started.elapsed().as_secs_f64(),
-            threads: self.threads,
+            threads,
             task_micros: task_micros.load(Ordering::Relaxed),
         };
         self.finish(&end)

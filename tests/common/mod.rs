@@ -1,5 +1,9 @@
 //! Helpers shared by the integration tests.
 
+#[cfg(feature = "gpu")]
+// Only the tests of `--gpu` load it.
+#[allow(dead_code)]
+pub mod fake_gpu;
 pub mod pages;
 pub mod slurm;
 

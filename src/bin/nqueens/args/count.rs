@@ -97,13 +97,14 @@ pub struct CountArgs {
     /// Count join tasks on an NVIDIA GPU too, beside the CPU threads
     /// (builds with `--features gpu`): DEVICE is its index, or auto for GPU
     /// 0 where one can count and the CPU alone where not [default: 0].
+    /// With --mpi, each rank opens its own: auto takes the GPU numbered as
+    /// the rank is among its node's ranks.
     #[arg(
         long,
         value_name = "DEVICE",
         num_args = 0..=1,
         default_missing_value = "0",
-        value_parser = parse_gpu,
-        conflicts_with = "mpi"
+        value_parser = parse_gpu
     )]
     pub gpu: Option<GpuChoice>,
 

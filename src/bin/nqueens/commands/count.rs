@@ -59,12 +59,13 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     Ok(complain(&reports.mismatches))
 }
 
-/// `count --mpi`: every rank counts, rank 0 prints; with `--checkpoint`,
-/// rank 0 journals every finished task and a rerun resumes.
+/// `count --mpi`: every rank counts (with `--gpu`, on its GPU too), rank
+/// 0 prints; with `--checkpoint`, rank 0 journals every finished task and a
+/// rerun resumes. Each N is a tracked count as on one machine, spread over
+/// the ranks.
 #[cfg(feature = "mpi")]
 fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     use mpi::topology::Communicator;
-    use nqueens::run::mpi::{count_journaled, RankOutcome};
     if args.checkpoint.is_some() && sizes.len() != 1 {
         return Err(usage(
             "--checkpoint takes one N: run one count per N".to_string(),
@@ -82,6 +83,11 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     // finished; mpirun's own SIGKILL ends a rank that takes too long.
     signals::install_handler_ignoring_repeats(std::time::Duration::from_secs(10));
     let world = universe.world();
+    let reports = world.rank() == 0;
+    // The ranks on one node share its GPUs: each takes the one numbered
+    // as it is among them.
+    let local_rank = world.split_shared(world.rank()).rank() as u32;
+    let devices = super::gpu::Devices::open(args, Some(local_rank))?;
     let options = args.count_options();
     let stdout = io::stdout();
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
@@ -98,39 +104,42 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
         mpi: true,
     };
     for &n in sizes {
+        let tracked = nqueens::run::mpi::prepare(
+            &world,
+            n,
+            &options,
+            devices.workers().len(),
+            checkpoint,
+            key.as_ref(),
+        )?;
+        devices.check_plan(tracked.plan())?;
+        if let Some(path) = checkpoint {
+            for repair in tracked.repairs() {
+                eprintln!("warning: checkpoint {}: {repair}", path.display());
+            }
+        }
         // Only rank 0 gets an outcome, and only it prints.
-        let outcome = stopping.with_grace(|grace| {
-            count_journaled(
-                &world,
-                n,
-                &options,
-                checkpoint,
-                key.as_ref(),
-                &signals::INTERRUPTED,
-                Some(grace),
-            )
-        })?;
-        match outcome {
-            RankOutcome::Root(TrackedOutcome::Counted(report)) => {
+        match stopping.run(tracked, &|_| {}, &devices)? {
+            TrackedOutcome::Counted(report) => {
                 writer.write(&report).context("cannot write the result")?;
                 mismatches.extend(mismatch(&report));
             }
-            RankOutcome::Root(TrackedOutcome::Stopped {
+            TrackedOutcome::Stopped {
                 counted,
                 tasks,
                 history,
-            }) => {
+            } => {
                 let cost = super::cost_so_far(history);
                 let saved = checkpoint.is_some();
                 eprintln!("{}", stopping.stopped(counted, tasks, &cost, saved));
                 return Ok(ExitCode::Interrupted);
             }
-            RankOutcome::Worker
+            TrackedOutcome::Part
                 if signals::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) =>
             {
                 return Ok(ExitCode::Interrupted);
             }
-            RankOutcome::Worker => {}
+            TrackedOutcome::Part => {}
             _ => {
                 return Err(anyhow::anyhow!(
                     "an MPI count of N = {n} ended as no whole count does"
@@ -138,7 +147,7 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    if world.rank() == 0 {
+    if reports {
         return Ok(complain(&mismatches));
     }
     Ok(ExitCode::Success)

@@ -54,7 +54,7 @@ impl CountSetup {
             options,
             threads,
             key: super::run_key(args.key.as_deref())?,
-            devices: Devices::open(args)?,
+            devices: Devices::open(args, None)?,
             shard,
         })
     }

@@ -19,14 +19,15 @@ pub struct Devices {
 
 impl Devices {
     /// Opens what `args` ask for; where `auto` finds no GPU that can
-    /// count, a note says so and the CPU counts alone.
-    pub fn open(args: &CountArgs) -> anyhow::Result<Devices> {
+    /// count, a note says so and the CPU counts alone. `auto` takes GPU
+    /// `local_rank` (an MPI rank's number among its node's ranks), else 0.
+    pub fn open(args: &CountArgs, local_rank: Option<u32>) -> anyhow::Result<Devices> {
         let Some(choice) = args.gpu else {
             return Ok(Devices::default());
         };
         let index = match choice {
             GpuChoice::Index(index) => index,
-            GpuChoice::Auto => 0,
+            GpuChoice::Auto => local_rank.unwrap_or(0),
         };
         match open_workers(index, args.gpu_feeders) {
             Ok((name, workers)) => {
