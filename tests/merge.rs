@@ -354,7 +354,9 @@ fn a_partial_merge_checks_the_files_given_and_says_what_is_missing() {
         .args(&files)
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("not CSV"));
+        .stderr(predicates::str::contains(
+            "merge --partial prints text or json, not csv",
+        ));
     nqueens()
         .args(["merge", "--partial"])
         .args(&files)

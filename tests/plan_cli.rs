@@ -100,7 +100,42 @@ fn bench_refuses_bad_settings() {
     assert!(usage_error(&["bench", "-j", "1,0"]).contains("at least 1"));
     assert!(usage_error(&["bench", "-j", "1,x"]).contains("thread count"));
     assert!(usage_error(&["bench", "--n", "28"]).contains("--n takes a whole number from 1 to 27"));
-    assert!(usage_error(&["bench", "--format", "xml"]).contains("table, json, csv, markdown"));
+    assert!(usage_error(&["bench", "--format", "xml"]).contains("text, json, csv, markdown"));
+}
+
+/// Every command takes the one set of formats and refuses, in one line
+/// and before any work, one it does not write; `table` still names text.
+#[test]
+fn a_format_a_command_does_not_write_is_refused_naming_those_it_does() {
+    for (args, says) in [
+        (
+            &["plan", "12", "--format", "csv"][..],
+            "plan prints text or json, not csv: use --format text or --format json",
+        ),
+        (
+            &["verify", "12", "--format", "markdown"][..],
+            "verify prints text or json, not markdown",
+        ),
+        (
+            &["compare", "a", "b", "--format", "csv"][..],
+            "compare prints text or json, not csv",
+        ),
+    ] {
+        let said = usage_error(args);
+        assert!(said.contains(says), "{args:?}: {said}");
+    }
+    let table = nqueens()
+        .args([
+            "bench", "--n", "8", "--runs", "1", "-j", "1", "-q", "--format", "table",
+        ])
+        .output()
+        .unwrap();
+    assert!(table.status.success());
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("score: ") && text.contains("threads  median s"),
+        "{text}"
+    );
 }
 
 /// `plan ARGS --format json`, parsed.

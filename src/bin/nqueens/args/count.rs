@@ -9,6 +9,7 @@ use nqueens::run::shard::ShardSpec;
 use nqueens::units::parse_bytes;
 use nqueens::{CountOptions, Method, SplitDepth};
 
+use super::Format;
 use crate::parse::*;
 
 /// Arguments of `nqueens count`.
@@ -117,19 +118,6 @@ pub struct CountArgs {
     /// half boards, beside the -j counting threads.
     #[arg(long, value_name = "K", default_value_t = 1, requires = "gpu", value_parser = parse_threads)]
     pub gpu_feeders: usize,
-}
-
-/// Output formats of `count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// An aligned table with a header.
-    Text,
-    /// One JSON object per line.
-    Json,
-    /// Comma-separated values with a header.
-    Csv,
-    /// A Markdown table, to paste into a page.
-    Markdown,
 }
 
 /// When to draw the progress bar.

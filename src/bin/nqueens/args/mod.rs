@@ -7,9 +7,10 @@ mod boards;
 mod count;
 mod plan;
 
+pub use crate::output::Format;
 pub use boards::{CheckArgs, ListArgs, SolveArgs};
-pub use count::{CountArgs, Format, ProgressMode};
-pub use plan::{BenchArgs, BenchFormat, CompareArgs, MergeArgs, PlanArgs, PlanFormat, VerifyArgs};
+pub use count::{CountArgs, ProgressMode};
+pub use plan::{BenchArgs, CompareArgs, MergeArgs, PlanArgs, VerifyArgs};
 
 /// Counts the solutions of the N-queens problem on every core.
 #[derive(Debug, Parser)]
@@ -120,8 +121,8 @@ pub struct GpuArgs {
     #[arg(long, default_value_t = 0)]
     pub device: u32,
     /// Text, or one JSON object.
-    #[arg(long, value_enum, default_value_t = crate::args::PlanFormat::Text)]
-    pub format: crate::args::PlanFormat,
+    #[arg(long, value_enum, default_value_t = crate::args::Format::Text)]
+    pub format: crate::args::Format,
 }
 
 /// Arguments of `nqueens completions`.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use nqueens::units::parse_bytes;
 use nqueens::Method;
 
@@ -91,8 +91,8 @@ pub struct PlanArgs {
     pub threads: Option<usize>,
 
     /// text (for people) or json (one object).
-    #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
-    pub format: PlanFormat,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Arguments of `nqueens verify`.
@@ -121,17 +121,8 @@ pub struct VerifyArgs {
     pub threads: Option<usize>,
 
     /// text (a line per task) or json (one object).
-    #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
-    pub format: PlanFormat,
-}
-
-/// Output formats of `plan`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PlanFormat {
-    /// Lines for people.
-    Text,
-    /// One JSON object.
-    Json,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 }
 
 /// Arguments of `nqueens merge`.
@@ -184,25 +175,12 @@ pub struct BenchArgs {
     #[arg(long)]
     pub no_warmup: bool,
 
-    /// table (for people), json (one object), csv (a row per thread count)
-    /// or markdown (a table to paste).
-    #[arg(long, value_enum, default_value_t = BenchFormat::Table)]
-    pub format: BenchFormat,
+    /// text (a table for people; `table` names it too), json (one
+    /// object), csv (a row per thread count) or markdown (a table to paste).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
 
     /// No progress line.
     #[arg(short, long)]
     pub quiet: bool,
-}
-
-/// Output formats of `bench`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BenchFormat {
-    /// Aligned columns with a header and the score.
-    Table,
-    /// The whole report as one JSON object.
-    Json,
-    /// One record per thread count, with a header.
-    Csv,
-    /// A Markdown table with the machine above it.
-    Markdown,
 }

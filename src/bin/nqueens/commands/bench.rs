@@ -1,6 +1,6 @@
 //! `nqueens bench`: a fixed, checked count timed at several thread counts.
 
-use std::io::{self, Write};
+use std::io;
 
 use nqueens::analysis::bench;
 
@@ -43,10 +43,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
     let report = report?;
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    output::write_bench(&mut out, &report, args.format)?;
-    out.flush()?;
+    args.format
+        .write(&mut io::stdout().lock(), &output::Output::Bench(&report))?;
     for warning in bench::busy_warnings(&report) {
         eprintln!("warning: {warning}; the figures may be low");
     }

@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
+
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -14,20 +15,11 @@ use super::merge::read_shard_file;
 use super::usage;
 use crate::args::{CompareArgs, Format};
 use crate::exit_codes::ExitCode;
-use crate::output::{write_comparison, write_shards_text};
+use crate::output::{Kind, Output};
 
 /// Runs `nqueens compare`.
 pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    if matches!(args.format, Format::Csv | Format::Markdown) {
-        return Err(usage(format!(
-            "compare prints text or json, not {}: use --format text or --format json",
-            if args.format == Format::Csv {
-                "csv"
-            } else {
-                "markdown"
-            }
-        )));
-    }
+    args.format.check_offers(Kind::Compare, "compare")?;
     let (first, second): (&[PathBuf], &[PathBuf]) = match (args.first.len(), args.with.is_empty()) {
         (2, true) => (&args.first[..1], &args.first[1..]),
         (_, true) => {
@@ -77,28 +69,20 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             comparison.disagreeing, comparison.disagreements[0].id
         )
     });
-    finish(
-        args.format,
-        || serde_json::to_string(&comparison),
-        |out| write_comparison(out, &comparison),
-        disagreement,
-    )
+    finish(args.format, &Output::Comparison(&comparison), disagreement)
 }
 
-/// Prints a comparison as `format` asks (`json` or `text`) and gives the
-/// exit status: 0, or 3 with `disagreement` said on stderr.
+/// Prints a comparison as `format` asks and gives the exit status: 0, or
+/// 3 with `disagreement` said on stderr.
 fn finish(
     format: Format,
-    json: impl FnOnce() -> serde_json::Result<String>,
-    text: impl FnOnce(&mut io::StdoutLock<'static>) -> io::Result<()>,
+    comparison: &Output<'_>,
     disagreement: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
-    match format {
-        Format::Json => writeln!(out, "{}", json()?),
-        _ => text(&mut out),
-    }
-    .context("cannot write the comparison")?;
+    format
+        .write(&mut out, comparison)
+        .context("cannot write the comparison")?;
     let Some(disagreement) = disagreement else {
         return Ok(ExitCode::Success);
     };
@@ -147,12 +131,7 @@ fn run_shards(
             comparison.disagreeing, comparison.disagreements[0].shard
         )
     });
-    finish(
-        format,
-        || serde_json::to_string(&comparison),
-        |out| write_shards_text(out, &comparison),
-        disagreement,
-    )
+    finish(format, &Output::ShardComparison(&comparison), disagreement)
 }
 
 /// Whether `a` and `b` name one file (the same device and inode).

@@ -110,12 +110,12 @@ fn open_workers(_index: u32, _feeders: usize) -> Result<Opened, String> {
 #[cfg(feature = "gpu")]
 pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::ExitCode> {
     use nqueens::gpu::{sample_ids, time_tasks, GpuDevice};
-    use nqueens::units::human_bytes;
     use nqueens::{Plan, SplitDepth};
 
-    use crate::args::PlanFormat;
     use crate::exit_codes::ExitCode;
+    use crate::output::{Kind, Output};
 
+    args.format.check_offers(Kind::GpuTiming, "gpu")?;
     if !(10..=28).contains(&args.n) {
         return Err(usage(format!(
             "the GPU times join plans, N from 10 to 28 (got {})",
@@ -137,51 +137,7 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
         }
         Err(reason) => return Err(anyhow::anyhow!("cannot count on the GPU: {reason}")),
     };
-    if args.format == PlanFormat::Json {
-        println!("{}", serde_json::to_string(&timing)?);
-        return Ok(ExitCode::Success);
-    }
-    // Seconds, hours or days, whichever reads best.
-    let span = |seconds: f64| match seconds {
-        s if s < 3_600.0 => format!("{s:.1} s"),
-        s if s < 86_400.0 => format!("{:.2} h", s / 3_600.0),
-        s => format!("{:.2} days", s / 86_400.0),
-    };
-    let mean = |seconds: f64| seconds / timing.tasks_in_plan as f64;
-    println!("gpu: {}", timing.device);
-    let cpu_timed = timing
-        .timed
-        .iter()
-        .filter(|task| task.cpu_seconds.is_some())
-        .count();
-    println!(
-        "N = {}: {} of {} tasks timed on the GPU ({cpu_timed} also on one CPU thread, counted alike)",
-        timing.n,
-        timing.timed.len(),
-        timing.tasks_in_plan
-    );
-    println!(
-        "  GPU: {:.3} ms a task; the whole plan {} on this GPU (95% interval {} to {})",
-        mean(timing.gpu_seconds) * 1e3,
-        span(timing.gpu_seconds),
-        span(timing.gpu_interval.0),
-        span(timing.gpu_interval.1)
-    );
-    if let Some(cpu) = timing.cpu_seconds {
-        println!(
-            "  one CPU thread: {:.3} ms a task; the whole plan {} of one core",
-            mean(cpu) * 1e3,
-            span(cpu)
-        );
-    }
-    if let Some(ratio) = timing.gpu_per_cpu_thread {
-        println!("  one GPU = {ratio:.2} CPU threads on the tasks both counted");
-    }
-    println!(
-        "  peak GPU memory in use {}; {:.3e} pairs decided a second on the GPU, {:.1}% of all the tasks' pairs",
-        human_bytes(timing.peak_gpu_bytes),
-        timing.pairs_per_second,
-        timing.decided_share * 100.0
-    );
+    args.format
+        .write(&mut std::io::stdout().lock(), &Output::GpuTiming(&timing))?;
     Ok(ExitCode::Success)
 }

@@ -2,7 +2,7 @@
 //! to belong together, summed.
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
@@ -15,9 +15,10 @@ use nqueens::run::shard::{
 use nqueens::units::human_bytes;
 use nqueens::{Method, RunTotals};
 
-use super::{print_report, usage};
+use super::{complain, mismatch, usage};
 use crate::args::{Format, MergeArgs};
 use crate::exit_codes::ExitCode;
+use crate::output::{Kind, Output, PartialMerge};
 
 /// Reads a shard result file, bounded in size: (its name, its contents).
 /// A file that cannot be read is an I/O error; one that is no shard file
@@ -45,17 +46,16 @@ pub fn read_shard_file(path: &Path) -> anyhow::Result<(String, ShardResult)> {
 
 /// Runs `nqueens merge`.
 pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
+    if args.partial {
+        args.format
+            .check_offers(Kind::PartialMerge, "merge --partial")?;
+    }
     let key = super::run_key(args.key.as_deref())?;
     let results = args
         .files
         .iter()
         .map(|path| read_shard_file(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    if args.partial && args.format == Format::Csv {
-        return Err(usage(
-            "merge --partial prints text or JSON (--format text or json), not CSV".to_string(),
-        ));
-    }
     let (merged, missing) = if args.partial {
         merge_partial(&results).map_err(usage)?
     } else {
@@ -128,39 +128,15 @@ pub fn run(args: &MergeArgs) -> anyhow::Result<ExitCode> {
         true,
         symmetric,
     );
-    let code = print_report(&report, args.format)?;
-    if args.format == Format::Text {
-        // What the row's threads and seconds are, and the core time the
-        // row cannot show.
-        writeln!(
-            std::io::stdout().lock(),
-            "    merged {}: threads summed over them, seconds of the longest (over its runs); {:.3} core-seconds of tasks in all",
-            crate::output::count_of(results.len() as u64, "shard"),
-            merged.task_seconds
-        )?;
-    }
-    Ok(code)
-}
-
-/// A partial merge as programs read it.
-#[derive(serde::Serialize)]
-struct PartialRecord<'a> {
-    partial: bool,
-    n: u32,
-    method: &'a str,
-    fingerprint: &'a str,
-    shards: u64,
-    shards_given: usize,
-    tasks_in_plan: u64,
-    tasks_done: u64,
-    /// Solutions in the shards given (a decimal string: may pass 2^64).
-    solutions: String,
-    task_seconds: f64,
-    /// The whole count's core time at the rate of the shards given.
-    projected_task_seconds: f64,
-    missing_count: u64,
-    /// The lowest missing shards (at most 10).
-    missing_first: &'a [u64],
+    let total = Output::Merged {
+        report: &report,
+        shards: results.len(),
+        task_seconds: merged.task_seconds,
+    };
+    args.format
+        .write(&mut std::io::stdout().lock(), &total)
+        .context("cannot write the result")?;
+    Ok(complain(&Vec::from_iter(mismatch(&report))))
 }
 
 /// What the shards given hold, and what is missing, for a run still
@@ -180,46 +156,21 @@ fn write_partial(
     } else {
         0.0
     };
-    if format == Format::Json {
-        let record = PartialRecord {
-            partial: true,
-            n: first.n,
-            method: &first.method,
-            fingerprint: &first.fingerprint,
-            shards: first.shards,
-            shards_given: given,
-            tasks_in_plan: first.tasks_in_plan,
-            tasks_done,
-            solutions: merged.solutions.to_string(),
-            task_seconds: merged.task_seconds,
-            projected_task_seconds: projected,
-            missing_count: missing.count,
-            missing_first: &missing.first,
-        };
-        writeln!(out, "{}", serde_json::to_string(&record)?)?;
-        return Ok(());
-    }
-    let share = 100.0 * tasks_done as f64 / first.tasks_in_plan.max(1) as f64;
-    writeln!(
-        out,
-        "N = {} ({}, plan {}): {given} of {} shards merged, {tasks_done} of {} tasks ({share:.1}%), all checked",
-        first.n, first.method, first.fingerprint, first.shards, first.tasks_in_plan
-    )?;
-    writeln!(out, "    solutions in them: {}", merged.solutions)?;
-    writeln!(
-        out,
-        "    core time in them: {} (their tasks' seconds, summed); the whole count at this rate: {}",
-        crate::output::human_duration(merged.task_seconds),
-        crate::output::human_duration(projected)
-    )?;
-    writeln!(
-        out,
-        "    missing: {} {missing}",
-        if missing.count == 1 {
-            "shard"
-        } else {
-            "shards"
-        }
-    )?;
+    let partial = PartialMerge {
+        partial: true,
+        n: first.n,
+        method: &first.method,
+        fingerprint: &first.fingerprint,
+        shards: first.shards,
+        shards_given: given,
+        tasks_in_plan: first.tasks_in_plan,
+        tasks_done,
+        solutions: merged.solutions.to_string(),
+        task_seconds: merged.task_seconds,
+        projected_task_seconds: projected,
+        missing_count: missing.count,
+        missing_first: &missing.first,
+    };
+    format.write(&mut out, &Output::PartialMerge(&partial))?;
     Ok(())
 }

@@ -22,12 +22,9 @@ pub use fallback::check_fallback;
 
 use std::io::{self, Write};
 
-use anyhow::Context;
 use nqueens::Report;
 
-use crate::args::Format;
 use crate::exit_codes::ExitCode;
-use crate::output::ReportWriter;
 
 /// A mistake in what the user asked for, found after parsing: exit status 2.
 #[derive(Debug)]
@@ -115,14 +112,6 @@ pub fn warn_ignored_split(split_depth: Option<u32>, plan: &nqueens::Plan) {
             plan.n, plan.method
         );
     }
-}
-
-/// Prints one report in `format`, and complains if it is wrong.
-pub fn print_report(report: &Report, format: Format) -> anyhow::Result<ExitCode> {
-    let stdout = io::stdout();
-    let mut writer = ReportWriter::new(stdout.lock(), format);
-    writer.write(report).context("cannot write the result")?;
-    Ok(complain(&Vec::from_iter(mismatch(report))))
 }
 
 /// The run key of `--key FILE`, read and checked, if one was given.

@@ -5,44 +5,17 @@
 use std::io::{self, IsTerminal, Write};
 use std::time::Duration;
 
+use crate::args::PlanArgs;
+use crate::exit_codes::ExitCode;
+use crate::output::{EstimateOnCores, Kind, Output, PlanCosts};
 use nqueens::analysis::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
 use nqueens::analysis::heaviest::{heaviest, Heaviest};
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Plan, SplitDepth};
-use serde::Serialize;
-
-use crate::args::{PlanArgs, PlanFormat};
-use crate::exit_codes::ExitCode;
-use crate::output::{write_estimate, write_heaviest, write_plan};
-
-/// A plan and its estimate as programs read them.
-#[derive(Debug, Serialize)]
-struct PlanRecord<'a> {
-    n: u32,
-    method: String,
-    split_depth: u32,
-    tasks: usize,
-    fingerprint: String,
-    /// The plan's tasks and a join count's cells, keys and matchers on the
-    /// threads asked for, in bytes (a bound).
-    peak_memory_bytes: u64,
-    #[serde(flatten)]
-    estimate: Option<EstimateOnCores<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    heaviest: Option<&'a Heaviest>,
-}
-
-/// The estimate, and its wall time on the cores asked about.
-#[derive(Debug, Serialize)]
-struct EstimateOnCores<'a> {
-    #[serde(flatten)]
-    estimate: &'a Estimate,
-    cores: Option<usize>,
-    cores_wall_seconds: Option<f64>,
-}
 
 /// Runs `nqueens plan`.
 pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
+    args.format.check_offers(Kind::Plan, "plan")?;
     let split = args.split_depth.map_or(SplitDepth::Auto, SplitDepth::Rows);
     let threads = resolve_threads(args.threads)?;
     let plan = Plan::build_within(args.n, args.method, split, args.max_memory, threads)?;
@@ -52,10 +25,12 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     // A person sees the plan at once; the estimate follows.
-    if args.format == PlanFormat::Text {
-        write_plan(&mut out, &plan, threads, peak_memory)?;
-        out.flush()?;
-    }
+    let header = Output::PlanHeader {
+        plan: &plan,
+        threads,
+        peak_memory,
+    };
+    args.format.write(&mut out, &header)?;
     // Half a minute unless a sample or a time is asked for.
     let budget = match (args.time, args.sample) {
         (Some(seconds), _) => Some(Duration::from_secs(seconds)),
@@ -72,34 +47,23 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         Some(k) => Some(heaviest_talking(&plan, threads, k)?),
         None => None,
     };
-    if args.format == PlanFormat::Json {
-        let record = PlanRecord {
-            n: plan.n,
-            method: plan.method.to_string(),
-            split_depth: plan.split_depth,
-            tasks: plan.tasks.len(),
-            fingerprint: plan.fingerprint_hex(),
-            peak_memory_bytes: peak_memory,
-            estimate: estimated.as_ref().map(|estimate| EstimateOnCores {
-                estimate,
-                cores: args.cores,
-                cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
-            }),
-            heaviest: heaviest.as_ref(),
-        };
-        serde_json::to_writer(&mut out, &record)?;
-        writeln!(out)?;
-    } else {
-        match (&estimated, &heaviest) {
-            (Some(estimate), _) => write_estimate(&mut out, estimate, args, budget)?,
-            (None, Some(heaviest)) => write_heaviest(&mut out, heaviest)?,
-            (None, None) => writeln!(
-                out,
-                "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
-                plan.n, plan.method
-            )?,
-        }
-    }
+    let costs = PlanCosts {
+        n: plan.n,
+        method: plan.method.to_string(),
+        split_depth: plan.split_depth,
+        tasks: plan.tasks.len(),
+        fingerprint: plan.fingerprint_hex(),
+        peak_memory_bytes: peak_memory,
+        estimate: estimated.as_ref().map(|estimate| EstimateOnCores {
+            estimate,
+            cores: args.cores,
+            cores_wall_seconds: args.cores.map(|cores| estimate.wall_seconds(cores).0),
+        }),
+        heaviest: heaviest.as_ref(),
+        seed: args.seed,
+        budget,
+    };
+    args.format.write(&mut out, &Output::PlanCosts(&costs))?;
     if let Some(heaviest) = heaviest.filter(|heaviest| heaviest.stopped) {
         out.flush()?;
         let timed = heaviest

@@ -3,26 +3,15 @@
 
 use std::io::{self, Write};
 
+use crate::args::VerifyArgs;
+use crate::exit_codes::ExitCode;
+use crate::output::{Kind, Output, VerifyRecord};
 use nqueens::analysis::verify::{cross_check, TaskCheck};
 use nqueens::{resolve_threads, Method, Plan, SplitDepth};
-use serde::Serialize;
-
-use crate::args::{PlanFormat, VerifyArgs};
-use crate::exit_codes::ExitCode;
-
-/// The cross-check as programs read it.
-#[derive(Debug, Serialize)]
-struct VerifyRecord<'a> {
-    n: u32,
-    fingerprint: String,
-    tasks: usize,
-    seed: u64,
-    agree: bool,
-    checks: &'a [TaskCheck],
-}
 
 /// Runs `nqueens verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    args.format.check_offers(Kind::Verify, "verify")?;
     let threads = resolve_threads(args.threads)?;
     let plan = Plan::build_within(
         args.n,
@@ -36,24 +25,13 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     if plan.method != Method::Join {
         return Err(nqueens::Error::CrossCheckNeedsJoin { n: plan.n }.into());
     }
-    let json = args.format == PlanFormat::Json;
-    if !json {
-        let mut out = io::stdout().lock();
-        writeln!(
-            out,
-            "N = {}: {} of {} join tasks (seed {}), each counted by the join and by a queen-by-queen search",
-            plan.n,
-            args.tasks.min(plan.tasks.len()),
-            plan.tasks.len(),
-            args.seed
-        )?;
-        writeln!(
-            out,
-            "{:>12} {:>20} {:>20} {:>10} {:>10}  agree",
-            "task", "join", "search", "join s", "search s"
-        )?;
-        out.flush()?;
-    }
+    let format = args.format;
+    let header = Output::VerifyHeader {
+        plan: &plan,
+        sampled: args.tasks.min(plan.tasks.len()),
+        seed: args.seed,
+    };
+    format.write(&mut io::stdout().lock(), &header)?;
     // How many tasks were checked so far, and the ids of those that
     // differ: what a stop by a signal reports.
     let so_far = std::sync::Mutex::new((0usize, Vec::<u64>::new()));
@@ -69,21 +47,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
                 so_far.1.push(check.id);
             }
         }
-        if json {
-            return;
-        }
-        let mut out = io::stdout().lock();
-        let _ = writeln!(
-            out,
-            "{:>12} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
-            check.id,
-            check.join,
-            check.rows,
-            check.join_seconds,
-            check.rows_seconds,
-            if check.agrees() { "yes" } else { "NO" }
-        );
-        let _ = out.flush();
+        let _ = format.write(&mut io::stdout().lock(), &Output::VerifyRow(check));
     };
     // A signal ends the check at once (a task's search takes minutes at
     // N = 28), saying what was checked.
@@ -111,18 +75,15 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    if json {
-        let record = VerifyRecord {
-            n: plan.n,
-            fingerprint: plan.fingerprint_hex(),
-            tasks: plan.tasks.len(),
-            seed: args.seed,
-            agree: differing.is_empty(),
-            checks: &checks,
-        };
-        serde_json::to_writer(&mut out, &record)?;
-        writeln!(out)?;
-    }
+    let record = VerifyRecord {
+        n: plan.n,
+        fingerprint: plan.fingerprint_hex(),
+        tasks: plan.tasks.len(),
+        seed: args.seed,
+        agree: differing.is_empty(),
+        checks: &checks,
+    };
+    format.write(&mut out, &Output::Verified(&record))?;
     out.flush()?;
     if differing.is_empty() {
         return Ok(ExitCode::Success);

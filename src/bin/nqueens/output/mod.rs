@@ -1,112 +1,154 @@
-//! Output formats, one file per kind of report.
+//! What the commands print on stdout: one [`Format`] enum, one
+//! [`Exporter`] per format (a file each: `text/`, `json.rs`, `csv.rs`,
+//! `markdown.rs`), and the reports they write as one [`Output`] value each.
+//! A new format is one file implementing the trait; a new report is one
+//! variant, written by each format that offers it.
 
-mod bench;
-mod compare;
-mod count;
+mod csv;
 pub mod file;
-mod plan;
+mod json;
+mod markdown;
+mod numbers;
 pub mod profile;
+mod reports;
+mod text;
 
-pub use bench::write_bench;
-pub use compare::{write_shards_text, write_text as write_comparison};
-pub use count::ReportWriter;
+use std::io::{self, Write};
+
+use clap::ValueEnum;
+
 pub use file::{without_os_code, PendingFile};
-pub use plan::{write_estimate, write_heaviest, write_plan};
+pub use numbers::{count_of, human_duration, human_rate, si_three_digits};
+pub use reports::{EstimateOnCores, Output, PartialMerge, PlanCosts, VerifyRecord};
 
-/// A rate with an SI prefix, e.g. `412 M/s`, `2.50 k/s`.
-pub fn human_rate(per_second: f64) -> String {
-    let (scaled, prefix) = si_prefixed(per_second);
-    format!("{} {prefix}/s", three_digits(scaled))
+/// The output formats. Every command that prints a report takes
+/// `--format` and refuses, in one line, a format it does not offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Lines and aligned tables for people (`table` names it too).
+    #[value(alias = "table")]
+    Text,
+    /// JSON: one object per count, or one object for the command.
+    Json,
+    /// Comma-separated values with a header (count, merge, bench).
+    Csv,
+    /// A Markdown table to paste into a page (count, merge, bench).
+    Markdown,
 }
 
-/// `value` with three significant digits and an SI prefix past a
-/// thousand: `0.50`, `12.3`, `4.14k`, `123M`, `10.0G`.
-pub fn si_three_digits(value: f64) -> String {
-    let (scaled, prefix) = si_prefixed(value);
-    format!("{}{prefix}", three_digits(scaled))
+/// The kinds of report, for asking a format before any work is done
+/// whether it writes one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `count`'s rows.
+    Count,
+    /// `merge`'s total.
+    Merge,
+    /// `merge --partial`'s figures so far.
+    PartialMerge,
+    /// `plan`'s plan, estimate or heaviest tasks.
+    Plan,
+    /// `compare`'s verdict.
+    Compare,
+    /// `bench`'s table.
+    Bench,
+    /// `verify`'s checks.
+    Verify,
+    /// `gpu`'s timing.
+    #[cfg(feature = "gpu")]
+    GpuTiming,
 }
 
-/// `value` scaled below a thousand, and the SI prefix that says by how
-/// much (up to T).
-fn si_prefixed(value: f64) -> (f64, &'static str) {
-    const PREFIXES: [(f64, &str); 4] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
-    PREFIXES
-        .into_iter()
-        // 999.96 rounds to 1000 at three digits: it takes the next prefix.
-        .find(|&(scale, _)| value >= scale * 0.99995)
-        .map_or((value, ""), |(scale, prefix)| (value / scale, prefix))
+/// Writes the reports of one format.
+pub trait Exporter {
+    /// Whether this format writes reports of `kind`.
+    fn offers(&self, kind: Kind) -> bool;
+
+    /// Writes `output` onto `out` (nothing, where the format writes the
+    /// report only at its end, as JSON does a plan's header or a verify's
+    /// rows). Only called for a kind the format [`offers`](Exporter::offers).
+    fn write(&self, out: &mut dyn Write, output: &Output<'_>) -> io::Result<()>;
 }
 
-/// A duration for people, to 3 significant digits: `512 ms`, `4.21 s`,
-/// `17.3 min`, `5.02 h`, `12.1 days`, `3.40 years`.
-pub fn human_duration(seconds: f64) -> String {
-    const UNITS: [(f64, &str); 5] = [
-        (365.25 * 86_400.0, "years"),
-        (86_400.0, "days"),
-        (3_600.0, "h"),
-        (60.0, "min"),
-        (1.0, "s"),
-    ];
-    for (scale, unit) in UNITS {
-        // Minutes from 2 min up, and so on: 90 s reads better than 1.50 min.
-        if seconds >= 2.0 * scale || (scale == 1.0 && seconds >= 1.0) {
-            return format!("{} {unit}", three_digits(seconds / scale));
+impl Format {
+    /// The exporter of this format.
+    pub fn exporter(self) -> &'static dyn Exporter {
+        match self {
+            Format::Text => &text::Text,
+            Format::Json => &json::Json,
+            Format::Csv => &csv::Csv,
+            Format::Markdown => &markdown::Markdown,
         }
     }
-    format!("{} ms", three_digits(seconds * 1000.0))
-}
 
-/// `value` (below 1000) with three significant digits: `512`, `17.3`,
-/// `4.21` (a value rounding up to the next decade takes its width).
-pub fn three_digits(value: f64) -> String {
-    let decimals = match value {
-        v if v >= 99.95 => 0,
-        v if v >= 9.995 => 1,
-        _ => 2,
-    };
-    format!("{value:.decimals$}")
-}
+    /// The format's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Markdown => "markdown",
+        }
+    }
 
-/// `1 board`, `2 boards`: a count and its noun, plural but for 1.
-pub fn count_of(count: u64, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
+    /// Refuses, as a usage error naming the formats `command` offers, a
+    /// format that does not write reports of `kind`.
+    pub fn check_offers(self, kind: Kind, command: &str) -> anyhow::Result<()> {
+        if self.exporter().offers(kind) {
+            return Ok(());
+        }
+        let offered: Vec<&str> = Format::value_variants()
+            .iter()
+            .filter(|format| format.exporter().offers(kind))
+            .map(|format| format.name())
+            .collect();
+        Err(crate::commands::usage(format!(
+            "{command} prints {}, not {}: use --format {}",
+            offered.join(" or "),
+            self.name(),
+            offered.join(" or --format ")
+        )))
+    }
+
+    /// Writes `output` in this format and flushes (rows of a count appear
+    /// as each count finishes).
+    pub fn write(self, out: &mut dyn Write, output: &Output<'_>) -> io::Result<()> {
+        // Commands check the format before any work; this is a backstop.
+        if !self.exporter().offers(output.kind()) {
+            return Err(io::Error::other(format!(
+                "--format {} does not write this report",
+                self.name()
+            )));
+        }
+        self.exporter().write(out, output)?;
+        out.flush()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// Writes count reports onto `out`, one row each as it comes, the table's
+/// header before the first.
+pub struct ReportWriter<W: Write> {
+    out: W,
+    format: Format,
+    wrote_header: bool,
+}
 
-    #[test]
-    fn durations_read_in_their_unit() {
-        assert_eq!(human_duration(0.512), "512 ms");
-        assert_eq!(human_duration(4.214), "4.21 s");
-        assert_eq!(human_duration(90.0), "90.0 s");
-        assert_eq!(human_duration(1038.0), "17.3 min");
-        assert_eq!(human_duration(3.0 * 86_400.0), "3.00 days");
-        assert_eq!(human_duration(30.0 * 3_600.0), "30.0 h");
-        assert_eq!(human_duration(10.0 * 365.25 * 86_400.0), "10.0 years");
+impl<W: Write> ReportWriter<W> {
+    /// A writer of `format` onto `out`.
+    pub fn new(out: W, format: Format) -> ReportWriter<W> {
+        ReportWriter {
+            out,
+            format,
+            wrote_header: false,
+        }
     }
 
-    #[test]
-    fn rates_get_prefixes() {
-        assert_eq!(human_rate(412_345_678.0), "412 M/s");
-        assert_eq!(human_rate(2_500.0), "2.50 k/s");
-        assert_eq!(human_rate(12.0), "12.0 /s");
-        assert_eq!(human_rate(3.2e9), "3.20 G/s");
-        assert_eq!(human_rate(999_990.0), "1.00 M/s");
-    }
-
-    #[test]
-    fn numbers_have_three_significant_digits_and_a_prefix() {
-        assert_eq!(si_three_digits(4143.8288), "4.14k");
-        assert_eq!(si_three_digits(0.5), "0.50");
-        assert_eq!(si_three_digits(12.345), "12.3");
-        assert_eq!(si_three_digits(999.9), "1000");
-        assert_eq!(si_three_digits(123_456_789.0), "123M");
-        assert_eq!(si_three_digits(9.996e9), "10.0G");
+    /// Writes one report (after the header, the first time) and flushes.
+    pub fn write(&mut self, report: &nqueens::Report) -> io::Result<()> {
+        let first = !self.wrote_header;
+        self.format
+            .write(&mut self.out, &Output::Count { report, first })?;
+        self.wrote_header = true;
+        Ok(())
     }
 }

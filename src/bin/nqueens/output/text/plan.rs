@@ -1,7 +1,7 @@
-//! `nqueens plan`'s report: the plan, and the estimate of its cost.
+//! `nqueens plan`'s report for people: the plan, then the estimate of its
+//! cost or its heaviest tasks.
 
 use std::io::{self, Write};
-use std::time::Duration;
 
 use nqueens::analysis::estimate::Estimate;
 use nqueens::analysis::heaviest::Heaviest;
@@ -9,13 +9,12 @@ use nqueens::plan::{estimate_costs, COST_ROWS};
 use nqueens::units::human_bytes;
 use nqueens::Plan;
 
-use super::{count_of, human_duration};
-use crate::args::PlanArgs;
+use crate::output::{count_of, human_duration, PlanCosts};
 
 /// The plan's header: tasks, memory, fingerprint, and how tasks are cut or
 /// their costs spread.
-pub fn write_plan(
-    out: &mut impl Write,
+pub fn header(
+    out: &mut dyn Write,
     plan: &Plan,
     threads: usize,
     peak_memory: u64,
@@ -70,19 +69,34 @@ fn core_ns(n: u32, core_seconds: f64) -> Option<f64> {
     nqueens::published::total(n).map(|total| core_seconds * 1e9 / total as f64)
 }
 
-pub fn write_estimate(
-    out: &mut impl Write,
+/// What was timed of the plan: its estimate, its heaviest tasks, or how to
+/// time it.
+pub fn costs(out: &mut dyn Write, costs: &PlanCosts<'_>) -> io::Result<()> {
+    match (&costs.estimate, costs.heaviest) {
+        (Some(on_cores), _) => estimate(out, on_cores.estimate, costs, on_cores.cores),
+        (None, Some(heaviest)) => write_heaviest(out, heaviest),
+        (None, None) => writeln!(
+            out,
+            "measure the real spread with: nqueens count {} -m {} --profile FILE, then scripts/efficiency.py FILE; predict the time with --estimate",
+            costs.n, costs.method
+        ),
+    }
+}
+
+fn estimate(
+    out: &mut dyn Write,
     estimate: &Estimate,
-    args: &PlanArgs,
-    budget: Option<Duration>,
+    costs: &PlanCosts<'_>,
+    asked_cores: Option<usize>,
 ) -> io::Result<()> {
+    let budget = costs.budget;
     let (low, high) = estimate.interval;
     writeln!(
         out,
         "estimate: {} of {} tasks timed (seed {}, {}, {})",
         estimate.sampled,
         estimate.tasks,
-        args.seed,
+        costs.seed,
         count_of(estimate.threads as u64, "thread"),
         human_duration(estimate.seconds)
     )?;
@@ -107,12 +121,12 @@ pub fn write_estimate(
         human_duration(low),
         human_duration(high)
     )?;
-    if let Some(per_solution) = core_ns(args.n, estimate.core_seconds) {
+    if let Some(per_solution) = core_ns(costs.n, estimate.core_seconds) {
         writeln!(
             out,
             "  core-ns per solution: {per_solution:.2} ({:.2} to {:.2}), against the published count",
-            core_ns(args.n, low).unwrap_or(0.0),
-            core_ns(args.n, high).unwrap_or(0.0)
+            core_ns(costs.n, low).unwrap_or(0.0),
+            core_ns(costs.n, high).unwrap_or(0.0)
         )?;
     }
     writeln!(
@@ -122,7 +136,7 @@ pub fn write_estimate(
         human_duration(estimate.core_seconds / estimate.tasks.max(1) as f64)
     )?;
     let mut cores = vec![estimate.threads];
-    cores.extend(args.cores.filter(|&cores| cores != estimate.threads));
+    cores.extend(asked_cores.filter(|&cores| cores != estimate.threads));
     for cores in cores {
         let (wall, low, high) = estimate.wall_seconds(cores);
         let here = if cores == estimate.threads {
@@ -143,7 +157,7 @@ pub fn write_estimate(
 }
 
 /// The heaviest tasks by cost, each with its time, and the longest.
-pub fn write_heaviest(out: &mut impl Write, heaviest: &Heaviest) -> io::Result<()> {
+fn write_heaviest(out: &mut dyn Write, heaviest: &Heaviest) -> io::Result<()> {
     writeln!(
         out,
         "heaviest: the {} of {} tasks ranked costliest by {} (ranked in {}), timed on {} in {}",

@@ -1,11 +1,12 @@
-//! `nqueens compare`'s report: text for people, JSON for programs.
+//! `nqueens compare`'s report for people: what each run holds, and the
+//! tasks or shards they count differently.
 
 use std::io::{self, Write};
 
 use nqueens::analysis::compare::{Comparison, ShardComparison, TaskIds};
 use nqueens::TaskCount;
 
-pub fn write_shards_text(out: &mut impl Write, comparison: &ShardComparison) -> io::Result<()> {
+pub fn shards(out: &mut dyn Write, comparison: &ShardComparison) -> io::Result<()> {
     let c = comparison;
     writeln!(
         out,
@@ -79,7 +80,7 @@ fn listed_as(ids: &TaskIds, what: &str) -> String {
     format!("{} ({what} {}{more})", ids.count, shown.join(", "))
 }
 
-pub fn write_text(out: &mut impl Write, comparison: &Comparison) -> io::Result<()> {
+pub fn tasks(out: &mut dyn Write, comparison: &Comparison) -> io::Result<()> {
     let c = comparison;
     writeln!(
         out,

@@ -1,0 +1,35 @@
+//! `nqueens verify` for people: a line per task as soon as it is checked.
+
+use std::io::{self, Write};
+
+use nqueens::analysis::verify::TaskCheck;
+use nqueens::Plan;
+
+/// What is checked, and the table's header.
+pub fn header(out: &mut dyn Write, plan: &Plan, sampled: usize, seed: u64) -> io::Result<()> {
+    writeln!(
+        out,
+        "N = {}: {sampled} of {} join tasks (seed {seed}), each counted by the join and by a queen-by-queen search",
+        plan.n,
+        plan.tasks.len(),
+    )?;
+    writeln!(
+        out,
+        "{:>12} {:>20} {:>20} {:>10} {:>10}  agree",
+        "task", "join", "search", "join s", "search s"
+    )
+}
+
+/// One task's line.
+pub fn row(out: &mut dyn Write, check: &TaskCheck) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:>12} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
+        check.id,
+        check.join,
+        check.rows,
+        check.join_seconds,
+        check.rows_seconds,
+        if check.agrees() { "yes" } else { "NO" }
+    )
+}
