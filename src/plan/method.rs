@@ -1,7 +1,9 @@
-//! The registry of counting methods: their names, the kinds of task they
-//! make, how `auto` picks one, and the one line per method that maps it to
-//! its implementation (`search/registry.rs`). Adding a method adds its
-//! folder under `search/`, a variant here and a line in `counting`.
+//! The registry of counting methods, the one file outside their folders
+//! under `search/` that names them: their names and codes, the kinds of
+//! task they make, how `auto` picks one, and the one line per method (and
+//! per kind of task) that maps it to its [`CountingMethod`]. Adding a
+//! method adds its folder under `search/`, a variant here (with its name
+//! and code) and a line in each `counting`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -11,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::search::board::Board;
 use crate::search::d4::Shape;
+use crate::search::method::CountingMethod;
+use crate::search::{d4, join, plain};
 pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
 
 use super::Fnv1a;
@@ -220,5 +224,31 @@ pub fn effective_method(n: u32, method: Method) -> Method {
         Method::D4 if n < D4_MIN_N => Method::Mirror,
         Method::Join if n < JOIN_MIN_N => Method::Mirror,
         other => other,
+    }
+}
+
+impl Method {
+    /// The implementation of the method (`auto` is resolved by
+    /// [`effective_method`](crate::plan::effective_method) before it gets
+    /// here; it would mean `mirror`).
+    pub(crate) fn counting(self) -> &'static dyn CountingMethod {
+        match self {
+            Method::NoSymmetry => &plain::NONE,
+            Method::Mirror | Method::Auto => &plain::MIRROR,
+            Method::D4 => &d4::D4,
+            Method::Join => &join::JOIN,
+        }
+    }
+}
+
+impl TaskKind {
+    /// The implementation that counts a task of this kind (`none` and
+    /// `mirror` tasks count alike: the weight tells them apart).
+    pub(crate) fn counting(self) -> &'static dyn CountingMethod {
+        match self {
+            TaskKind::Plain => &plain::MIRROR,
+            TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => &d4::D4,
+            TaskKind::Join { .. } => &join::JOIN,
+        }
     }
 }

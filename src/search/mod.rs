@@ -35,5 +35,4 @@ pub mod naive;
 mod pack;
 pub(crate) mod paths;
 pub(crate) mod plain;
-mod registry;
 pub(crate) mod symmetric;
