@@ -32,6 +32,7 @@ use nqueens::testing::join::{
     count_disjoint_naive, count_task, take_leaf_work, task_keys, tasks, JoinTasks, Matcher,
     BLOCK_KEYS,
 };
+use nqueens::testing::thread_cpu_seconds;
 
 /// Lines a core loads per cycle (two 64-byte loads: Zen 4 and 5, Intel
 /// from Ice Lake; the AVX2 path loads the same bytes as two halves).
@@ -123,9 +124,9 @@ fn measure(n: u32, ids: &[u64]) -> Row {
     take_leaf_work();
     for &id in ids {
         let task = all.get(id);
-        let started = thread_seconds();
+        let started = thread_cpu_seconds();
         let tally = black_box(count_task(n, &task));
-        row.seconds += thread_seconds() - started;
+        row.seconds += thread_cpu_seconds() - started;
         row.solutions += tally.solutions;
         row.pairs += tally.pairs;
     }
@@ -145,12 +146,12 @@ fn leaves_alone() -> (f64, f64) {
     matcher.load(east);
     take_leaf_work();
     let mut rounds = 0u64;
-    let started = thread_seconds();
-    while thread_seconds() - started < 2.0 {
+    let started = thread_cpu_seconds();
+    while thread_cpu_seconds() - started < 2.0 {
         black_box(matcher.sum_disjoint(black_box(queries), 0));
         rounds += 1;
     }
-    let seconds = thread_seconds() - started;
+    let seconds = thread_cpu_seconds() - started;
     let work = take_leaf_work();
     assert_eq!(
         work.visits,
@@ -211,18 +212,6 @@ fn self_check() {
     println!("roofline: self-check of N = 12 and the leaf counters passed");
 }
 
-/// Seconds of CPU time of the calling thread.
-fn thread_seconds() -> f64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable timespec for the call.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    assert_eq!(status, 0, "the thread's CPU clock");
-    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
-}
-
 /// The core's clock in GHz: a chain of dependent adds retires one a
 /// cycle, so its length over its CPU time is the clock (best of five).
 #[cfg(target_arch = "x86_64")]
@@ -230,7 +219,7 @@ fn clock_ghz() -> f64 {
     const ROUNDS: u64 = 100_000_000;
     (0..5)
         .map(|_| {
-            let started = thread_seconds();
+            let started = thread_cpu_seconds();
             let mut value = 0u64;
             let mut left = ROUNDS;
             // SAFETY: registers only: eight dependent adds on `value` and
@@ -254,7 +243,7 @@ fn clock_ghz() -> f64 {
                 );
             }
             assert_eq!((value, left), (8 * ROUNDS, 0));
-            8.0 * ROUNDS as f64 / (thread_seconds() - started) / 1e9
+            8.0 * ROUNDS as f64 / (thread_cpu_seconds() - started) / 1e9
         })
         .fold(0.0, f64::max)
 }

@@ -162,6 +162,8 @@ pub mod testing {
         pub use crate::search::symmetric::{count_symmetric, count_symmetric_part, Turn};
     }
     pub use crate::search::naive;
+    /// The calling thread's CPU time, for benches that time one thread.
+    pub use crate::system::thread_cpu_seconds;
 }
 
 #[cfg(doctest)]

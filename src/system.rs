@@ -105,7 +105,9 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 /// not run up while the thread waits for a core (another process, or the
 /// host of a virtual machine, holding it). Falls back to a wall clock
 /// where there is no thread clock.
-pub(crate) fn thread_cpu_seconds() -> f64 {
+// Public for the benches, through `testing`.
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
+pub fn thread_cpu_seconds() -> f64 {
     #[cfg(unix)]
     {
         let mut now = libc::timespec {

@@ -13,9 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::Error;
 use crate::search::board::Board;
 use crate::search::d4::Shape;
+pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
 use crate::search::method::CountingMethod;
 use crate::search::{d4, join, plain};
-pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
 
 use super::Fnv1a;
 
