@@ -3,7 +3,7 @@
 //!
 //! The sample is stratified over the task order (one task drawn from each
 //! of K equal runs of ids), because neighbouring tasks cost alike and the
-//! cost drifts along the plan. A task with more than [`PROBE_ROWS_LEFT`]
+//! cost drifts along the plan. A task with more than 16 (`PROBE_ROWS_LEFT`)
 //! rows below its prefix would take too long to time (a `d4` task of
 //! N = 28 is days of work), so it is probed instead: from its prefix, one
 //! random open square per row down to that depth, and the subtree reached
@@ -29,7 +29,7 @@ use crate::search::board::MAX_N;
 
 /// A probe times the subtree it reaches once at most this many rows are
 /// left below it: from a few milliseconds to a second of work.
-pub const PROBE_ROWS_LEFT: u32 = 16;
+pub(crate) const PROBE_ROWS_LEFT: u32 = 16;
 
 /// Sampled tasks by default, at most: more than the default budget times
 /// below N = 24, so that the sample spans the whole half minute. A
@@ -39,12 +39,12 @@ pub const PROBE_ROWS_LEFT: u32 = 16;
 pub const DEFAULT_SAMPLE: usize = 10_000;
 
 /// Seconds a sample takes by default, at most (past its first
-/// [`MIN_TIMED`] tasks): about half a minute at any N.
+/// 10 (`MIN_TIMED`) tasks): about half a minute at any N.
 pub const DEFAULT_BUDGET: Duration = Duration::from_secs(30);
 
 /// Tasks a sample with a time budget times whatever the budget, so that
 /// its interval means something.
-pub const MIN_TIMED: usize = 10;
+pub(crate) const MIN_TIMED: usize = 10;
 
 /// The predicted cost of counting a plan.
 #[derive(Clone, Debug, PartialEq)]
@@ -160,7 +160,7 @@ pub fn estimate(plan: &Plan, threads: usize, sample: usize, seed: u64) -> Result
 }
 
 /// [`estimate`] that starts no task once `budget` has passed (past the
-/// first [`MIN_TIMED`]) or `stop` is set, calling `progress` with the
+/// first 10 (`MIN_TIMED`)) or `stop` is set, calling `progress` with the
 /// tasks timed so far after each one.
 ///
 /// The strata are timed in a random order, so the tasks timed when the
@@ -263,7 +263,7 @@ pub fn estimate_within(
 /// Times the tasks of `picks` (task, probe seed) on `pool`, each worker
 /// taking the next pick in turn, so that the tasks timed are the first
 /// picks however far `budget` (from `started`, past the first
-/// [`MIN_TIMED`]) reaches; none starts once `stop` is set. Returns (task,
+/// 10 (`MIN_TIMED`)) reaches; none starts once `stop` is set. Returns (task,
 /// thread-seconds) in the order they finished.
 pub(crate) fn time_picks(
     plan: &Plan,
@@ -368,7 +368,7 @@ fn batch_means_error(costs: &[f64], correction: f64) -> f64 {
 }
 
 /// The estimated thread-seconds of task `index`: timed whole, or probed
-/// below [`PROBE_ROWS_LEFT`] rows with the random stream `seed`; `None`
+/// below 16 (`PROBE_ROWS_LEFT`) rows with the random stream `seed`; `None`
 /// if a `join` task was abandoned because `stop` was set.
 fn probe(plan: &Plan, index: usize, seed: u64, stop: Option<&AtomicBool>) -> Option<f64> {
     let n = plan.n;

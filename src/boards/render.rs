@@ -79,7 +79,7 @@ impl FromStr for BoardFormat {
 
 /// Appends the decimal digits of `value`.
 #[inline]
-pub fn push_number(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn push_number(out: &mut Vec<u8>, mut value: u64) {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {

@@ -144,7 +144,7 @@ impl BitSet {
 /// Most columns a line may hold: the largest board `solve` makes. A line
 /// past it is refused as it is read, so that no line, however long, takes
 /// more than about 460 MB (4 bytes a column, and the check's bit sets).
-pub const MAX_CHECKED_COLUMNS: usize = 100_000_000;
+pub(crate) const MAX_CHECKED_COLUMNS: usize = 100_000_000;
 
 /// Longest line read: the largest board's columns, 9 digits and a space
 /// each, with room for other white space. Reading stops with an error once

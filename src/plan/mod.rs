@@ -47,10 +47,10 @@ pub const MAX_TASKS: usize = 10_000_000;
 /// Most queens placed while expanding prefixes. Near the bottom of the board
 /// most prefixes die before reaching the split depth, so the task count alone
 /// would not stop an absurd depth from searching the whole tree.
-pub const MAX_PREFIX_NODES: u64 = 5 * MAX_TASKS as u64;
+pub(crate) const MAX_PREFIX_NODES: u64 = 5 * MAX_TASKS as u64;
 
 /// Longest prefix a task records (its queens' columns, row by row).
-pub const MAX_PREFIX_ROWS: usize = 16;
+pub(crate) const MAX_PREFIX_ROWS: usize = 16;
 
 /// One independent subtree: the kernel counts its completions, and the count
 /// is multiplied by the weight.

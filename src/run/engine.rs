@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 pub use super::hooks::{Dispatch, RunHooks, RunTotals, TaskOutcome};
-pub use super::spread::{SpreadOrder, MIN_SPREAD_RUNS, SPREAD_RUN};
+pub use super::spread::SpreadOrder;
 pub use super::task::count_task;
 pub(crate) use super::task::run_index;
 use crate::error::Error;

@@ -332,7 +332,7 @@ fn differing_fields(result: &ShardResult, first: &ShardResult) -> Vec<String> {
 /// Shards a set lacks of its K: the first few indexes and how many in all.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Missing {
-    /// The lowest missing indexes, at most [`MISSING_LISTED`].
+    /// The lowest missing indexes, at most 10 (`MISSING_LISTED`).
     pub first: Vec<u64>,
     /// How many are missing in all.
     pub count: u64,
@@ -360,7 +360,7 @@ impl fmt::Display for Missing {
 }
 
 /// Missing shard indexes a message or a partial merge lists.
-pub const MISSING_LISTED: usize = 10;
+pub(crate) const MISSING_LISTED: usize = 10;
 
 /// Checks that `results` are shards 0..K-1 of one plan, each once and
 /// complete, and sums them. `names` name the files in messages.

@@ -4,7 +4,7 @@
 
 /// Consecutive tasks handed out together, in order: they share their row
 /// sets' cells and caches.
-pub const SPREAD_RUN: u64 = 64;
+pub(super) const SPREAD_RUN: u64 = 64;
 
 /// Fewest runs a list of tasks is cut into: a short list (a shard of a few
 /// hundred tasks) takes shorter runs, down to single tasks, so that its
@@ -14,10 +14,10 @@ pub const SPREAD_RUN: u64 = 64;
 /// Not more: `count 18 -j1` (24,310 `join` tasks) in runs of 23 took 1.04
 /// and 1.10 of its time in runs of 64 (medians of 7, two rounds), its
 /// neighbouring row sets no longer warm in the CPU's caches.
-pub const MIN_SPREAD_RUNS: u64 = 256;
+pub(super) const MIN_SPREAD_RUNS: u64 = 256;
 
 /// The order tasks are handed out in: runs of consecutive tasks
-/// ([`SPREAD_RUN`], fewer in a short list), the runs stepped through the
+/// (64, `SPREAD_RUN`, fewer in a short list), the runs stepped through the
 /// plan by the golden ratio (run p is run p x a mod m, a the integer
 /// nearest m / phi that is prime to m), so that the tasks done by any
 /// moment are spread over the whole plan. Costs drift along a plan (early

@@ -37,29 +37,29 @@ pub struct Abandoned {
 
 /// Tasks started and finished by one run: the difference is in flight.
 #[derive(Debug, Default)]
-pub struct InFlight {
+pub(crate) struct InFlight {
     started: AtomicU64,
     finished: AtomicU64,
 }
 
 impl InFlight {
     /// A task was handed to a worker.
-    pub fn start(&self) {
+    pub(crate) fn start(&self) {
         self.started.fetch_add(1, Ordering::Relaxed);
     }
 
     /// A task ended.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.finished.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Tasks that ended in this run.
-    pub fn finished(&self) -> u64 {
+    pub(crate) fn finished(&self) -> u64 {
         self.finished.load(Ordering::Relaxed)
     }
 
     /// Tasks started and not ended.
-    pub fn now(&self) -> u64 {
+    pub(crate) fn now(&self) -> u64 {
         let started = self.started.load(Ordering::Relaxed);
         started.saturating_sub(self.finished())
     }
@@ -72,7 +72,7 @@ impl InFlight {
 /// stop on. Run it in a thread beside the count, and unpark that thread
 /// once `done` is set, so that a count of milliseconds does not wait out
 /// a poll.
-pub fn watch(
+pub(crate) fn watch(
     done: &AtomicBool,
     stop: &AtomicBool,
     cancel: &AtomicBool,

@@ -24,7 +24,7 @@ mod shards;
 pub use shards::{compare_shards, ShardComparison, ShardDisagreement, ShardRecord};
 
 /// How many task ids a comparison names of each kind.
-pub const NAMED: usize = 10;
+pub(crate) const NAMED: usize = 10;
 
 /// Why two sets of journals cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +74,7 @@ pub struct Disagreement {
 pub struct TaskIds {
     /// How many tasks.
     pub count: u64,
-    /// The lowest [`NAMED`] of them (in the order read, for
+    /// The lowest 10 of them (in the order read, for
     /// disagreements).
     pub first: Vec<u64>,
 }
@@ -107,7 +107,7 @@ pub struct Comparison {
     /// of one task in the first side.
     pub disagreements: Vec<Disagreement>,
     /// How many disagreements there are in all (`disagreements` names the
-    /// first [`NAMED`]).
+    /// first 10).
     pub disagreeing: u64,
     /// Tasks only the first side holds, and only the second.
     pub only: [TaskIds; 2],

@@ -45,7 +45,7 @@ pub struct ShardComparison {
     pub held: [u64; 2],
     /// Shards both sides hold.
     pub in_both: u64,
-    /// The first [`NAMED`] disagreements.
+    /// The first 10 disagreements.
     pub disagreements: Vec<ShardDisagreement>,
     /// How many shards disagree in all.
     pub disagreeing: u64,

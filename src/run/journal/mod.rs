@@ -25,10 +25,10 @@ use super::signing::RunKey;
 use crate::plan::Plan;
 
 /// How often the journal is synced to disk while a run goes on.
-pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
+pub(crate) const SYNC_INTERVAL: Duration = Duration::from_secs(2);
 
 pub use crate::error::JournalError;
-pub use read::{read_plan_of, read_tasks};
+pub(crate) use read::{read_plan_of, read_tasks};
 
 mod read;
 mod seal;
@@ -366,7 +366,7 @@ impl Journal {
     }
 
     /// Appends a finished task that took `seconds`, syncing when
-    /// [`SYNC_INTERVAL`] has passed.
+    /// 2 s (`SYNC_INTERVAL`) have passed.
     pub fn record(&self, id: u64, count: &TaskCount, seconds: f64) -> io::Result<()> {
         let [o2, o4, o8] = count.orbit_sizes;
         let micros = (seconds * 1e6).round() as u64;

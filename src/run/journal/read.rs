@@ -33,7 +33,10 @@ fn header_refusal(line: &str, key: Option<&RunKey>) -> &'static str {
 /// The plan a journal names in its header: N, method and split depth, as
 /// given to [`Plan::build_within`]; the header is checked against the
 /// rebuilt plan when the body is read ([`read_tasks`]).
-pub fn read_plan_of(path: &Path, key: Option<&RunKey>) -> Result<(u32, Method, u32), JournalError> {
+pub(crate) fn read_plan_of(
+    path: &Path,
+    key: Option<&RunKey>,
+) -> Result<(u32, Method, u32), JournalError> {
     check_regular(path)?;
     let file = File::open(path).map_err(|err| io_error(path, err))?;
     let mut line = Vec::new();
@@ -122,7 +125,7 @@ fn describe_count(count: &TaskCount) -> String {
 /// `plan`, and hands each to `on_task` (a task recorded twice, twice);
 /// returns whether the journal says the count completed. The file is not
 /// changed: a torn last line is passed over.
-pub fn read_tasks(
+pub(crate) fn read_tasks(
     path: &Path,
     plan: &Plan,
     key: Option<&RunKey>,
