@@ -33,9 +33,9 @@ pub(crate) const PROBE_ROWS_LEFT: u32 = 16;
 
 /// Sampled tasks by default, at most: more than the default budget times
 /// below N = 24, so that the sample spans the whole half minute. A
-/// virtual machine's speed drifts by 10% or more over seconds; 1,000 tasks
-/// of N = 21, timed in 4 s, read from -11% to +22% of the count from run
-/// to run, 8,000 in 30 s -6% to -1.5%.
+/// virtual machine's speed drifts by 10% or more over seconds; on a 2-core
+/// Zen 3 VM 1,000 tasks of N = 21, timed in 4 s, read from -11% to +22% of
+/// the count from run to run, 8,000 in 30 s -6% to -1.5%.
 pub const DEFAULT_SAMPLE: usize = 10_000;
 
 /// Seconds a sample takes by default, at most (past its first

@@ -193,8 +193,9 @@ pub fn nth_solution_with(
 /// against 0.53 s, row 2 0.10 against 0.05 s; N = 18 row 1 4.3 against
 /// 22 s, row 2 0.8 against 1.5 s, with an earlier glue that searched each
 /// half board row by row (slower than today's; the search counts from
-/// the end nearer the index, about half of them). All beside a 2-thread
-/// count, so read them as ratios.
+/// the end nearer the index, about half of them). All on a 2-core x86-64
+/// VM whose CPU was not recorded, beside a 2-thread count: read them as
+/// ratios.
 fn joined_rows(n: u32) -> usize {
     if n < 16 {
         0

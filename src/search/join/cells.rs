@@ -43,7 +43,8 @@ pub struct RowCells {
 /// the smaller ones of sides 13 and 14, whose largest have 4.7 and 29.6
 /// million. Larger row sets make each cell when asked for, ~3x the time
 /// of building them whole, which is small against the matching: at N = 24,
-/// with every row set made that way, 30 tasks took 2% longer.
+/// with every row set made that way, 30 tasks took 2% longer (on a 2-core
+/// x86-64 VM whose CPU was not recorded: read it as a ratio).
 pub(crate) const WHOLE_PLACEMENTS: u64 = 1 << 21;
 
 impl RowCells {
@@ -173,7 +174,7 @@ impl RowCells {
 /// again: at N = 28 a task made each cell about 3x, most of them of row
 /// sets that query groups share; a 16 MiB store leaves a third of the
 /// placements to make again (replayed on 5 sampled tasks), and the 4
-/// tasks above took 56.5 s against 59.2 s.
+/// tasks above took 56.5 s against 59.2 s (one AVX-512 core, Zen 4 or 5).
 pub struct MadeCells {
     /// Per cell (side, rows, columns as one key), its placements and the
     /// tick of its last use.

@@ -181,13 +181,14 @@ impl Grid {
 /// its open columns), so a level pays only where pairs outweigh making;
 /// [`grid_east_levels`] says which levels cut the east side too.
 /// Core-ns per solution predicted by `plan N --estimate` on one AVX-512
-/// machine, one sitting, same tasks (levels / east levels): N = 24 (150
+/// machine (a 2-core Zen 4 or 5 VM; which was not recorded), one sitting,
+/// same tasks (levels / east levels): N = 24 (150
 /// tasks) 1/1 1.25, 2/1 1.31, 2/2 1.70; N = 25 (150) 1/1 0.90, 2/1 0.93,
 /// 2/2 1.35; N = 26 (100) 2/1 0.81, 2/2 0.89, 3/1 1.20, 1/1 1.30 to 1.47
 /// (60, two seeds); N = 27 (30) 2/1 0.68, 2/2 0.80, 1/1 1.10; N = 28 (16
 /// tasks, core-years) 2/2 59.9, 3/2 75.9, 3/1 77.1, 2/1 90.2. N = 23
-/// without a grid: 0.42 s against 0.65 with one level (sampled tasks,
-/// before the cells were cut to the open columns).
+/// without a grid: 0.42 s against 0.65 with one level (sampled tasks on
+/// the same machine, before the cells were cut to the open columns).
 pub(crate) fn grid_levels(n: u32) -> u32 {
     match n {
         26.. => 2,
