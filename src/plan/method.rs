@@ -20,15 +20,18 @@ use crate::search::{d4, join, plain};
 use super::Fnv1a;
 
 /// `auto` counts with `d4` from this N up where `join` does not apply:
-/// measured faster than `mirror` from N = 10 on one thread (0.39-0.48 ms
-/// vs 0.55-0.66 at 10, 28 vs 35 ms at 14, 0.56 vs 1.11 s at 16); at 8 and
-/// 9 they tie within the noise of a 0.2 ms count.
+/// faster than `mirror` on one thread (`bench --runs 201` medians, one Zen 5
+/// core, AVX-512: 0.38 vs 0.68 ms at 10, 24.7 vs 27.2 ms at 14, 0.27 vs
+/// 0.51 s at 16). Below 10 it gains a tenth of a millisecond at most
+/// (0.11 vs 0.19 ms at 9), less than a process takes to start, and `auto`
+/// keeps the plans it always made there.
 pub const AUTO_D4_FROM: u32 = 10;
 
 /// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when it fits
-/// in memory: measured faster than `d4` from N = 10 on one
-/// thread (median of 201: 0.26-0.34 ms vs 0.39-0.48 at 10, 0.65 vs 1.3 at
-/// 11, 12.9 vs 27.6 at 14); at 9 they tie.
+/// in memory: faster than `d4` from N = 10 on one thread (`bench --runs
+/// 201` medians, one Zen 5 core, AVX-512: 0.26 vs 0.38 ms at 10, 0.93 vs
+/// 1.51 at 11, 10.9 vs 24.7 at 14, 85 vs 270 at 16); at 9 slower (0.23
+/// vs 0.16).
 pub const AUTO_JOIN_FROM: u32 = 10;
 
 /// Smallest N the `d4` method searches; below it the boards are too small
