@@ -258,6 +258,37 @@ fn the_estimate_samples_and_brackets_its_figure() {
         .contains("--sample takes a whole number from 1 to 1000000"));
 }
 
+/// `--within P` stops the sample at a +-P% interval, the times adjusted by
+/// the tasks' costs; `--by-cost` adjusts them with the sample as asked.
+#[test]
+fn an_estimate_stops_at_the_precision_asked_and_says_how_costs_adjusted_it() {
+    let loose = plan_json(&["16", "--estimate", "--within", "40", "--seed", "2"]);
+    let sampled = loose["sampled"].as_u64().unwrap();
+    assert!((20..6470).contains(&sampled), "{loose}");
+    assert_eq!(loose["within"].as_f64(), Some(0.4));
+    let correlation = loose["cost_correlation"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&correlation), "{loose}");
+    let by_cost = plan_json(&["14", "--estimate", "--sample", "50", "--by-cost"]);
+    assert_eq!(by_cost["sampled"].as_u64(), Some(50));
+    assert!(by_cost["cost_correlation"].is_number(), "{by_cost}");
+    assert!(by_cost["cost_seconds"].as_f64().unwrap() >= 0.0);
+    let plain = plan_json(&["14", "--estimate", "--sample", "50"]);
+    assert!(plain["cost_correlation"].is_null(), "{plain}");
+    let text = nqueens()
+        .args(["plan", "16", "--estimate", "--within", "40"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("stopped once the interval was within +-40%")
+            && text.contains("times adjusted by the tasks' costs (correlation"),
+        "{text}"
+    );
+    assert!(usage_error(&["plan", "12", "--estimate", "--within", "0"])
+        .contains("--within (percent) takes a whole number from 1 to 50"));
+    assert!(usage_error(&["plan", "12", "--by-cost"]).contains("--estimate"));
+}
+
 #[test]
 fn bench_records_the_build_paths_and_when() {
     let output = nqueens()

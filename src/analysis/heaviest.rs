@@ -18,7 +18,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::estimate::time_picks;
+use super::estimate::{time_picks, Until};
 use crate::error::Error;
 use crate::plan::Plan;
 use crate::run::engine::worker_pool;
@@ -125,7 +125,13 @@ pub fn heaviest(
     let rank_seconds = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let picks: Vec<(usize, u64)> = ranked.iter().map(|&(id, _)| (id as usize, 0)).collect();
-    let timed = time_picks(plan, &pool, &picks, started, None, stop, progress);
+    let until = Until {
+        started,
+        budget: None,
+        stop,
+        enough: &|_| false,
+    };
+    let timed = time_picks(plan, &pool, &picks, &until, progress);
     let seconds: HashMap<u64, f64> = timed
         .iter()
         .map(|&(task, seconds)| (task as u64, seconds))

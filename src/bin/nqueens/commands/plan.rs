@@ -8,7 +8,9 @@ use std::time::Duration;
 use crate::args::PlanArgs;
 use crate::exit_codes::ExitCode;
 use crate::output::{EstimateOnCores, Kind, Output, PlanCosts};
-use nqueens::analysis::estimate::{estimate_within, Estimate, DEFAULT_BUDGET, DEFAULT_SAMPLE};
+use nqueens::analysis::estimate::{
+    estimate_sampling, Estimate, Sampling, DEFAULT_BUDGET, DEFAULT_SAMPLE,
+};
 use nqueens::analysis::heaviest::{heaviest, Heaviest};
 use nqueens::units::human_bytes;
 use nqueens::{resolve_threads, Plan, SplitDepth};
@@ -31,15 +33,18 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
         peak_memory,
     };
     args.format.write(&mut out, &header)?;
-    // Half a minute unless a sample or a time is asked for.
-    let budget = match (args.time, args.sample) {
-        (Some(seconds), _) => Some(Duration::from_secs(seconds)),
-        (None, None) => Some(DEFAULT_BUDGET),
-        (None, Some(_)) => None,
+    // Half a minute unless a sample, a time or a precision is asked for.
+    let budget = match (args.time, args.sample, args.within) {
+        (Some(seconds), _, _) => Some(Duration::from_secs(seconds)),
+        (None, None, None) => Some(DEFAULT_BUDGET),
+        (None, _, _) => None,
     };
     let estimated = if args.estimate {
-        let sample = args.sample.unwrap_or(DEFAULT_SAMPLE);
-        Some(estimate_talking(&plan, threads, sample, args.seed, budget)?)
+        let sampling = Sampling::new(args.sample.unwrap_or(DEFAULT_SAMPLE), args.seed)
+            .budget(budget)
+            .within(args.within.map(|percent| f64::from(percent) / 100.0))
+            .by_cost(args.by_cost || args.within.is_some());
+        Some(estimate_talking(&plan, threads, &sampling)?)
     } else {
         None
     };
@@ -123,29 +128,27 @@ fn clear_progress_line() {
 }
 
 /// The estimate, with a line on a terminal saying how far it is.
-fn estimate_talking(
-    plan: &Plan,
-    threads: usize,
-    sample: usize,
-    seed: u64,
-    budget: Option<Duration>,
-) -> anyhow::Result<Estimate> {
-    let asked = sample.min(plan.tasks.len());
-    let limit = budget.map_or(String::new(), |budget| {
-        format!(" of at most {} s (and {asked} tasks)", budget.as_secs())
-    });
+fn estimate_talking(plan: &Plan, threads: usize, sampling: &Sampling) -> anyhow::Result<Estimate> {
+    let asked = sampling.sample.min(plan.tasks.len());
+    let limit = match (sampling.budget, sampling.within) {
+        (Some(budget), _) => format!(" of at most {} s (and {asked} tasks)", budget.as_secs()),
+        (None, Some(share)) => format!(" until +-{:.0}% (or {asked} tasks)", share * 100.0),
+        (None, None) => String::new(),
+    };
+    if sampling.by_cost && io::stderr().is_terminal() {
+        // The progress line that follows overwrites it.
+        eprint!("costing the plan's {} tasks first\r", plan.tasks.len());
+    }
     let progress = progress_line("estimating", asked, limit);
     progress(0);
     // A signal stops the estimate at once: the tasks in flight (up to a
     // minute each at N = 28) are dropped, and the tasks finished make the
     // estimate (a second signal exits at once).
     crate::signals::install_handler();
-    let estimate = estimate_within(
+    let estimate = estimate_sampling(
         plan,
         threads,
-        sample,
-        seed,
-        budget,
+        sampling,
         Some(&crate::signals::INTERRUPTED),
         &progress,
     );

@@ -49,6 +49,12 @@ pub fn parse_sample(text: &str) -> Result<usize, String> {
     parse_within(text, "--sample", 1..=MAX_SAMPLE)
 }
 
+/// `--within` of `plan --estimate`: the interval's half-width to stop at,
+/// in whole percent of the estimate.
+pub fn parse_percent(text: &str) -> Result<u32, String> {
+    parse_within(text, "--within (percent)", 1..=50)
+}
+
 /// Most seconds `--time` gives an estimate: a week.
 pub const MAX_BUDGET_SECONDS: u64 = 7 * 24 * 3600;
 

@@ -100,11 +100,21 @@ fn estimate(
         count_of(estimate.threads as u64, "thread"),
         human_duration(estimate.seconds)
     )?;
+    let (core, low, high) = (estimate.core_seconds, low, high);
+    let precise = estimate
+        .within
+        .filter(|&share| (high - low) / 2.0 <= share * core);
     if estimate.stopped {
         writeln!(
             out,
             "  stopped by a signal before {} tasks: the figures are from the tasks finished",
             estimate.asked
+        )?;
+    } else if let Some(share) = precise.filter(|_| estimate.sampled < estimate.asked) {
+        writeln!(
+            out,
+            "  stopped once the interval was within +-{:.0}%",
+            share * 100.0
         )?;
     } else if let Some(budget) = budget.filter(|_| estimate.sampled < estimate.asked) {
         writeln!(
@@ -112,6 +122,13 @@ fn estimate(
             "  stopped at the time asked ({} s) before {} tasks: --time SECONDS or --sample K for a closer figure",
             budget.as_secs(),
             estimate.asked
+        )?;
+    }
+    if let Some(correlation) = estimate.cost_correlation {
+        writeln!(
+            out,
+            "  times adjusted by the tasks' costs (correlation {correlation:.2}; every task costed in {})",
+            human_duration(estimate.cost_seconds)
         )?;
     }
     writeln!(
