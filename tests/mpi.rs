@@ -448,8 +448,9 @@ fn ranks_each_with_a_gpu_count_exactly_and_journal_every_task() {
         record(&out.stdout, 15),
         ("2279184".to_string(), "285053".to_string())
     );
-    // Each rank took the GPU numbered as it is on the node.
-    for gpu in ["gpu: cuda:0,", "gpu: cuda:1,"] {
+    // Each rank took the GPU numbered as it is on the node (the ranks'
+    // lines share one pipe, so only each line's own text is looked for).
+    for gpu in ["cuda:0, Fake GPU 0", "cuda:1, Fake GPU 1"] {
         assert!(stderr.contains(gpu), "{gpu}: {stderr}");
     }
     let cpu = dir.path().join("cpu.ckpt");

@@ -40,7 +40,10 @@ impl Devices {
                 } else {
                     " beside the CPU threads"
                 };
-                eprintln!("gpu: {name}{feeders} counts join tasks{with}");
+                // One write, so that the lines of MPI ranks sharing a
+                // terminal or a pipe do not interleave.
+                let line = format!("gpu: {name}{feeders} counts join tasks{with}\n");
+                eprint!("{line}");
                 Ok(Devices {
                     workers,
                     alone: args.gpu_only,
