@@ -500,3 +500,38 @@ fn ranks_each_with_a_gpu_count_exactly_and_journal_every_task() {
         "one failure per rank: {stderr}"
     );
 }
+
+/// With a checkpoint rank 0 hears of every rank's tasks as they finish,
+/// and draws the count's progress bar over all of them; the other ranks
+/// draw none. (N = 19: seconds, long enough for the bar to be drawn.)
+#[test]
+fn rank_0_draws_the_bar_of_a_journaled_count() {
+    let dir = common::scratch("mpi-bar");
+    let journal = dir.path().join("bar.ckpt");
+    let out = mpirun(
+        2,
+        &[
+            "count",
+            "19",
+            "--format",
+            "csv",
+            "--mpi",
+            "-j",
+            "1",
+            "--progress",
+            "always",
+            "--checkpoint",
+            journal.to_str().unwrap(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        record(&out.stdout, 19),
+        ("4968057848".to_string(), "621012754".to_string())
+    );
+    assert!(
+        stderr.contains("N=19 [") && stderr.contains(" tasks ("),
+        "{stderr}"
+    );
+}

@@ -13,8 +13,8 @@ use crate::output::ReportWriter;
 use crate::signals;
 #[cfg(feature = "mpi")]
 use {
-    super::mismatch, crate::signals::Stopping, anyhow::Context,
-    nqueens::run::tracked::TrackedOutcome,
+    super::mismatch, crate::progress, crate::signals::Stopping, anyhow::Context,
+    nqueens::run::tracked::TrackedOutcome, nqueens::TaskOutcome,
 };
 
 /// Runs `nqueens count`.
@@ -93,17 +93,15 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
     let mut writer = ReportWriter::new(stdout.lock(), args.format);
     let mut mismatches = Vec::new();
     let checkpoint = args.checkpoint.as_deref();
-    // Rank 0 says at once what a stop does, and past the grace keeps what
-    // finished and ends every rank (tasks in flight are counted again on
-    // resume, as after kill -9).
-    let say = |text: String| eprintln!("{text}");
-    let stopping = Stopping {
-        clear: &|| {},
-        say: &say,
-        board: None,
-        mpi: true,
+    // Rank 0 draws the bar where it hears of every rank's tasks: with a
+    // checkpoint, whose journal takes them all.
+    let bar_mode = if reports && checkpoint.is_some() {
+        args.progress
+    } else {
+        crate::args::ProgressMode::Never
     };
     for &n in sizes {
+        let bar = progress::task_bar(bar_mode, format!("N={n}"));
         let tracked = nqueens::run::mpi::prepare(
             &world,
             n,
@@ -115,11 +113,39 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
         devices.check_plan(tracked.plan())?;
         if let Some(path) = checkpoint {
             for repair in tracked.repairs() {
-                eprintln!("warning: checkpoint {}: {repair}", path.display());
+                bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
             }
         }
+        let earlier = tracked.earlier().totals.tasks_run;
+        if tracked.resuming() {
+            bar.suspend(|| {
+                eprintln!(
+                    "resuming: {earlier} of {} tasks already counted",
+                    tracked.tasks()
+                )
+            });
+        }
+        progress::weigh_tasks(&bar, tracked.plan(), &|task| tracked.is_left(task.id));
+        progress::begin_tasks(&bar, tracked.tasks(), earlier);
+        let on_task = |outcome: &TaskOutcome| {
+            progress::task_finished(outcome.id);
+            bar.inc(1);
+        };
+        // Rank 0 says at once what a stop does, and past the grace keeps
+        // what finished and ends every rank (tasks in flight are counted
+        // again on resume, as after kill -9).
+        let clear = || bar.finish_and_clear();
+        let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+        let stopping = Stopping {
+            clear: &clear,
+            say: &say,
+            board: None,
+            mpi: true,
+        };
         // Only rank 0 gets an outcome, and only it prints.
-        match stopping.run(tracked, &|_| {}, &devices)? {
+        let outcome = stopping.run(tracked, &on_task, &devices)?;
+        bar.finish_and_clear();
+        match outcome {
             TrackedOutcome::Counted(report) => {
                 writer.write(&report).context("cannot write the result")?;
                 mismatches.extend(mismatch(&report));
