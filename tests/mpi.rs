@@ -40,6 +40,26 @@ fn mpirun_with(ranks: u32, args: &[&str], env: &[(&str, &str)]) -> Output {
         .expect("mpirun runs")
 }
 
+/// Counts `count ARGS` in one process with its journal at `single`, and
+/// asserts that `compare` finds `journal` (an MPI run's) agreeing with it.
+fn agrees_with_one_process(journal: &std::path::Path, args: &[&str], single: &std::path::Path) {
+    assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .arg("count")
+        .args(args)
+        .arg("--checkpoint")
+        .arg(single)
+        .assert()
+        .success();
+    assert_cmd::Command::cargo_bin("nqueens")
+        .unwrap()
+        .arg("compare")
+        .arg(journal)
+        .arg(single)
+        .assert()
+        .success();
+}
+
 /// The CSV record of one N: (solutions, unique).
 fn record(stdout: &[u8], n: u32) -> (String, String) {
     let text = String::from_utf8_lossy(stdout);
@@ -217,19 +237,7 @@ fn a_killed_or_stopped_mpi_count_resumes_exactly() {
             .starts_with("complete 95815104 "));
         // The journal compares with a single process's.
         let single = dir.path().join(format!("single{signal}.ckpt"));
-        assert_cmd::Command::cargo_bin("nqueens")
-            .unwrap()
-            .args(["count", "17", "-m", "mirror", "--checkpoint"])
-            .arg(&single)
-            .assert()
-            .success();
-        assert_cmd::Command::cargo_bin("nqueens")
-            .unwrap()
-            .arg("compare")
-            .arg(&single)
-            .arg(&journal)
-            .assert()
-            .success();
+        agrees_with_one_process(&journal, &["17", "-m", "mirror"], &single);
     }
 }
 
@@ -454,19 +462,7 @@ fn ranks_each_with_a_gpu_count_exactly_and_journal_every_task() {
         assert!(stderr.contains(gpu), "{gpu}: {stderr}");
     }
     let cpu = dir.path().join("cpu.ckpt");
-    assert_cmd::Command::cargo_bin("nqueens")
-        .unwrap()
-        .args(["count", "15", "-j", "1", "--checkpoint"])
-        .arg(&cpu)
-        .assert()
-        .success();
-    assert_cmd::Command::cargo_bin("nqueens")
-        .unwrap()
-        .arg("compare")
-        .arg(&journal)
-        .arg(&cpu)
-        .assert()
-        .success();
+    agrees_with_one_process(&journal, &["15", "-j", "1"], &cpu);
     let failing = [
         env[0],
         env[1],

@@ -111,22 +111,7 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
             key.as_ref(),
         )?;
         devices.check_plan(tracked.plan())?;
-        if let Some(path) = checkpoint {
-            for repair in tracked.repairs() {
-                bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
-            }
-        }
-        let earlier = tracked.earlier().totals.tasks_run;
-        if tracked.resuming() {
-            bar.suspend(|| {
-                eprintln!(
-                    "resuming: {earlier} of {} tasks already counted",
-                    tracked.tasks()
-                )
-            });
-        }
-        progress::weigh_tasks(&bar, tracked.plan(), &|task| tracked.is_left(task.id));
-        progress::begin_tasks(&bar, tracked.tasks(), earlier);
+        super::count_one::begin_bar(&bar, &tracked, checkpoint);
         let on_task = |outcome: &TaskOutcome| {
             progress::task_finished(outcome.id);
             bar.inc(1);

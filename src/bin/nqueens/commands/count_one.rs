@@ -3,10 +3,11 @@
 //! profile.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+use indicatif::ProgressBar;
 use nqueens::run::plan_for;
 use nqueens::run::shard::ShardSpec;
 use nqueens::run::signing::RunKey;
@@ -69,6 +70,28 @@ pub struct Reports<W: Write> {
     pub mismatches: Vec<String>,
 }
 
+/// Says above `bar` what reading the journal at `checkpoint` repaired and
+/// how far a resumed count got, then sets the bar to count `tracked`'s
+/// tasks (weighted by their costs where those are cheap).
+pub fn begin_bar(bar: &ProgressBar, tracked: &Tracked, checkpoint: Option<&Path>) {
+    if let Some(path) = checkpoint {
+        for repair in tracked.repairs() {
+            bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
+        }
+    }
+    let earlier = tracked.earlier().totals.tasks_run;
+    if tracked.resuming() {
+        bar.suspend(|| {
+            eprintln!(
+                "resuming: {earlier} of {} tasks already counted",
+                tracked.tasks()
+            )
+        });
+    }
+    progress::weigh_tasks(bar, tracked.plan(), &|task| tracked.is_left(task.id));
+    progress::begin_tasks(bar, tracked.tasks(), earlier);
+}
+
 /// Counts one N: the only count path of the binary (`--mpi` aside), with
 /// or without a checkpoint journal, a shard and a per-task profile. A
 /// finished count's report goes to `reports`; a stopped count or a
@@ -126,22 +149,7 @@ pub fn count_one<W: Write>(
                 .since(started);
             Ok((tracked, shard_out, profile_out))
         })?;
-    if let Some(path) = &args.checkpoint {
-        for repair in tracked.repairs() {
-            bar.suspend(|| eprintln!("warning: checkpoint {}: {repair}", path.display()));
-        }
-    }
-    let earlier = tracked.earlier().totals.tasks_run;
-    if tracked.resuming() {
-        bar.suspend(|| {
-            eprintln!(
-                "resuming: {earlier} of {} tasks already counted",
-                tracked.tasks()
-            )
-        });
-    }
-    progress::weigh_tasks(&bar, tracked.plan(), &|task| tracked.is_left(task.id));
-    progress::begin_tasks(&bar, tracked.tasks(), earlier);
+    begin_bar(&bar, &tracked, args.checkpoint.as_deref());
     let profiler = Profiler::default();
     let on_task = |outcome: &TaskOutcome| {
         progress::task_finished(outcome.id);

@@ -7,7 +7,9 @@ use nqueens::analysis::bench::BenchReport;
 use nqueens::run::report::ReportRecord;
 use nqueens::Report;
 
-use super::text::{bench_cells, bench_heading, bench_score, published_check, BENCH_HEADER};
+use super::text::{
+    bench_cells, bench_heading, bench_score, published_check, unique_cell, BENCH_HEADER,
+};
 use super::{count_of, Exporter, Kind, Output};
 
 /// Markdown tables.
@@ -30,9 +32,7 @@ impl Exporter for Markdown {
 
 fn count(out: &mut dyn Write, report: &Report, first: bool) -> io::Result<()> {
     let record = ReportRecord::from(report);
-    let unique = record
-        .unique
-        .map_or("?".to_string(), |unique| unique.to_string());
+    let unique = unique_cell(&record);
     if first {
         writeln!(
             out,

@@ -11,9 +11,7 @@ use crate::output::{count_of, human_rate};
 /// One count's row, the header first where `first`.
 pub fn row(out: &mut dyn Write, report: &Report, first: bool) -> io::Result<()> {
     let record = ReportRecord::from(report);
-    let unique = record
-        .unique
-        .map_or("?".to_string(), |unique| unique.to_string());
+    let unique = unique_cell(&record);
     if first {
         writeln!(
             out,
@@ -61,6 +59,14 @@ pub fn row(out: &mut dyn Write, report: &Report, first: bool) -> io::Result<()> 
         )?;
     }
     Ok(())
+}
+
+/// The unique count as a table shows it: `?` where the run did not find
+/// it.
+pub fn unique_cell(record: &ReportRecord) -> String {
+    record
+        .unique
+        .map_or("?".to_string(), |unique| unique.to_string())
 }
 
 /// What the published tables say of a report: `ok`, `unknown` past them,

@@ -12,7 +12,7 @@ mod verify;
 use std::io::{self, Write};
 
 pub use bench::{bench_cells, bench_heading, bench_score, BENCH_HEADER};
-pub use count::published_check;
+pub use count::{published_check, unique_cell};
 
 use super::{Exporter, Kind, Output};
 
