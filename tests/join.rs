@@ -399,8 +399,13 @@ fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
 
 #[test]
 fn a_thread_stays_within_the_memory_the_plan_reports() {
-    use nqueens::testing::join::{count_task, thread_bytes, thread_scratch_bytes, JoinTasks};
-    for n in [16u32, 19, 20] {
+    use nqueens::testing::join::{
+        count_task, thread_bound, thread_bytes, thread_scratch_bytes, thread_scratch_parts,
+        JoinTasks,
+    };
+    // Shared cells up to N = 23, a thread's cache and grids from 24 (even
+    // and odd).
+    for n in [16u32, 19, 20, 24, 25] {
         let all = JoinTasks::new(n);
         // Spread over the plan, where row sets of every size occur.
         for step in 0..24 {
@@ -412,6 +417,24 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
             "n={n}: {held} bytes held, {} reported",
             thread_bytes(n)
         );
+        // Each part within its own term, so that a term too small is not
+        // hidden by another's room.
+        let parts = thread_scratch_parts();
+        let bound = thread_bound(n);
+        assert_eq!(parts.total(), held, "n={n}");
+        for (name, part, term) in [
+            ("cells", parts.cells, bound.cells),
+            ("made", parts.made, bound.made),
+            ("placed", parts.placed, bound.placed),
+            ("keys", parts.keys, bound.keys),
+            ("matcher", parts.matcher, bound.matcher),
+            ("held", parts.held, bound.held),
+        ] {
+            assert!(
+                part <= term,
+                "n={n}: {name} holds {part} bytes, bound {term}"
+            );
+        }
     }
 }
 

@@ -10,7 +10,8 @@
 //! [`Parts`]: super::Parts
 
 use super::cells::{CellCache, MadeCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
-use super::{grid_levels, GRID_HELD_KEYS, MAX_CUTS, QUERY_KEYS, ROUTE_BATCH, STORED_KEYS};
+use super::glue::PAD;
+use super::{grid_levels, Parts, ScratchBytes, MAX_CUTS, ROUTE_BATCH};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
 /// the whole quadrant table, which the shared cells fill up to.
@@ -75,29 +76,48 @@ const BYTES_PER_QUERY_KEY: u64 = 8 * 3;
 const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 8 * (MAX_CUTS as u64 + 1));
 
 /// Bytes one worker thread's buffers reach at most for an `n` board
-/// (4 <= n <= 28): its cell cache (from N = 24; the row sets past
-/// `WHOLE_PLACEMENTS` are not held), the placements of two cells, and the keys and matcher of one stored part and one query
-/// batch, no larger than the largest row set allows.
+/// (4 <= n <= 28): see [`thread_bound`]. What the allocator keeps past
+/// them is not counted: from N = 24 a worker has glibc give back what its
+/// arenas hold free, after a task, at most once a second. Before that the
+/// arenas kept the cache's freed blocks of up to 16 MiB and resident
+/// memory crept up task after task: at N = 28 on 2 threads 773 MiB after
+/// 200 sampled tasks and 884 after 802, against 671 MiB after the same 200
+/// now (Zen 5), under a bound of 857 MiB.
 pub fn thread_bytes(n: u32) -> u64 {
+    thread_bound(n).total()
+}
+
+/// The live bytes of one worker thread's buffers at most for an `n`
+/// board, by part: its cell cache (from N = 24; the row sets past
+/// `WHOLE_PLACEMENTS` are not held), the placements of two cells, and the
+/// keys and matcher of one stored part and one query batch, no larger
+/// than the largest row set allows.
+pub fn thread_bound(n: u32) -> ScratchBytes {
+    let parts = Parts::of(n);
     let side = n / 2;
-    let (largest, largest_half) = LARGEST_ROW_SET[side as usize];
+    let (largest, _) = LARGEST_ROW_SET[side as usize];
     let cell = LARGEST_CELL[side as usize];
-    let cells = if side <= SHARED_MAX_SIDE {
-        0
+    let (cells, made) = if side <= SHARED_MAX_SIDE {
+        (0, 0)
     } else {
         // A row set past the cap holds its cell sizes only, and its cells
         // are made when asked for and kept within a budget (one larger
         // cell alone past it).
-        let held = |placements: u64| row_set_bytes(side, placements.min(WHOLE_PLACEMENTS));
         let made = if largest > WHOLE_PLACEMENTS {
             MadeCells::DEFAULT_BUDGET + cell * 8
         } else {
             0
         };
-        CellCache::DEFAULT_BUDGET + 2 * held(largest) + 2 * held(largest_half) + made
+        // The cache passes its budget by the row set it builds last, and
+        // gives the room back before the next (or holds only the row sets
+        // one load wants, at most four, each within the cap: less than
+        // the budget).
+        let largest_held = row_set_bytes(side, largest.min(WHOLE_PLACEMENTS));
+        (CellCache::DEFAULT_BUDGET + largest_held, made)
     };
-    // Both classes of a north and a south cell, 16 bytes a placement.
-    let placements = 4 * cell * 16;
+    // Both classes of a north and a south cell, 16 bytes a placement, and
+    // the padding the vector loops read past the end.
+    let placed = 4 * (cell + PAD as u64) * 16;
     // A part stops one north placement (a south cell of pairs) past its
     // size, and never holds more keys than pairs of a row set's
     // placements with the largest cell.
@@ -105,33 +125,20 @@ pub fn thread_bytes(n: u32) -> u64 {
     // A grid holds its stored groups and one query group whole, each up
     // to its cap (past it, it joins pair by pair): resident as made, the
     // room a vector keeps past its keys never touched.
-    let grid = if grid_levels(n) > 0 {
-        2 * keys(GRID_HELD_KEYS) * 8
+    let held = if grid_levels(n) > 0 {
+        2 * keys(parts.held_keys) * 8
     } else {
         0
     };
-    let live = cells
-        + placements
-        + keys(STORED_KEYS) * BYTES_PER_STORED_KEY
-        + keys(QUERY_KEYS) * BYTES_PER_QUERY_KEY
-        + ROUTE_BYTES
-        + grid;
-    // Past the shared cells (from N = 24) a thread's leaves and cached row sets are
-    // rebuilt at every size, task after task, and the allocator keeps
-    // freed blocks in each thread's arena: measured at N = 25 on 2
-    // threads, resident memory 516 MiB against 425 MiB of live bytes,
-    // about a fifth of the threads' buffers more.
-    let allocator = if side > SHARED_MAX_SIDE {
-        live / ALLOCATOR_SHARE
-    } else {
-        0
-    };
-    live + allocator
+    ScratchBytes {
+        cells,
+        made,
+        placed,
+        keys: keys(parts.stored_keys) * 8 + keys(parts.query_keys) * BYTES_PER_QUERY_KEY,
+        matcher: keys(parts.stored_keys) * (BYTES_PER_STORED_KEY - 8) + ROUTE_BYTES,
+        held,
+    }
 }
-
-/// The allocator's retained memory past the shared cells' sides, as a
-/// share (1/5) of a thread's live buffers.
-const ALLOCATOR_SHARE: u64 = 5;
 
 /// Bytes a `join` count of an `n` board takes on `threads` threads beyond
 /// the program and the plan.

@@ -87,7 +87,9 @@ pub use matcher::{
 pub(crate) use matcher::{enter_matcher, matcher_path, parse_matcher, requested_matcher};
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
-pub use memory::{memory_needed, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS};
+pub use memory::{
+    memory_needed, thread_bound, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
+};
 pub(crate) use method::JOIN;
 pub use quadrant::{count_placements, placements};
 pub use rows::{count_task_by_rows, count_task_row_order};
@@ -110,6 +112,11 @@ pub const JOIN_MAX_N: u32 = 28;
 impl Scratch {
     /// Bytes this thread's buffers hold, the shared cells not included.
     fn bytes(&self) -> u64 {
+        self.parts().total()
+    }
+
+    /// [`Scratch::bytes`] by part.
+    fn parts(&self) -> ScratchBytes {
         let placed: u64 = self
             .north
             .iter()
@@ -122,12 +129,14 @@ impl Scratch {
             .chain(&self.queries)
             .map(Vec::capacity)
             .sum();
-        self.cells.bytes()
-            + self.made.bytes()
-            + placed
-            + keys as u64 * 8
-            + self.matcher.bytes()
-            + self.held.bytes()
+        ScratchBytes {
+            cells: self.cells.bytes(),
+            made: self.made.bytes(),
+            placed,
+            keys: keys as u64 * 8,
+            matcher: self.matcher.bytes(),
+            held: self.held.bytes(),
+        }
     }
 
     /// Takes the cells shared by all threads for quadrants of `side`, if
@@ -168,6 +177,48 @@ pub(crate) fn prepare_cells(n: u32, task: &JoinTask) {
 /// all threads not included): for tests of the memory bound.
 pub fn thread_scratch_bytes() -> u64 {
     SCRATCH.with(|scratch| scratch.borrow().bytes())
+}
+
+/// The calling thread's join buffers by part, in bytes held now: the
+/// terms of [`thread_bytes`]'s bound, for measuring how near it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScratchBytes {
+    /// The row-set cache (past the shared cells' sides).
+    pub cells: u64,
+    /// Cells made of row sets not held whole.
+    pub made: u64,
+    /// The placements of the quadrants being joined.
+    pub placed: u64,
+    /// Stored and query keys.
+    pub keys: u64,
+    /// The split matcher: routing, sorted keys and leaves.
+    pub matcher: u64,
+    /// A grid's boards held whole.
+    pub held: u64,
+}
+
+impl ScratchBytes {
+    /// Each part the larger of the two.
+    pub fn max(self, other: ScratchBytes) -> ScratchBytes {
+        ScratchBytes {
+            cells: self.cells.max(other.cells),
+            made: self.made.max(other.made),
+            placed: self.placed.max(other.placed),
+            keys: self.keys.max(other.keys),
+            matcher: self.matcher.max(other.matcher),
+            held: self.held.max(other.held),
+        }
+    }
+
+    /// All parts together.
+    pub fn total(self) -> u64 {
+        self.cells + self.made + self.placed + self.keys + self.matcher + self.held
+    }
+}
+
+/// [`thread_scratch_bytes`] by part.
+pub fn thread_scratch_parts() -> ScratchBytes {
+    SCRATCH.with(|scratch| scratch.borrow().parts())
 }
 
 /// Reusable buffers of one worker thread.
@@ -232,7 +283,7 @@ impl std::ops::AddAssign for JoinTally {
 
 /// Counts one task of an `n` board, in this thread's scratch space.
 pub fn count_task(n: u32, task: &JoinTask) -> JoinTally {
-    count_task_in_parts(n, task, Parts::DEFAULT)
+    count_task_in_parts(n, task, Parts::of(n))
 }
 
 /// How much a task holds at a time: one part of the stored keys, one
@@ -272,6 +323,21 @@ impl Parts {
         east_levels: None,
         held_keys: GRID_HELD_KEYS,
     };
+
+    /// The sizes a count of an `n` board uses: [`Parts::DEFAULT`], less
+    /// where a grid cuts the joins (from N = 24) and its groups never come
+    /// near the caps, so that the memory bound stays near what a count
+    /// takes (`memory::thread_bound`).
+    pub fn of(n: u32) -> Parts {
+        if grid_levels(n) == 0 {
+            return Parts::DEFAULT;
+        }
+        Parts {
+            stored_keys: grid_stored_keys(n),
+            held_keys: grid_held_keys(n),
+            ..Parts::DEFAULT
+        }
+    }
 }
 
 /// [`count_task`] with the stored keys and the queries taken in `parts`:
@@ -284,7 +350,7 @@ pub fn count_task_in_parts(n: u32, task: &JoinTask, parts: Parts) -> JoinTally {
 /// every batch of queries, so a task of minutes stops within a fraction
 /// of a second.
 pub(crate) fn count_task_until(n: u32, task: &JoinTask, stop: &AtomicBool) -> Option<JoinTally> {
-    count_task_with(n, task, Parts::DEFAULT, Some(stop), None)
+    count_task_with(n, task, Parts::of(n), Some(stop), None)
 }
 
 /// [`count_task`] with its pairs counted by `counter` (a device) instead
@@ -298,10 +364,29 @@ pub(crate) fn count_task_on(
     counter: &mut dyn PairCounter,
     stop: Option<&AtomicBool>,
 ) -> Option<JoinTally> {
-    count_task_with(n, task, Parts::DEFAULT, stop, Some(counter))
+    count_task_with(n, task, Parts::of(n), stop, Some(counter))
 }
 
 fn count_task_with(
+    n: u32,
+    task: &JoinTask,
+    parts: Parts,
+    stop: Option<&AtomicBool>,
+    other: Option<&mut dyn PairCounter>,
+) -> Option<JoinTally> {
+    let tally = count_task_scratch(n, task, parts, stop, other);
+    if n / 2 > SHARED_MAX_SIDE {
+        // From N = 24 a thread's cache frees and makes blocks of up to
+        // 16 MiB task after task, and glibc's arenas keep what is freed:
+        // without this, resident memory crept past the plan's bound over
+        // hundreds of tasks (773 MiB after 200 sampled tasks of N = 28 on
+        // 2 threads, 884 after 802).
+        crate::system::give_back_free_memory();
+    }
+    tally
+}
+
+fn count_task_scratch(
     n: u32,
     task: &JoinTask,
     parts: Parts,
@@ -448,6 +533,38 @@ fn count_in_avx512(
 /// sampled task took 3.3 s joined pair by pair, 2.1 s held, on one
 /// AVX-512 core, Zen 4 or 5).
 pub(crate) const GRID_HELD_KEYS: usize = 1 << 23;
+
+/// Most keys a grid holds of its stored groups, and of one query group,
+/// for an `n` board: 4 million (32 MiB a side) at N = 24 and 26, whose
+/// groups stay below it, [`GRID_HELD_KEYS`] at odd N and at N = 28, where
+/// some pass it. Measured on Zen 5 AVX-512 (`examples/task_memory.rs`, the
+/// tasks ranked heaviest and at random, one thread): N = 27 took 61.1 to
+/// 61.5 s held to 8 million, 70.8 to 71.0 s to 4; N = 28 80.4 to 81.7 s
+/// to 4 million as to 8 on one thread, but 7 to 10% longer on two
+/// (`plan 28 -j2 --estimate --sample 40`, alternating), and 92.0 s to 2
+/// million on one.
+pub(crate) fn grid_held_keys(n: u32) -> usize {
+    if n.is_multiple_of(2) && n < 28 {
+        1 << 22
+    } else {
+        GRID_HELD_KEYS
+    }
+}
+
+/// Most stored keys a thread matches at once where a grid cuts the joins
+/// of an `n` board: its parts hold fewer keys than [`STORED_KEYS`] anyway.
+/// Measured as above: N = 24, 26 and 28 took the same time at 128
+/// thousand as at 1.5 million (the tasks ranked heaviest and at random,
+/// 2.5 to 2.6 s for 120 tasks of N = 24, 10.9 to 11.1 s for 36 of N = 26);
+/// odd N's larger groups 3% longer at 128 thousand (N = 27: 62.4 to 63.4 s
+/// against 61.1 to 61.5 s), the same at 512 thousand.
+pub(crate) fn grid_stored_keys(n: u32) -> usize {
+    if n.is_multiple_of(2) {
+        1 << 17
+    } else {
+        1 << 19
+    }
+}
 
 /// Most stored keys a thread matches at once. Larger sides (from N ~ 24)
 /// are stored in parts, and every part meets all the queries, built again
