@@ -78,7 +78,7 @@ const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 8 * (MAX_CUTS as u64
 /// Bytes one worker thread's buffers reach at most for an `n` board
 /// (4 <= n <= 28): see [`thread_bound`]. What the allocator keeps past
 /// them is not counted: from N = 24 a worker has glibc give back what its
-/// arenas hold free, after a task, at most once a second. Before that the
+/// arenas hold free, after a task, at most every 10 s. Before that the
 /// arenas kept the cache's freed blocks of up to 16 MiB and resident
 /// memory crept up task after task: at N = 28 on 2 threads 773 MiB after
 /// 200 sampled tasks and 884 after 802, against 671 MiB after the same 200
