@@ -99,15 +99,12 @@ fn main() {
     );
     println!("| part | high-water, MiB | bound, MiB | share |");
     println!("| --- | --- | --- | --- |");
-    let rows = [
-        ("cells", peak.cells, bound.cells),
-        ("made", peak.made, bound.made),
-        ("placed", peak.placed, bound.placed),
-        ("keys", peak.keys, bound.keys),
-        ("matcher", peak.matcher, bound.matcher),
-        ("held", peak.held, bound.held),
-        ("all at once", peak_total, bound.total()),
-    ];
+    let rows = peak
+        .named()
+        .into_iter()
+        .zip(bound.named())
+        .map(|((part, high), (_, limit))| (part, high, limit))
+        .chain([("all at once", peak_total, bound.total())]);
     for (part, high, limit) in rows {
         let share = if limit > 0 {
             format!("{:.0}%", 100.0 * high as f64 / limit as f64)

@@ -422,14 +422,7 @@ fn a_thread_stays_within_the_memory_the_plan_reports() {
         let parts = thread_scratch_parts();
         let bound = thread_bound(n);
         assert_eq!(parts.total(), held, "n={n}");
-        for (name, part, term) in [
-            ("cells", parts.cells, bound.cells),
-            ("made", parts.made, bound.made),
-            ("placed", parts.placed, bound.placed),
-            ("keys", parts.keys, bound.keys),
-            ("matcher", parts.matcher, bound.matcher),
-            ("held", parts.held, bound.held),
-        ] {
+        for ((name, part), (_, term)) in parts.named().into_iter().zip(bound.named()) {
             assert!(
                 part <= term,
                 "n={n}: {name} holds {part} bytes, bound {term}"

@@ -210,6 +210,18 @@ impl ScratchBytes {
         }
     }
 
+    /// Each part with its name, in the order above.
+    pub fn named(self) -> [(&'static str, u64); 6] {
+        [
+            ("cells", self.cells),
+            ("made", self.made),
+            ("placed", self.placed),
+            ("keys", self.keys),
+            ("matcher", self.matcher),
+            ("held", self.held),
+        ]
+    }
+
     /// All parts together.
     pub fn total(self) -> u64 {
         self.cells + self.made + self.placed + self.keys + self.matcher + self.held
