@@ -118,7 +118,7 @@ fn main() {
         );
     }
     println!(
-        "thread bound with the allocator's share: {:.1} MiB; resident now {}",
+        "thread bound: {:.1} MiB; resident now {}",
         mib(thread_bytes(n)),
         resident()
     );
