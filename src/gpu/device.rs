@@ -70,10 +70,9 @@ impl GpuDevice {
             ));
         }
         let context = cuda.context(device)?;
-        let needed = bytes_needed(
-            crate::search::join::STORED_KEYS,
-            crate::search::join::QUERY_KEYS,
-        );
+        // The largest parts any N takes.
+        let parts = crate::search::join::Parts::DEFAULT;
+        let needed = bytes_needed(parts.stored_keys, parts.query_keys);
         let (free, _) = cuda.memory()?;
         if free < needed {
             return Err(format!(

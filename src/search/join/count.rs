@@ -10,9 +10,10 @@ use super::glue::{keep_disjoint, Glue, Placed};
 use super::grid::{task_grid, Grid};
 use super::halves::{half_boards, Cursor};
 use super::matcher::{matcher_path, MatcherPath};
+use super::scratch::{Held, Scratch};
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
-use super::{Held, JoinTally, JoinTask, Parts, Scratch};
+use super::{JoinTally, JoinTask, Parts};
 
 /// Counts pairs of stored and query keys with no bit in common somewhere
 /// other than the thread's own matcher: a device (a GPU). A task counted

@@ -1,0 +1,106 @@
+//! How much of a task a thread holds at a time.
+
+use super::{grid_levels, WHOLE_PLACEMENTS};
+
+/// How much a task holds at a time: one part of the stored keys, one
+/// batch of queries, and row sets of at most so many placements (the
+/// larger make each cell when asked for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    /// Keys in one part of the stored keys.
+    pub stored_keys: usize,
+    /// Keys in one batch of queries.
+    pub query_keys: usize,
+    /// Most placements of a row set held whole. Below
+    /// `WHOLE_PLACEMENTS` every side takes the per-thread cache (tests
+    /// take it tiny).
+    pub whole_placements: u64,
+    /// Columns a side each join is cut by (see `grid_levels`, which
+    /// `None` takes; tests take others).
+    pub levels: Option<u32>,
+    /// How many of those levels cut the east side too, the others the
+    /// west side only (see `grid_east_levels`, which `None` takes when
+    /// `levels` is `None`; else `None` is every level).
+    pub east_levels: Option<u32>,
+    /// Most keys a grid holds of its stored groups together, and of one
+    /// query group (`GRID_HELD_KEYS`); past it a grid's groups are
+    /// joined pair by pair, each made again (tests take it tiny).
+    pub held_keys: usize,
+}
+
+impl Parts {
+    /// The sizes counts use: [`STORED_KEYS`], [`QUERY_KEYS`] and
+    /// [`WHOLE_PLACEMENTS`].
+    pub const DEFAULT: Parts = Parts {
+        stored_keys: STORED_KEYS,
+        query_keys: QUERY_KEYS,
+        whole_placements: WHOLE_PLACEMENTS,
+        levels: None,
+        east_levels: None,
+        held_keys: GRID_HELD_KEYS,
+    };
+
+    /// The sizes a count of an `n` board uses: [`Parts::DEFAULT`], less
+    /// where a grid cuts the joins (from N = 24) and its groups never come
+    /// near the caps, so that the memory bound stays near what a count
+    /// takes (`memory::thread_bound`).
+    pub fn of(n: u32) -> Parts {
+        if grid_levels(n) == 0 {
+            return Parts::DEFAULT;
+        }
+        Parts {
+            stored_keys: grid_stored_keys(n),
+            held_keys: grid_held_keys(n),
+            ..Parts::DEFAULT
+        }
+    }
+}
+
+/// Most keys a grid holds of its stored groups, and of one query group:
+/// 64 MiB each. At N = 27 a task's east boards reach past 4 million (one
+/// sampled task took 3.3 s joined pair by pair, 2.1 s held, on one
+/// AVX-512 core, Zen 4 or 5).
+pub(crate) const GRID_HELD_KEYS: usize = 1 << 23;
+
+/// Most keys a grid holds of its stored groups, and of one query group,
+/// for an `n` board: 4 million (32 MiB a side) at N = 24 and 26, whose
+/// groups stay below it, [`GRID_HELD_KEYS`] at odd N and at N = 28, where
+/// some pass it. Measured on Zen 5 AVX-512 (`examples/task_memory.rs`, the
+/// tasks ranked heaviest and at random, one thread): N = 27 took 61.1 to
+/// 61.5 s held to 8 million, 70.8 to 71.0 s to 4; N = 28 80.4 to 81.7 s
+/// to 4 million as to 8 on one thread, but 7 to 10% longer on two
+/// (`plan 28 -j2 --estimate --sample 40`, alternating), and 92.0 s to 2
+/// million on one.
+pub(crate) fn grid_held_keys(n: u32) -> usize {
+    if n.is_multiple_of(2) && n < 28 {
+        1 << 22
+    } else {
+        GRID_HELD_KEYS
+    }
+}
+
+/// Most stored keys a thread matches at once where a grid cuts the joins
+/// of an `n` board: its parts hold fewer keys than [`STORED_KEYS`] anyway.
+/// Measured as above: N = 24, 26 and 28 took the same time at 128
+/// thousand as at 1.5 million (the tasks ranked heaviest and at random,
+/// 2.5 to 2.6 s for 120 tasks of N = 24, 10.9 to 11.1 s for 36 of N = 26);
+/// odd N's larger groups 3% longer at 128 thousand (N = 27: 62.4 to 63.4 s
+/// against 61.1 to 61.5 s), the same at 512 thousand.
+pub(crate) fn grid_stored_keys(n: u32) -> usize {
+    if n.is_multiple_of(2) {
+        1 << 17
+    } else {
+        1 << 19
+    }
+}
+
+/// Most stored keys a thread matches at once. Larger sides (from N ~ 24)
+/// are stored in parts, and every part meets all the queries, built again
+/// per part. Fewer, larger parts split deeper: at N = 24, parts of ~0.8
+/// million keys took 10% longer than of ~1.6 million, and ~0.4 million 18%
+/// longer than ~0.8 million. A key takes up to ~90 bytes with its copies
+/// and its matcher (measured at N = 25, where most pairs become keys).
+pub(crate) const STORED_KEYS: usize = 3 << 19;
+
+/// Query keys made in one batch: the queries are never all held at once.
+pub(crate) const QUERY_KEYS: usize = 1 << 17;
