@@ -73,6 +73,28 @@ unsafe fn shift_count(bits: u32) -> __m128i {
 /// As [`GlueVector`].
 #[inline(always)]
 pub(super) unsafe fn place<V: GlueVector>(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+    // Most moves have no class (every east half): half the packing then
+    // goes.
+    if how.class_keys == 0 {
+        // SAFETY: the caller's promise.
+        unsafe { place_in::<V, false>(how, cell, out) }
+    } else {
+        // SAFETY: the caller's promise.
+        unsafe { place_in::<V, true>(how, cell, out) }
+    }
+}
+
+/// [`place`], with or without a class list (`CLASSED`: `how.class_keys`
+/// is not 0).
+///
+/// # Safety
+/// As [`GlueVector`].
+#[inline(always)]
+unsafe fn place_in<V: GlueVector, const CLASSED: bool>(
+    how: &Move,
+    cell: &[u64],
+    out: &mut [Placed; 2],
+) {
     let lists = start_place(out, cell.len());
     // SAFETY: the caller's promise (the width's features).
     unsafe {
@@ -96,17 +118,23 @@ pub(super) unsafe fn place<V: GlueVector>(how: &Move, cell: &[u64], out: &mut [P
             let allowed = hits.disjoint_within(hits, valid);
             let check = d1.shr(overlap1).or(d2.shr(overlap2).shl32());
             let key = d1.shr(lo).and(mask).or(d2.shr(lo).and(mask).shl(width));
-            let in_class = key.meets_within(class_keys, allowed);
-            let outside = V::and_not(allowed, in_class);
             // A length stays at or below the placements seen, and each
             // list has room for the cell and PAD more: WIDTH slots from
             // any length fit.
-            check.store_packed(lists[0].add(plain_len), outside);
-            key.store_packed(lists[1].add(plain_len), outside);
-            check.store_packed(lists[2].add(classed_len), in_class);
-            key.store_packed(lists[3].add(classed_len), in_class);
-            plain_len += V::count(outside);
-            classed_len += V::count(in_class);
+            if CLASSED {
+                let in_class = key.meets_within(class_keys, allowed);
+                let outside = V::and_not(allowed, in_class);
+                check.store_packed(lists[0].add(plain_len), outside);
+                key.store_packed(lists[1].add(plain_len), outside);
+                check.store_packed(lists[2].add(classed_len), in_class);
+                key.store_packed(lists[3].add(classed_len), in_class);
+                plain_len += V::count(outside);
+                classed_len += V::count(in_class);
+            } else {
+                check.store_packed(lists[0].add(plain_len), allowed);
+                key.store_packed(lists[1].add(plain_len), allowed);
+                plain_len += V::count(allowed);
+            }
         }
         // The first lengths' slots were written (packed to the front of
         // each store); room for the padding was made.
