@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 mod common;
 
-use common::{fnv1a, nqueens, outcome, scratch, seal_line};
+use common::{fnv1a, nqueens, outcome, scratch, scratch_for_process, seal_line};
 use nqueens::run::journal::{Journal, JournalError};
 use nqueens::run::signing::RunKey;
 use nqueens::{Method, Plan, SplitDepth, TaskCount};
@@ -28,7 +28,7 @@ struct Made {
 fn journals() -> &'static (tempfile::TempDir, Vec<Made>) {
     static MADE: OnceLock<(tempfile::TempDir, Vec<Made>)> = OnceLock::new();
     MADE.get_or_init(|| {
-        let dir = scratch("binding-sources");
+        let dir = scratch_for_process("binding-sources");
         let keys: Vec<PathBuf> = (1..=2u8)
             .map(|k| {
                 let path = dir.path().join(format!("{k}.key"));

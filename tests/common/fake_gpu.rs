@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::scratch;
+use super::scratch_for_process;
 
 /// The stand-in library, built once per test run; point
 /// `NQUEENS_CUDA_DRIVER` and `NQUEENS_NVRTC` at it. `FAKE_CUDA_DEVICES`
@@ -14,7 +14,7 @@ use super::scratch;
 pub fn fake_driver() -> &'static Path {
     static BUILT: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = BUILT.get_or_init(|| {
-        let dir = scratch("fake-cuda");
+        let dir = scratch_for_process("fake-cuda");
         let library = dir.path().join("libfakecuda.so");
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());

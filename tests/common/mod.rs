@@ -84,6 +84,38 @@ pub fn scratch(name: &str) -> tempfile::TempDir {
         .unwrap()
 }
 
+/// A scratch directory shared by a whole test process (held in a
+/// `static`, which is never dropped, so never removed when the process
+/// ends): made under Cargo's scratch folder for tests, not the system's,
+/// with the process id in its name; the directories of this name left by
+/// processes that have ended are removed first.
+#[allow(dead_code)]
+pub fn scratch_for_process(name: &str) -> tempfile::TempDir {
+    let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("nqueens-{name}-");
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let owner = file_name
+                .to_str()
+                .and_then(|file| file.strip_prefix(&prefix))
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            let ended = owner.is_some_and(|pid| {
+                std::path::Path::new("/proc/self").exists()
+                    && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            });
+            if ended {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&format!("{prefix}{}-", std::process::id()))
+        .tempdir_in(root)
+        .unwrap()
+}
+
 /// Counts every shard of `shards` of `count n` into its own result file in
 /// `dir` (with the `extra` arguments), returning the files in shard order.
 #[allow(dead_code)]
