@@ -13,8 +13,8 @@ use std::collections::BinaryHeap;
 use std::time::Instant;
 
 use nqueens::testing::join::{
-    count_task_in_parts, task_cost, thread_bound, thread_bytes, thread_scratch_parts, JoinTasks,
-    Parts, QuadrantCounts, ScratchBytes,
+    allocator_slack, count_task_in_parts, task_cost, thread_bound, thread_bytes,
+    thread_scratch_parts, JoinTasks, Parts, QuadrantCounts, ScratchBytes,
 };
 
 fn main() {
@@ -67,11 +67,13 @@ fn main() {
             .and_then(|text| text.parse().ok())
             .unwrap_or(default)
     };
+    // A count's sizes for this N unless the environment says otherwise.
+    let count_parts = Parts::of(n);
     let parts = Parts {
-        stored_keys: size("STORED_KEYS", Parts::DEFAULT.stored_keys),
-        query_keys: size("QUERY_KEYS", Parts::DEFAULT.query_keys),
-        held_keys: size("HELD_KEYS", Parts::DEFAULT.held_keys),
-        ..Parts::DEFAULT
+        stored_keys: size("STORED_KEYS", count_parts.stored_keys),
+        query_keys: size("QUERY_KEYS", count_parts.query_keys),
+        held_keys: size("HELD_KEYS", count_parts.held_keys),
+        ..count_parts
     };
     let mut seconds = 0.0;
     let mut peak = ScratchBytes::default();
@@ -118,8 +120,9 @@ fn main() {
         );
     }
     println!(
-        "thread bound: {:.1} MiB; resident now {}",
+        "thread bound: {:.1} MiB (the parts above and {:.1} MiB the allocator holds freed); resident now {}",
         mib(thread_bytes(n)),
+        mib(allocator_slack(n)),
         resident()
     );
 }

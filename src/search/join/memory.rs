@@ -75,16 +75,30 @@ const BYTES_PER_QUERY_KEY: u64 = 8 * 3;
 /// most 16 u16 each) and their entries at each depth.
 const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 8 * (MAX_CUTS as u64 + 1));
 
-/// Bytes one worker thread's buffers reach at most for an `n` board
-/// (4 <= n <= 28): see [`thread_bound`]. What the allocator keeps past
-/// them is not counted: from N = 24 a worker has glibc give back what its
-/// arenas hold free, after a task, at most every 10 s. Before that the
-/// arenas kept the cache's freed blocks of up to 16 MiB and resident
-/// memory crept up task after task: at N = 28 on 2 threads 773 MiB after
-/// 200 sampled tasks and 884 after 802, against 671 MiB after the same 200
-/// now (Zen 5), under a bound of 857 MiB.
+/// Bytes one worker thread takes at most for an `n` board (4 <= n <=
+/// 28): its buffers ([`thread_bound`]) and what the allocator holds freed
+/// past them ([`allocator_slack`]).
 pub fn thread_bytes(n: u32) -> u64 {
-    thread_bound(n).total()
+    thread_bound(n).total() + allocator_slack(n)
+}
+
+/// Bytes the allocator holds freed past one worker's live buffers for an
+/// `n` board: from N = 24, a quarter of the cell cache's budget. There the
+/// cache frees and makes row sets of up to 16 MiB task after task, and a
+/// worker has glibc give back what its arenas hold free only after a
+/// task, at most every 10 s (more often cost 3 to 5% at N = 24). Measured
+/// on Zen 5, resident peak less the live buffers' high-water, the task
+/// list and the program: 28 to 45 MiB a thread on one thread at N = 24,
+/// 25 and 26 (`examples/task_memory.rs`, 250 to 3,000 random tasks); at
+/// N = 24 on 2 threads 379 MiB resident after 6,000 sampled tasks against
+/// 298 live. (Without the trim, at N = 28 on 2 threads resident memory
+/// crept to 773 MiB after 200 sampled tasks and 884 after 802.)
+pub fn allocator_slack(n: u32) -> u64 {
+    if n / 2 > SHARED_MAX_SIDE {
+        CellCache::DEFAULT_BUDGET / 4
+    } else {
+        0
+    }
 }
 
 /// The live bytes of one worker thread's buffers at most for an `n`

@@ -87,7 +87,8 @@ pub(crate) use matcher::{enter_matcher, matcher_path, parse_matcher, requested_m
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
 pub use memory::{
-    memory_needed, thread_bound, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET, PLACEMENTS,
+    allocator_slack, memory_needed, thread_bound, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET,
+    PLACEMENTS,
 };
 pub(crate) use method::JOIN;
 pub use parts::Parts;

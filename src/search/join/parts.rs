@@ -63,19 +63,28 @@ impl Parts {
 pub(crate) const GRID_HELD_KEYS: usize = 1 << 23;
 
 /// Most keys a grid holds of its stored groups, and of one query group,
-/// for an `n` board: 4 million (32 MiB a side) at N = 24 and 26, whose
-/// groups stay below it, [`GRID_HELD_KEYS`] at odd N and at N = 28, where
-/// some pass it. Measured on Zen 5 AVX-512 (`examples/task_memory.rs`, the
-/// tasks ranked heaviest and at random, one thread): N = 27 took 61.1 to
-/// 61.5 s held to 8 million, 70.8 to 71.0 s to 4; N = 28 80.4 to 81.7 s
-/// to 4 million as to 8 on one thread, but 7 to 10% longer on two
-/// (`plan 28 -j2 --estimate --sample 40`, alternating), and 92.0 s to 2
-/// million on one.
+/// for an `n` board: about twice the largest group a sample of its tasks
+/// met, so that the memory bound stays near what a count takes; a group
+/// past it is joined pair by pair, the same count a little slower.
+/// Measured on Zen 5 AVX-512 (`examples/task_memory.rs`, the tasks ranked
+/// heaviest by cost and at random, one thread):
+/// - N = 24: no group of 2,200 tasks (200 heaviest) passed 512 thousand
+///   keys (18 passed 256 thousand): 1 million (8 MiB a side).
+/// - N = 25: 700 tasks (100 heaviest) took 76.3 to 77.2 s held to 2
+///   million (12 groups joined pair by pair), 78.3 s to 8 million and
+///   79.4 s to 4: 2 million.
+/// - N = 26: no group of 150 tasks (30 heaviest) passed 2 million, which
+///   took 38.3 to 39.3 s against 38.5 to 38.6 s at 4 million: 2 million.
+/// - N = 27 and 28: [`GRID_HELD_KEYS`]. N = 27 took 61.1 to 61.5 s held
+///   to 8 million, 70.8 to 71.0 s to 4; N = 28 80.4 to 81.7 s to 4
+///   million as to 8 on one thread, but 7 to 10% longer on two (`plan 28
+///   -j2 --estimate --sample 40`, alternating), and 92.0 s to 2 million
+///   on one.
 pub(crate) fn grid_held_keys(n: u32) -> usize {
-    if n.is_multiple_of(2) && n < 28 {
-        1 << 22
-    } else {
-        GRID_HELD_KEYS
+    match n {
+        ..=24 => 1 << 20,
+        25 | 26 => 1 << 21,
+        _ => GRID_HELD_KEYS,
     }
 }
 
