@@ -1,18 +1,19 @@
-//! With the `gpu` feature, the GPU kernel's logic (src/gpu/pairs.cuh) is
-//! also compiled for the host, so that the tests run on the CPU the code
-//! the GPU runs. Without it, nothing is built here.
+//! With the `gpu` feature, the GPU kernel's logic
+//! (src/search/join/gpu/pairs.cuh) is also compiled for the host, so that
+//! the tests run on the CPU the code the GPU runs. Without it, nothing is
+//! built here.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     if std::env::var_os("CARGO_FEATURE_GPU").is_none() {
         return;
     }
-    println!("cargo:rerun-if-changed=src/gpu/pairs.cuh");
-    println!("cargo:rerun-if-changed=src/gpu/pairs_host.c");
+    println!("cargo:rerun-if-changed=src/search/join/gpu/pairs.cuh");
+    println!("cargo:rerun-if-changed=src/search/join/gpu/pairs_host.c");
     #[cfg(feature = "gpu")]
     cc::Build::new()
-        .file("src/gpu/pairs_host.c")
-        .include("src/gpu")
+        .file("src/search/join/gpu/pairs_host.c")
+        .include("src/search/join/gpu")
         .opt_level(3)
         .warnings(true)
         .extra_warnings(true)

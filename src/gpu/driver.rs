@@ -8,10 +8,10 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 
 type CuResult = c_int;
 type CuDevice = c_int;
-pub(super) type CuContext = *mut c_void;
+pub(crate) type CuContext = *mut c_void;
 type CuModule = *mut c_void;
-pub(super) type CuFunction = *mut c_void;
-pub(super) type DevicePtr = u64;
+pub(crate) type CuFunction = *mut c_void;
+pub(crate) type DevicePtr = u64;
 type NvrtcProgram = *mut c_void;
 
 const CU_DEVICE_ATTRIBUTE_CLOCK_RATE: c_int = 13;
@@ -103,7 +103,7 @@ fn candidates(variable: &str, names: &[&str]) -> Vec<String> {
 }
 
 /// The driver API's entry points this program uses.
-pub(super) struct Cuda {
+pub(crate) struct Cuda {
     _library: Library,
     init: unsafe extern "C" fn(c_uint) -> CuResult,
     driver_get_version: unsafe extern "C" fn(*mut c_int) -> CuResult,
@@ -179,7 +179,7 @@ impl DeviceInfo {
 impl Cuda {
     /// Loads the driver library (`NQUEENS_CUDA_DRIVER` names it where the
     /// loader does not find it) and initialises it.
-    pub(super) fn load() -> Result<Cuda, String> {
+    pub(crate) fn load() -> Result<Cuda, String> {
         let library = Library::open(&candidates(
             "NQUEENS_CUDA_DRIVER",
             &["libcuda.so.1", "libcuda.so"],
@@ -218,7 +218,7 @@ impl Cuda {
     }
 
     /// `Ok` for CUDA_SUCCESS, else the driver's words for `result`.
-    pub(super) fn check(&self, result: CuResult, doing: &str) -> Result<(), String> {
+    pub(crate) fn check(&self, result: CuResult, doing: &str) -> Result<(), String> {
         if result == 0 {
             return Ok(());
         }
@@ -237,7 +237,7 @@ impl Cuda {
     }
 
     /// How many GPUs the driver sees.
-    pub(super) fn device_count(&self) -> Result<u32, String> {
+    pub(crate) fn device_count(&self) -> Result<u32, String> {
         let mut count = 0;
         // SAFETY: writes one int.
         let result = unsafe { (self.device_get_count)(&mut count) };
@@ -246,7 +246,7 @@ impl Cuda {
     }
 
     /// GPU `index`, described.
-    pub(super) fn device(&self, index: u32) -> Result<(CuDevice, DeviceInfo), String> {
+    pub(crate) fn device(&self, index: u32) -> Result<(CuDevice, DeviceInfo), String> {
         let mut device = 0;
         // SAFETY: writes one device handle.
         let result = unsafe { (self.device_get)(&mut device, index as c_int) };
@@ -291,7 +291,7 @@ impl Cuda {
 
     /// The GPU's primary context, made current on this thread; its host
     /// thread sleeps while waiting.
-    pub(super) fn context(&self, device: CuDevice) -> Result<CuContext, String> {
+    pub(crate) fn context(&self, device: CuDevice) -> Result<CuContext, String> {
         // Fails harmlessly where the context is already active.
         // SAFETY: a device handle from cuDeviceGet.
         let _ = unsafe { (self.primary_ctx_set_flags)(device, CU_CTX_SCHED_BLOCKING_SYNC) };
@@ -304,14 +304,14 @@ impl Cuda {
     }
 
     /// Makes `context` current on the calling thread.
-    pub(super) fn make_current(&self, context: CuContext) -> Result<(), String> {
+    pub(crate) fn make_current(&self, context: CuContext) -> Result<(), String> {
         // SAFETY: a context retained from the driver.
         let result = unsafe { (self.ctx_set_current)(context) };
         self.check(result, "use the GPU's context")
     }
 
     /// Free and total memory of the current context's GPU.
-    pub(super) fn memory(&self) -> Result<(u64, u64), String> {
+    pub(crate) fn memory(&self) -> Result<(u64, u64), String> {
         let (mut free, mut total) = (0usize, 0usize);
         // SAFETY: writes two sizes.
         let result = unsafe { (self.mem_get_info)(&mut free, &mut total) };
@@ -320,7 +320,7 @@ impl Cuda {
     }
 
     /// Loads a compiled module (a cubin or PTX image) and finds `kernel`.
-    pub(super) fn function(&self, image: &[u8], kernel: &str) -> Result<CuFunction, String> {
+    pub(crate) fn function(&self, image: &[u8], kernel: &str) -> Result<CuFunction, String> {
         let mut module = std::ptr::null_mut();
         // SAFETY: the image is NUL-terminated where it is PTX (see
         // Nvrtc::compile) and whole where it is a cubin.
@@ -335,7 +335,7 @@ impl Cuda {
     }
 
     /// `bytes` of GPU memory.
-    pub(super) fn alloc(&self, bytes: usize) -> Result<DevicePtr, String> {
+    pub(crate) fn alloc(&self, bytes: usize) -> Result<DevicePtr, String> {
         let mut pointer = 0;
         // SAFETY: writes one device pointer.
         let result = unsafe { (self.mem_alloc)(&mut pointer, bytes.max(8)) };
@@ -344,7 +344,7 @@ impl Cuda {
     }
 
     /// Frees what [`Cuda::alloc`] gave.
-    pub(super) fn free(&self, pointer: DevicePtr) {
+    pub(crate) fn free(&self, pointer: DevicePtr) {
         if pointer != 0 {
             // SAFETY: a pointer from cuMemAlloc, freed once.
             let _ = unsafe { (self.mem_free)(pointer) };
@@ -352,7 +352,7 @@ impl Cuda {
     }
 
     /// Copies `data` to the GPU at `to` (which holds at least as much).
-    pub(super) fn upload<T: Copy>(&self, to: DevicePtr, data: &[T]) -> Result<(), String> {
+    pub(crate) fn upload<T: Copy>(&self, to: DevicePtr, data: &[T]) -> Result<(), String> {
         if data.is_empty() {
             return Ok(());
         }
@@ -364,7 +364,7 @@ impl Cuda {
     }
 
     /// Copies from the GPU at `from` into `data`.
-    pub(super) fn download<T: Copy>(&self, data: &mut [T], from: DevicePtr) -> Result<(), String> {
+    pub(crate) fn download<T: Copy>(&self, data: &mut [T], from: DevicePtr) -> Result<(), String> {
         // SAFETY: as for upload, the other way.
         let result = unsafe {
             (self.memcpy_dtoh)(data.as_mut_ptr().cast(), from, std::mem::size_of_val(data))
@@ -374,7 +374,7 @@ impl Cuda {
 
     /// Launches `function` on `blocks` blocks of `threads` threads with the
     /// arguments `params` (each a pointer to an argument's value), and waits.
-    pub(super) fn launch(
+    pub(crate) fn launch(
         &self,
         function: CuFunction,
         blocks: u32,
@@ -405,7 +405,7 @@ impl Cuda {
 }
 
 /// NVRTC, the runtime compiler: the kernel is compiled for the GPU met.
-pub(super) struct Nvrtc {
+pub(crate) struct Nvrtc {
     library: Library,
     version: unsafe extern "C" fn(*mut c_int, *mut c_int) -> c_int,
     create_program: unsafe extern "C" fn(
@@ -429,7 +429,7 @@ pub(super) struct Nvrtc {
 impl Nvrtc {
     /// Loads NVRTC (`NQUEENS_NVRTC` names it where the loader does not
     /// find it).
-    pub(super) fn load() -> Result<Nvrtc, String> {
+    pub(crate) fn load() -> Result<Nvrtc, String> {
         let names = [
             "libnvrtc.so",
             "libnvrtc.so.13",
@@ -458,7 +458,7 @@ impl Nvrtc {
     }
 
     /// NVRTC's version, as (major, minor).
-    pub(super) fn version(&self) -> (i32, i32) {
+    pub(crate) fn version(&self) -> (i32, i32) {
         let (mut major, mut minor) = (0, 0);
         // SAFETY: writes two ints.
         unsafe { (self.version)(&mut major, &mut minor) };
@@ -468,7 +468,7 @@ impl Nvrtc {
     /// Compiles `source` for compute capability `capability`: a cubin for
     /// the GPU itself, or, where this NVRTC does not know the GPU's
     /// architecture, PTX for the driver to finish (NUL-terminated).
-    pub(super) fn compile(&self, source: &str, capability: (u32, u32)) -> Result<Vec<u8>, String> {
+    pub(crate) fn compile(&self, source: &str, capability: (u32, u32)) -> Result<Vec<u8>, String> {
         let (major, minor) = capability;
         match self.compile_as(
             source,

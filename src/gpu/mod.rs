@@ -1,25 +1,13 @@
-//! Join tasks counted on an NVIDIA GPU (the `gpu` feature): the GPU is one
-//! more worker of a count ([`crate::run::workers`]), beside the CPU
-//! threads, on the same plan, journal and shards.
-//!
-//! What runs where: the host thread that feeds the GPU makes each task's
-//! half boards from the quadrant cells, as a CPU thread does; the GPU
-//! counts the pairs of half boards whose diagonals do not meet, the
-//! matcher's work, with the kernel in `pairs.cuh`. That kernel is compiled
-//! by NVRTC for the GPU met at run time, and by the host's C compiler for
-//! the tests, which check on the CPU, against the CPU join, the very code
-//! the GPU runs ([`HostPairCounter`]). The CUDA driver and NVRTC are loaded
-//! with `dlopen`: the program builds and runs where no CUDA is installed.
+//! NVIDIA GPUs (the `gpu` feature): the CUDA driver and NVRTC, the runtime
+//! compiler, loaded with `dlopen` when a count asks for a GPU, so the
+//! program builds and runs where no CUDA is installed. What a GPU counts
+//! is its method's: the join's worker, device and kernel are in
+//! `search/join/gpu/`, re-exported here for the program.
 
-mod buckets;
-mod device;
-mod driver;
-mod host;
-mod timing;
-mod worker;
+pub(crate) mod driver;
 
-pub use device::{GpuDevice, GpuPairCounter};
+pub use crate::search::join::gpu::{
+    sample_ids, time_tasks, GpuDevice, GpuJoinWorker, GpuPairCounter, HostPairCounter, TaskTiming,
+    Timing, GPU_BATCH,
+};
 pub use driver::DeviceInfo;
-pub use host::HostPairCounter;
-pub use timing::{sample_ids, time_tasks, TaskTiming, Timing};
-pub use worker::{GpuJoinWorker, GPU_BATCH};

@@ -20,7 +20,7 @@ pub fn fake_driver() -> &'static Path {
         let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
         let status = std::process::Command::new(&compiler)
             .args(["-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-I"])
-            .arg(root.join("src/gpu"))
+            .arg(root.join("src/search/join/gpu"))
             .arg(root.join("tests/gpu/fake_cuda.c"))
             .arg("-o")
             .arg(&library)

@@ -49,6 +49,8 @@ mod cost;
 mod count;
 mod geometry;
 mod glue;
+#[cfg(feature = "gpu")]
+pub(crate) mod gpu;
 mod grid;
 mod halves;
 mod matcher;

@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 
 use super::buckets::{QueryLayout, StoredLayout};
-use super::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
+use crate::gpu::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
 use crate::search::join::PairCounter;
 
 /// The kernel's source, the same text the host build compiles.
