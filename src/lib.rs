@@ -150,11 +150,11 @@ pub mod testing {
             allocator_slack, choose_cuts, count_disjoint_naive, count_placements,
             count_placements_on, count_task, count_task_by_rows, count_task_in_parts,
             count_task_row_order, fill_cell, memory_needed, placements, task_cost, task_keys,
-            tasks, tasks_cut, thread_bound, thread_bytes, thread_scratch_bytes,
-            thread_scratch_parts, transpose64, transpose64_naive, CellCache, EvenCut, JoinTask,
-            JoinTasks, MadeCells, Matcher, MatcherPath, Parts, QuadrantCounts, RowCells,
-            ScratchBytes, SplitMatcher, UnexpectedBits, BLOCK_KEYS, JOIN_MAX_N, JOIN_MIN_N,
-            LARGEST_CELL, LARGEST_ROW_SET, LEAF_MIN, MAX_CUTS, PLACEMENTS,
+            tasks, tasks_cut, thread_bound, thread_bytes, thread_scratch_parts, transpose64,
+            transpose64_naive, CellCache, EvenCut, JoinTask, JoinTasks, MadeCells, Matcher,
+            MatcherPath, Parts, QuadrantCounts, RowCells, ScratchBytes, SplitMatcher,
+            UnexpectedBits, BLOCK_KEYS, JOIN_MAX_N, JOIN_MIN_N, LARGEST_CELL, LARGEST_ROW_SET,
+            LEAF_MIN, MAX_CUTS, PLACEMENTS,
         };
         pub use crate::search::join::{take_leaf_work, LeafWork};
     }

@@ -97,7 +97,7 @@ pub use parts::Parts;
 pub use quadrant::{count_placements, placements};
 pub use rows::{count_task_by_rows, count_task_row_order};
 pub(crate) use scratch::prepare_cells;
-pub use scratch::{thread_scratch_bytes, thread_scratch_parts, ScratchBytes};
+pub use scratch::{thread_scratch_parts, ScratchBytes};
 use scratch::{Scratch, SCRATCH};
 pub(crate) use split::ROUTE_BATCH;
 pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};

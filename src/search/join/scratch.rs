@@ -12,12 +12,8 @@ use super::{
 };
 
 impl Scratch {
-    /// Bytes this thread's buffers hold, the shared cells not included.
-    pub(super) fn bytes(&self) -> u64 {
-        self.parts().total()
-    }
-
-    /// [`Scratch::bytes`] by part.
+    /// Bytes this thread's buffers hold by part, the shared cells not
+    /// included.
     fn parts(&self) -> ScratchBytes {
         let placed: u64 = self
             .north
@@ -75,12 +71,6 @@ pub(crate) fn prepare_cells(n: u32, task: &JoinTask) {
     })
 }
 
-/// Bytes the calling thread's join buffers hold now (the cells shared by
-/// all threads not included): for tests of the memory bound.
-pub fn thread_scratch_bytes() -> u64 {
-    SCRATCH.with(|scratch| scratch.borrow().bytes())
-}
-
 /// The calling thread's join buffers by part, in bytes held now: the
 /// terms of [`thread_bytes`]'s bound, for measuring how near it runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -130,7 +120,8 @@ impl ScratchBytes {
     }
 }
 
-/// [`thread_scratch_bytes`] by part.
+/// Bytes the calling thread's join buffers hold now by part (the cells
+/// shared by all threads not included): for tests of the memory bound.
 pub fn thread_scratch_parts() -> ScratchBytes {
     SCRATCH.with(|scratch| scratch.borrow().parts())
 }
