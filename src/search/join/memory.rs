@@ -19,25 +19,9 @@ pub const PLACEMENTS: [u64; SHARED_MAX_SIDE as usize + 1] = [
     1, 2, 5, 18, 87, 462, 2_635, 16_870, 118_969, 915_442, 7_535_369, 66_807_234,
 ];
 
-/// Placements of the largest row set, by side, and of the largest with at
-/// most side/2 rows. A task's four row sets are two of k rows and two of
-/// side - k, so at most two can be past side/2 rows.
-pub const LARGEST_ROW_SET: [(u64, u64); 15] = [
-    (1, 1),
-    (1, 1),
-    (2, 2),
-    (4, 3),
-    (10, 10),
-    (26, 18),
-    (92, 66),
-    (296, 130),
-    (1_174, 692),
-    (5_366, 1_436),
-    (26_548, 8_622),
-    (143_140, 18_664),
-    (788_698, 137_038),
-    (4_684_690, 301_272),
-    (29_555_392, 2_530_666),
+/// Placements of the largest row set, by side.
+pub const LARGEST_ROW_SET: [u64; 15] = [
+    1, 1, 2, 4, 10, 26, 92, 296, 1_174, 5_366, 26_548, 143_140, 788_698, 4_684_690, 29_555_392,
 ];
 
 /// Placements of the largest cell (one row set, one column set), by side:
@@ -109,7 +93,7 @@ pub fn allocator_slack(n: u32) -> u64 {
 pub fn thread_bound(n: u32) -> ScratchBytes {
     let parts = Parts::of(n);
     let side = n / 2;
-    let (largest, _) = LARGEST_ROW_SET[side as usize];
+    let largest = LARGEST_ROW_SET[side as usize];
     let cell = LARGEST_CELL[side as usize];
     let (cells, made) = if side <= SHARED_MAX_SIDE {
         (0, 0)
