@@ -102,12 +102,30 @@ impl Layout {
             MatcherPath::Avx2 => return unsafe { self.fill_avx2_wide(queries, offsets) },
             MatcherPath::Portable => {}
         }
-        for (lines, &query) in offsets.chunks_exact_mut(stride).zip(queries) {
-            for (line, chunk) in lines.iter_mut().zip(&self.chunks) {
-                let pattern = (query >> chunk.shift) & chunk.mask;
-                *line = ((chunk.first_line + pattern as usize) * LINE_BYTES) as u16;
+        if stride == NARROW {
+            self.fill_portable::<NARROW>(queries, offsets);
+        } else {
+            self.fill_portable::<WIDE>(queries, offsets);
+        }
+    }
+
+    /// [`Layout::fill`] in plain Rust, `S` offsets a query: every chunk
+    /// slot is computed, the unused ones from shift, mask and start 0, so
+    /// the loop over a query's slots has a fixed length and unrolls.
+    fn fill_portable<const S: usize>(&self, queries: &[u64], offsets: &mut [u16]) {
+        let (mut shifts, mut masks, mut firsts) = ([0u32; S], [0u64; S], [0u16; S]);
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            shifts[index] = chunk.shift;
+            masks[index] = chunk.mask;
+            // A block's tables take at most BLOCK_TABLE_BYTES < 2^16.
+            firsts[index] = (chunk.first_line * LINE_BYTES) as u16;
+        }
+        for (lines, &query) in offsets.as_chunks_mut::<S>().0.iter_mut().zip(queries) {
+            for (line, ((&shift, &mask), &first)) in
+                lines.iter_mut().zip(shifts.iter().zip(&masks).zip(&firsts))
+            {
+                *line = first + (((query >> shift) & mask) as u16) * LINE_BYTES as u16;
             }
-            lines[self.chunks.len()..].fill(0);
         }
     }
 
