@@ -93,14 +93,20 @@ impl Layout {
                 // AVX-512F (`matcher_path`).
                 return unsafe { self.fill_avx512(queries, offsets) };
             }
-            MatcherPath::Avx2 if stride == NARROW => {
+            // Every AVX2 CPU of note has BMI2; one without takes the
+            // portable fill.
+            MatcherPath::Avx2 if std::arch::is_x86_feature_detected!("bmi2") => {
                 // SAFETY: the AVX2 path is chosen only on a CPU with AVX2
-                // (`matcher_path`).
-                return unsafe { self.fill_avx2(queries, offsets) };
+                // (`matcher_path`), and BMI2 was just found.
+                return unsafe {
+                    if stride == NARROW {
+                        self.fill_pdep::<NARROW>(queries, offsets)
+                    } else {
+                        self.fill_pdep::<WIDE>(queries, offsets)
+                    }
+                };
             }
-            // SAFETY: the AVX2 path is chosen only on a CPU with AVX2.
-            MatcherPath::Avx2 => return unsafe { self.fill_avx2_wide(queries, offsets) },
-            MatcherPath::Portable => {}
+            MatcherPath::Avx2 | MatcherPath::Portable => {}
         }
         if stride == NARROW {
             self.fill_portable::<NARROW>(queries, offsets);
@@ -129,94 +135,47 @@ impl Layout {
         }
     }
 
-    /// [`Layout::fill`] for up to [`NARROW`] chunks with AVX2: all chunks
-    /// of a query in a few vector steps.
+    /// [`Layout::fill`] with BMI2 and AVX2, `S` offsets a query: the
+    /// chunks cut the key's bits in order from bit 0, so one `pdep` a
+    /// group of 8 chunks spreads a query's patterns into bytes (unused
+    /// chunks 0), widened to u16 and made offsets in three vector steps:
+    /// half the steps of the shifts by lane.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn fill_avx2(&self, queries: &[u64], offsets: &mut [u16]) {
+    #[target_feature(enable = "avx2,bmi2")]
+    fn fill_pdep<const S: usize>(&self, queries: &[u64], offsets: &mut [u16]) {
         use std::arch::x86_64::*;
-        debug_assert!(self.chunks.len() <= NARROW);
-        // The two vectors' lanes take chunks 0, 1, 4, 5 and 2, 3, 6, 7:
-        // the packing below then leaves the offsets in chunk order.
-        let mut shifts = [[0i64; 4]; 2];
-        let mut masks = [[0i64; 4]; 2];
-        let mut firsts = [[0i64; 4]; 2];
+        debug_assert!(self.chunks.len() <= S && (S == NARROW || S == WIDE));
+        // Group g's deposit mask puts chunk 8g + j's bits in byte j; the
+        // second group starts at chunk 8's shift.
+        let (mut deposits, mut firsts) = ([0u64; 2], [0u16; WIDE]);
         for (index, chunk) in self.chunks.iter().enumerate() {
-            let (vector, lane) = ((index / 2) % 2, index % 2 + 2 * (index / 4));
-            shifts[vector][lane] = i64::from(chunk.shift);
-            masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
+            deposits[index / 8] |= chunk.mask << (8 * (index % 8));
+            firsts[index] = (chunk.first_line * LINE_BYTES) as u16;
         }
-        let load =
-            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
-        let (shift_low, shift_high) = (load(shifts[0]), load(shifts[1]));
-        let (mask_low, mask_high) = (load(masks[0]), load(masks[1]));
-        let (first_low, first_high) = (load(firsts[0]), load(firsts[1]));
-        for (lines, &query) in offsets.chunks_exact_mut(NARROW).zip(queries) {
-            let query = _mm256_set1_epi64x(query as i64);
-            let pattern = |shift, mask| {
-                _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
-                    _mm256_srlv_epi64(query, shift),
-                    mask,
-                ))
-            };
-            let low = _mm256_add_epi64(pattern(shift_low, mask_low), first_low);
-            let high = _mm256_add_epi64(pattern(shift_high, mask_high), first_high);
-            // Every offset is below 2^16 (a block's tables take at most
-            // BLOCK_TABLE_BYTES): the packs narrow without saturating, u64
-            // lanes to u32 and then to u16; the u64 lanes 0 and 2 then hold
-            // the 8 offsets.
-            let words = _mm256_packus_epi32(low, high);
-            let halves = _mm256_packus_epi32(words, words);
-            let ordered = _mm256_permute4x64_epi64::<0b1000>(halves);
-            // SAFETY: `lines` holds NARROW u16, the 16 bytes the unaligned
-            // store writes.
-            unsafe { _mm_storeu_si128(lines.as_mut_ptr().cast(), _mm256_castsi256_si128(ordered)) };
-        }
-    }
-
-    /// [`Layout::fill_avx2`] for up to [`WIDE`] chunks.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn fill_avx2_wide(&self, queries: &[u64], offsets: &mut [u16]) {
-        use std::arch::x86_64::*;
-        debug_assert!(self.chunks.len() <= WIDE);
-        // Vector v's lanes take chunks 2v, 2v+1, 2v+8, 2v+9: the packing
-        // below then leaves the offsets in chunk order, chunks 0..8 in the
-        // low 128 bits and 8..16 in the high.
-        let mut shifts = [[0i64; 4]; 4];
-        let mut masks = [[0i64; 4]; 4];
-        let mut firsts = [[0i64; 4]; 4];
-        for (index, chunk) in self.chunks.iter().enumerate() {
-            let (vector, lane) = ((index % 8) / 2, index % 2 + 2 * (index / 8));
-            shifts[vector][lane] = i64::from(chunk.shift);
-            masks[vector][lane] = chunk.mask as i64;
-            firsts[vector][lane] = (chunk.first_line * LINE_BYTES) as i64;
-        }
-        let load =
-            |values: [i64; 4]| _mm256_setr_epi64x(values[0], values[1], values[2], values[3]);
-        let shifts = shifts.map(load);
-        let masks = masks.map(load);
-        let firsts = firsts.map(load);
-        for (lines, &query) in offsets.chunks_exact_mut(WIDE).zip(queries) {
-            let query = _mm256_set1_epi64x(query as i64);
-            let offset = |vector: usize| {
-                _mm256_add_epi64(
-                    _mm256_slli_epi64::<LINE_SHIFT>(_mm256_and_si256(
-                        _mm256_srlv_epi64(query, shifts[vector]),
-                        masks[vector],
-                    )),
-                    firsts[vector],
-                )
-            };
-            // As in the narrow fill: offsets below 2^16 narrow without
-            // saturating, u64 to u32 to u16.
-            let low = _mm256_packus_epi32(offset(0), offset(1));
-            let high = _mm256_packus_epi32(offset(2), offset(3));
-            let ordered = _mm256_packus_epi32(low, high);
-            // SAFETY: `lines` holds WIDE u16, the 32 bytes the unaligned
-            // store writes.
-            unsafe { _mm256_storeu_si256(lines.as_mut_ptr().cast(), ordered) };
+        let second_shift = self.chunks.get(8).map_or(0, |chunk| chunk.shift);
+        // SAFETY: `firsts` holds the 32 bytes the two loads read.
+        let (first_low, first_high) = unsafe {
+            (
+                _mm_loadu_si128(firsts.as_ptr().cast()),
+                _mm_loadu_si128(firsts.as_ptr().add(8).cast()),
+            )
+        };
+        let offsets_of = |patterns: u64, first: __m128i| {
+            let words = _mm_cvtepu8_epi16(_mm_cvtsi64_si128(patterns as i64));
+            _mm_add_epi16(_mm_slli_epi16::<LINE_SHIFT>(words), first)
+        };
+        for (lines, &query) in offsets.as_chunks_mut::<S>().0.iter_mut().zip(queries) {
+            let low = offsets_of(_pdep_u64(query, deposits[0]), first_low);
+            // SAFETY: `lines` holds S u16: 16 bytes, or 32 for the two
+            // stores of WIDE.
+            unsafe {
+                _mm_storeu_si128(lines.as_mut_ptr().cast(), low);
+                if S == WIDE {
+                    let high =
+                        offsets_of(_pdep_u64(query >> second_shift, deposits[1]), first_high);
+                    _mm_storeu_si128(lines.as_mut_ptr().add(8).cast(), high);
+                }
+            }
         }
     }
 
