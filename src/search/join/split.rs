@@ -325,8 +325,8 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
 /// in `queries`.
 fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u64>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU has BMI2.
+    if crate::system::fast_bit_gather() {
+        // SAFETY: the CPU has BMI2 (and gathers fast).
         return unsafe { fill_entries_bmi2(queries, extra, cut_mask, entries) };
     }
     entries.extend(queries.iter().enumerate().map(|(position, &query)| {

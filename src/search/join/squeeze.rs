@@ -81,8 +81,8 @@ impl Squeeze {
             return;
         }
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the CPU has BMI2.
+        if crate::system::fast_bit_gather() {
+            // SAFETY: the CPU has BMI2 (and gathers fast).
             return unsafe { squeeze_bmi2(values, self.mask) };
         }
         self.apply_by_runs(values);

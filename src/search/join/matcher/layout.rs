@@ -93,11 +93,12 @@ impl Layout {
                 // AVX-512F (`matcher_path`).
                 return unsafe { self.fill_avx512(queries, offsets) };
             }
-            // Every AVX2 CPU of note has BMI2; one without takes the
-            // portable fill.
-            MatcherPath::Avx2 if std::arch::is_x86_feature_detected!("bmi2") => {
+            // Every AVX2 CPU of note has BMI2; one without, or with a
+            // slow pdep (AMD before Zen 3), takes the portable fill.
+            MatcherPath::Avx2 if crate::system::fast_bit_gather() => {
                 // SAFETY: the AVX2 path is chosen only on a CPU with AVX2
-                // (`matcher_path`), and BMI2 was just found.
+                // (`matcher_path`), and BMI2 was just found (with a fast
+                // pdep).
                 return unsafe {
                     if stride == NARROW {
                         self.fill_pdep::<NARROW>(queries, offsets)
