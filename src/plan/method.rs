@@ -102,6 +102,19 @@ impl Method {
         }
     }
 
+    /// Whether a GPU worker counts this method's tasks (`--gpu`): asked
+    /// of the method, as a plan's resolved method (`auto` means
+    /// `mirror` here).
+    pub fn counts_on_gpu(self) -> bool {
+        self.counting().counts_on_gpu()
+    }
+
+    /// Whether `verify` can count this method's tasks again by a second
+    /// code path (a plan's resolved method).
+    pub fn recounts_tasks(self) -> bool {
+        self.counting().independent_count().is_some()
+    }
+
     /// What `auto` takes for `n` where its first pick does not fit in
     /// memory: `d4`, which needs none beyond its tasks.
     pub(crate) fn auto_when_memory_is_short(_n: u32) -> Method {
@@ -252,6 +265,20 @@ impl TaskKind {
             TaskKind::Plain => &plain::MIRROR,
             TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => &d4::D4,
             TaskKind::Join { .. } => &join::JOIN,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_join_counts_on_a_gpu_and_recounts_its_tasks() {
+        for method in Method::SEARCHING {
+            let join = method == Method::Join;
+            assert_eq!(method.counts_on_gpu(), join, "{method}");
+            assert_eq!(method.recounts_tasks(), join, "{method}");
         }
     }
 }

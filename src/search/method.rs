@@ -139,6 +139,12 @@ pub(crate) trait CountingMethod: Sync {
         false
     }
 
+    /// Whether a GPU worker (the `gpu` feature's) counts this method's
+    /// tasks, so that `--gpu` may join a count of it.
+    fn counts_on_gpu(&self) -> bool {
+        false
+    }
+
     /// A second count of a task's weighted solutions, by a different
     /// code path (for `verify`), where the method has one.
     fn independent_count(&self) -> Option<IndependentCount> {

@@ -230,6 +230,10 @@ impl CountingMethod for JoinMethod {
         ))
     }
 
+    fn counts_on_gpu(&self) -> bool {
+        true
+    }
+
     fn independent_count(&self) -> Option<IndependentCount> {
         Some(|n, task| count_task_by_rows(n, &join_task(task)))
     }

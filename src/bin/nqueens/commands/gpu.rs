@@ -3,7 +3,7 @@
 //! memory, a build without the `gpu` feature).
 
 use nqueens::run::workers::{BatchWorker, WorkerFailure};
-use nqueens::{Method, Plan};
+use nqueens::Plan;
 
 use super::usage;
 use crate::args::CountArgs;
@@ -68,7 +68,7 @@ impl Devices {
 
     /// Refuses a plan the GPU cannot take: it counts join tasks only.
     pub fn check_plan(&self, plan: &Plan) -> anyhow::Result<()> {
-        if !self.workers.is_empty() && plan.method != Method::Join {
+        if !self.workers.is_empty() && !plan.method.counts_on_gpu() {
             return Err(usage(format!(
                 "--gpu counts join tasks, and the plan of N = {} is {}: use -m join (or auto, which takes join from N = 10 while it fits)",
                 plan.n, plan.method
@@ -113,7 +113,7 @@ fn open_workers(_index: u32, _feeders: usize) -> Result<Opened, String> {
 #[cfg(feature = "gpu")]
 pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::ExitCode> {
     use nqueens::gpu::{sample_ids, time_tasks, GpuDevice};
-    use nqueens::{Plan, SplitDepth};
+    use nqueens::{Method, SplitDepth};
 
     use crate::exit_codes::ExitCode;
     use crate::output::{Kind, Output};
