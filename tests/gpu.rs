@@ -222,3 +222,49 @@ fn what_the_gpu_lacks_is_said_in_one_line() {
         "{stderr}"
     );
 }
+
+/// The device check (scripts/gpu-check.sh) run through on the stand-in
+/// driver at small sizes, so that its first run on a real GPU, in minutes
+/// a session rarely has, cannot fail on the script itself: every step's
+/// count exact, and the tables written with the timing of N = 26.
+#[test]
+fn the_device_check_script_runs_through_and_writes_its_tables() {
+    let dir = scratch("gpu-check");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new("bash")
+        .arg(root.join("scripts/gpu-check.sh"))
+        .arg(dir.path())
+        .arg(env!("CARGO_BIN_EXE_nqueens"))
+        .env("NQUEENS_CUDA_DRIVER", fake_driver())
+        .env("NQUEENS_NVRTC", fake_driver())
+        .env("GPU_CHECK_ALONE", "10..12")
+        .env("GPU_CHECK_BESIDE", "13")
+        .env("GPU_CHECK_FEEDERS", "1")
+        .env("GPU_CHECK_26", "1")
+        .env("GPU_CHECK_CPU_26", "1")
+        .env("GPU_CHECK_28", "0")
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = outcome(output);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("gpu-check.json")).unwrap())
+            .unwrap();
+    let alone = summary["alone"].as_array().unwrap();
+    assert_eq!(alone.len(), 3, "{summary}");
+    assert!(alone.iter().all(|row| row["exact"] == true), "{summary}");
+    for step in ["beside", "cpu"] {
+        assert_eq!(summary[step]["n"], 13, "{summary}");
+        assert_eq!(summary[step]["exact"], true, "{summary}");
+    }
+    let timing = &summary["timing"]["26"];
+    assert_eq!(timing["tasks_timed"], 1, "{summary}");
+    assert!(timing["gpu_days"].as_f64().unwrap() > 0.0, "{summary}");
+    assert!(
+        timing["gpu_per_cpu_thread"].as_f64().unwrap() > 0.0,
+        "{summary}"
+    );
+    let table = std::fs::read_to_string(dir.path().join("gpu-check.md")).unwrap();
+    assert!(table.contains("| 26 | 1 of "), "{table}");
+    assert!(table.contains("Fake GPU 0"), "{table}");
+}
