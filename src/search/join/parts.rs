@@ -46,7 +46,10 @@ impl Parts {
     /// takes (`memory::thread_bound`).
     pub fn of(n: u32) -> Parts {
         if grid_levels(n) == 0 {
-            return Parts::DEFAULT;
+            return Parts {
+                stored_keys: plain_stored_keys(n),
+                ..Parts::DEFAULT
+            };
         }
         Parts {
             stored_keys: grid_stored_keys(n),
@@ -85,6 +88,18 @@ pub(crate) fn grid_held_keys(n: u32) -> usize {
         ..=24 => 1 << 20,
         25 | 26 => 1 << 21,
         _ => GRID_HELD_KEYS,
+    }
+}
+
+/// Most stored keys a thread matches at once where no grid cuts the joins
+/// of an `n` board (below N = 24): a few times the largest stored side a
+/// sample of its tasks met, so that the memory bound stays near what a
+/// count takes; a side past it is matched in parts, the same count a
+/// little slower.
+pub(crate) fn plain_stored_keys(n: u32) -> usize {
+    match n {
+        ..=21 => 1 << 16,
+        _ => 1 << 19,
     }
 }
 
