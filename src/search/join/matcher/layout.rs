@@ -150,6 +150,14 @@ impl Layout {
         // second group starts at chunk 8's shift.
         let (mut deposits, mut firsts) = ([0u64; 2], [0u16; WIDE]);
         for (index, chunk) in self.chunks.iter().enumerate() {
+            debug_assert_eq!(
+                chunk.shift,
+                self.chunks[..index]
+                    .iter()
+                    .map(|c| c.mask.count_ones())
+                    .sum::<u32>(),
+                "chunks cut the bits in order from bit 0"
+            );
             deposits[index / 8] |= chunk.mask << (8 * (index % 8));
             firsts[index] = (chunk.first_line * LINE_BYTES) as u16;
         }
