@@ -88,6 +88,7 @@ pub(crate) fn fast_bit_gather() -> bool {
 
 /// Whether a CPU with BMI2, of CPUID leaf 1 `signature`, gathers bits
 /// fast: every one but AMD's before family 0x19.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn bit_gather_is_fast(amd: bool, signature: u32) -> bool {
     let base = (signature >> 8) & 0xf;
     let family = if base == 0xf {
@@ -200,6 +201,7 @@ pub(crate) fn give_back_free_memory() {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn bit_gathers_are_slow_on_amd_before_zen_3_only() {
@@ -213,8 +215,6 @@ mod tests {
         // The family only counts on AMD.
         assert!(bit_gather_is_fast(false, zen2));
     }
-
-    use super::*;
 
     #[test]
     fn dates_come_out_as_calendars_have_them() {
