@@ -127,6 +127,8 @@ for n in (26, 28):
         "gpu_per_cpu_thread": t["gpu_per_cpu_thread"],
         "peak_gpu_bytes": t["peak_gpu_bytes"], "pairs_per_second": t["pairs_per_second"],
         "decided_share": t.get("decided_share"),
+        "feeder_cpu_threads": t.get("feeder_cpu_threads"),
+        "host_seconds": {k: t.get(k + "_seconds") for k in ("boards", "layout", "device")},
     }
 with open(os.path.join(dir, "gpu-check.json"), "w") as f:
     json.dump(summary, f, indent=1)
@@ -139,12 +141,16 @@ for key, label in (("beside", "GPU + CPU threads"), ("cpu", "CPU threads alone")
     r = summary[key]
     if r:
         lines.append(f"| {r['n']} | {label} ({r['threads']}) | {r['seconds']:.3f} | {r['solutions']/max(r['seconds'],1e-9):.3e} | {r['exact']} |")
-lines += ["", "| N | tasks timed | GPU-days (95%) | solutions/s | one GPU = CPU threads | peak GPU memory | pairs decided/s | share of pairs decided |", "|---|---|---|---|---|---|---|---|"]
+lines += ["", "| N | tasks timed | GPU-days (95%) | solutions/s | one GPU = CPU threads | one feeder at most, CPU threads | peak GPU memory | pairs decided/s | share of pairs decided | host: boards / layout / driver |", "|---|---|---|---|---|---|---|---|---|---|"]
 for n, t in summary["timing"].items():
     lo, hi = t["gpu_days_interval"]
     ratio = t["gpu_per_cpu_thread"]
     share = "-" if t["decided_share"] is None else f"{100 * t['decided_share']:.1f}%"
-    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} | {share} |")
+    feeder = t["feeder_cpu_threads"]
+    host = t["host_seconds"]
+    wall = sum(v or 0 for v in host.values()) or 1e-9
+    split = " / ".join(f"{100 * (host[k] or 0) / wall:.0f}%" for k in ("boards", "layout", "device"))
+    lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {feeder if feeder is None else round(feeder, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} | {share} | {split} |")
 with open(os.path.join(dir, "gpu-check.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))

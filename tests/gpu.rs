@@ -264,6 +264,18 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
         timing["gpu_per_cpu_thread"].as_f64().unwrap() > 0.0,
         "{summary}"
     );
+    // What bounds a feeder: its own seconds, and the CPU threads it can
+    // take at most.
+    assert!(
+        timing["feeder_cpu_threads"].as_f64().unwrap() > 0.0,
+        "{summary}"
+    );
+    for part in ["boards", "layout", "device"] {
+        assert!(
+            timing["host_seconds"][part].as_f64().unwrap() >= 0.0,
+            "{summary}"
+        );
+    }
     let table = std::fs::read_to_string(dir.path().join("gpu-check.md")).unwrap();
     assert!(table.contains("| 26 | 1 of "), "{table}");
     assert!(table.contains("Fake GPU 0"), "{table}");

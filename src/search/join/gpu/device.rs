@@ -2,6 +2,7 @@
 //! and the buffers a join's parts and batches are copied into.
 
 use std::ffi::c_void;
+use std::time::Instant;
 
 use super::buckets::{QueryLayout, StoredLayout};
 use crate::gpu::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
@@ -157,6 +158,13 @@ pub struct GpuPairCounter<'a> {
     pub pairs_decided: u64,
     /// The loaded part's keys within each pattern.
     keys_within: Vec<u64>,
+    /// Seconds this host thread spent laying out buckets: with the task's
+    /// wall time and [`GpuPairCounter::device_seconds`], what bounds a
+    /// feeder.
+    pub layout_seconds: f64,
+    /// Seconds it spent in the driver: copies, launches and waiting for
+    /// the GPU.
+    pub device_seconds: f64,
 }
 
 impl<'a> GpuPairCounter<'a> {
@@ -174,6 +182,8 @@ impl<'a> GpuPairCounter<'a> {
             error: None,
             pairs_decided: 0,
             keys_within: Vec::new(),
+            layout_seconds: 0.0,
+            device_seconds: 0.0,
         }
     }
 
@@ -184,6 +194,7 @@ impl<'a> GpuPairCounter<'a> {
     fn sum(&mut self, queries: &[u64], extra: u64) -> Result<u64, String> {
         let cuda = &self.device.cuda;
         let count = u32::try_from(queries.len()).map_err(|_| "a batch past 2^32 queries")?;
+        let started = Instant::now();
         self.queries.fill(queries, extra, &self.stored);
         let mask = (1u32 << self.stored.cut_count()) - 1;
         self.pairs_decided += self
@@ -192,6 +203,8 @@ impl<'a> GpuPairCounter<'a> {
             .iter()
             .map(|&pattern| self.keys_within[(!pattern & mask) as usize])
             .sum::<u64>();
+        let laid_out = Instant::now();
+        self.layout_seconds += (laid_out - started).as_secs_f64();
         let _turn = self
             .device
             .turn
@@ -220,6 +233,7 @@ impl<'a> GpuPairCounter<'a> {
         cuda.launch(self.device.function, blocks, BLOCK_THREADS, &mut params)?;
         let mut sum = [0u64];
         cuda.download(&mut sum, self.total_buffer.pointer)?;
+        self.device_seconds += laid_out.elapsed().as_secs_f64();
         Ok(sum[0])
     }
 }
@@ -229,13 +243,17 @@ impl PairCounter for GpuPairCounter<'_> {
         if self.error.is_some() {
             return false;
         }
+        let started = Instant::now();
         self.stored.fill(stored, cuts);
-        self.keys_within = self.stored.keys_within();
+        self.stored.keys_within(&mut self.keys_within);
+        let laid_out = Instant::now();
+        self.layout_seconds += (laid_out - started).as_secs_f64();
         let cuda = &self.device.cuda;
         let loaded = self
             .stored_buffer
             .put(cuda, &self.stored.keys)
-            .and_then(|()| self.buckets_buffer.put(cuda, &self.stored.bucket_start));
+            .and_then(|()| self.buckets_buffer.put(cuda, self.stored.bucket_start()));
+        self.device_seconds += laid_out.elapsed().as_secs_f64();
         match loaded {
             Ok(()) => true,
             Err(error) => {

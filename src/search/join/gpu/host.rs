@@ -54,7 +54,7 @@ impl PairCounter for HostPairCounter {
         Some(unsafe {
             nq_pairs_host(
                 self.stored.keys.as_ptr(),
-                self.stored.bucket_start.as_ptr(),
+                self.stored.bucket_start().as_ptr(),
                 self.stored.cut_count(),
                 self.queries.keys.as_ptr(),
                 self.queries.patterns.as_ptr(),

@@ -57,6 +57,18 @@ pub struct Timing {
     /// Of all the pairs of the tasks timed, the share the GPU decided (the
     /// rest its buckets ruled out unseen).
     pub decided_share: f64,
+    /// The host thread's seconds over the sample making half boards (and
+    /// the rest of a task outside the pair counter).
+    pub boards_seconds: f64,
+    /// Its seconds laying out buckets for the GPU.
+    pub layout_seconds: f64,
+    /// Its seconds in the driver: copies, launches, waiting for the GPU.
+    pub device_seconds: f64,
+    /// What one feeding host thread can take off the CPU at most, however
+    /// fast the GPU: on the tasks both timed, the CPU thread's seconds over
+    /// the host's own work on them (half boards and layout), in CPU
+    /// threads. K feeders take up to K times this while the GPU keeps up.
+    pub feeder_cpu_threads: Option<f64>,
 }
 
 /// Times `ids` of `plan` (a join plan) on `device`, and the first
@@ -80,14 +92,18 @@ pub fn time_tasks(
     let mut peak = 0u64;
     let mut counter = GpuPairCounter::new(device);
     let mut timed = Vec::with_capacity(ids.len());
+    // The host's own seconds on the tasks the CPU timed too.
+    let mut paired_host = 0.0;
     for (k, &id) in ids.iter().enumerate() {
         let task = plan.tasks.get(id as usize);
         let Some(join_task) = JoinTask::of(&task) else {
             return Err(format!("task {id} is not a join task"));
         };
+        let device_before = counter.device_seconds;
         let started = Instant::now();
         let on_gpu = join::count_task_on(n, &join_task, &mut counter, None);
         let gpu_seconds = started.elapsed().as_secs_f64();
+        let host_seconds = gpu_seconds - (counter.device_seconds - device_before);
         if let Some(error) = counter.error.take() {
             return Err(error);
         }
@@ -106,6 +122,9 @@ pub fn time_tasks(
                     on_gpu.solutions, on_cpu.solutions
                 ));
             }
+        }
+        if cpu_seconds.is_some() {
+            paired_host += host_seconds;
         }
         timed.push(TaskTiming {
             id,
@@ -126,6 +145,7 @@ pub fn time_tasks(
         .then(|| cpu.iter().filter_map(|task| task.cpu_seconds).sum::<f64>() / cpu.len() as f64);
     let paired_gpu: f64 = cpu.iter().map(|task| task.gpu_seconds).sum();
     let paired_cpu: f64 = cpu.iter().filter_map(|task| task.cpu_seconds).sum();
+    let wall: f64 = timed.iter().map(|task| task.gpu_seconds).sum();
     Ok(Timing {
         device: device.info().describe(),
         n,
@@ -150,6 +170,11 @@ pub fn time_tasks(
                 .map(|task| task.pairs as f64)
                 .sum::<f64>()
                 .max(1.0),
+        boards_seconds: (wall - counter.layout_seconds - counter.device_seconds).max(0.0),
+        layout_seconds: counter.layout_seconds,
+        device_seconds: counter.device_seconds,
+        feeder_cpu_threads: (paired_host > 0.0 && !cpu.is_empty())
+            .then(|| paired_cpu / paired_host),
         timed,
     })
 }

@@ -52,5 +52,20 @@ pub fn timing(out: &mut dyn Write, timing: &Timing) -> io::Result<()> {
         human_bytes(timing.peak_gpu_bytes),
         timing.pairs_per_second,
         timing.decided_share * 100.0
-    )
+    )?;
+    let wall = (timing.boards_seconds + timing.layout_seconds + timing.device_seconds).max(1e-9);
+    writeln!(
+        out,
+        "  host thread: {:.0}% making half boards, {:.0}% laying out buckets, {:.0}% in the driver (copies, launches, the GPU)",
+        100.0 * timing.boards_seconds / wall,
+        100.0 * timing.layout_seconds / wall,
+        100.0 * timing.device_seconds / wall
+    )?;
+    if let Some(threads) = timing.feeder_cpu_threads {
+        writeln!(
+            out,
+            "  one feeding host thread takes at most {threads:.2} CPU threads' worth of tasks, however fast the GPU (K feeders K times that)"
+        )?;
+    }
+    Ok(())
 }
