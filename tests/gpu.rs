@@ -280,3 +280,39 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
     assert!(table.contains("| 26 | 1 of "), "{table}");
     assert!(table.contains("Fake GPU 0"), "{table}");
 }
+
+/// The kernel's CUDA text compiled by a real NVRTC, with the options and
+/// for the architectures the program asks for, and the image it makes
+/// loaded by the stand-in driver (which finds the kernel in a real cubin
+/// or PTX): so the half of `pairs.cuh` that only NVRTC compiles is
+/// checked where no GPU is. `NQUEENS_TEST_NVRTC` names the library (CI
+/// fetches NVIDIA's NVRTC wheel from PyPI, `scripts/fetch-nvrtc.sh`);
+/// without it the test says so, and fails where
+/// `NQUEENS_TEST_NVRTC_REQUIRED` is set.
+#[test]
+fn the_kernel_compiles_with_a_real_nvrtc() {
+    let Some(nvrtc) = std::env::var_os("NQUEENS_TEST_NVRTC") else {
+        assert!(
+            std::env::var_os("NQUEENS_TEST_NVRTC_REQUIRED").is_none(),
+            "NQUEENS_TEST_NVRTC_REQUIRED is set but NQUEENS_TEST_NVRTC names no NVRTC"
+        );
+        eprintln!(
+            "SKIPPED: NQUEENS_TEST_NVRTC names no NVRTC (scripts/fetch-nvrtc.sh fetches one)"
+        );
+        return;
+    };
+    let nvrtc = nvrtc.to_str().unwrap();
+    // An H100 (sm_90: a cubin), an old Pascal (6.0) and a GPU newer than
+    // the toolkit (PTX of the newest architecture it knows).
+    for capability in ["90", "60", "130"] {
+        let (code, stdout, stderr) = on_fake(
+            &["count", "12..13", "--format", "csv", "--gpu", "--gpu-only"],
+            &[("NQUEENS_NVRTC", nvrtc), ("FAKE_CUDA_CC", capability)],
+        );
+        assert_eq!(code, Some(0), "compute capability {capability}: {stderr}");
+        assert!(
+            checked(&stdout).iter().all(|&(_, ok)| ok),
+            "{capability}: {stdout}"
+        );
+    }
+}

@@ -424,6 +424,10 @@ pub(crate) struct Nvrtc {
     ptx_size: unsafe extern "C" fn(NvrtcProgram, *mut usize) -> c_int,
     ptx: unsafe extern "C" fn(NvrtcProgram, *mut c_char) -> c_int,
     destroy_program: unsafe extern "C" fn(*mut NvrtcProgram) -> c_int,
+    /// The architectures this NVRTC compiles for (CUDA 11.2 on; absent
+    /// before).
+    supported_count: Option<unsafe extern "C" fn(*mut c_int) -> c_int>,
+    supported: Option<unsafe extern "C" fn(*mut c_int) -> c_int>,
 }
 
 impl Nvrtc {
@@ -452,6 +456,8 @@ impl Nvrtc {
                 ptx_size: library.get("nvrtcGetPTXSize")?,
                 ptx: library.get("nvrtcGetPTX")?,
                 destroy_program: library.get("nvrtcDestroyProgram")?,
+                supported_count: library.get("nvrtcGetNumSupportedArchs").ok(),
+                supported: library.get("nvrtcGetSupportedArchs").ok(),
                 library,
             })
         }
@@ -467,23 +473,50 @@ impl Nvrtc {
 
     /// Compiles `source` for compute capability `capability`: a cubin for
     /// the GPU itself, or, where this NVRTC does not know the GPU's
-    /// architecture, PTX for the driver to finish (NUL-terminated).
+    /// architecture, PTX (NUL-terminated) for the driver to finish: for
+    /// the GPU's architecture, or else the newest older one this NVRTC
+    /// knows (a GPU newer than the toolkit runs PTX of older ones).
     pub(crate) fn compile(&self, source: &str, capability: (u32, u32)) -> Result<Vec<u8>, String> {
         let (major, minor) = capability;
-        match self.compile_as(
-            source,
-            &format!("--gpu-architecture=sm_{major}{minor}"),
-            true,
-        ) {
-            Ok(cubin) => Ok(cubin),
-            Err(cubin_err) => self
-                .compile_as(
-                    source,
-                    &format!("--gpu-architecture=compute_{major}{minor}"),
-                    false,
-                )
-                .map_err(|_| cubin_err),
+        let wanted = major * 10 + minor;
+        let cubin_err =
+            match self.compile_as(source, &format!("--gpu-architecture=sm_{wanted}"), true) {
+                Ok(cubin) => return Ok(cubin),
+                Err(err) => err,
+            };
+        let older = self
+            .supported_architectures()
+            .into_iter()
+            .filter(|&arch| arch < wanted)
+            .max();
+        for arch in std::iter::once(wanted).chain(older) {
+            let ptx = format!("--gpu-architecture=compute_{arch}");
+            if let Ok(image) = self.compile_as(source, &ptx, false) {
+                return Ok(image);
+            }
         }
+        Err(cubin_err)
+    }
+
+    /// The compute capabilities this NVRTC compiles for, as 10 * major +
+    /// minor (empty where it cannot say).
+    fn supported_architectures(&self) -> Vec<u32> {
+        let (Some(count_of), Some(list_of)) = (self.supported_count, self.supported) else {
+            return Vec::new();
+        };
+        let mut count = 0;
+        // SAFETY: writes one int.
+        if unsafe { count_of(&mut count) } != 0 || count <= 0 {
+            return Vec::new();
+        }
+        let mut list = vec![0 as c_int; count as usize];
+        // SAFETY: the buffer holds `count` ints, as asked.
+        if unsafe { list_of(list.as_mut_ptr()) } != 0 {
+            return Vec::new();
+        }
+        list.into_iter()
+            .filter_map(|arch| u32::try_from(arch).ok())
+            .collect()
     }
 
     fn compile_as(&self, source: &str, architecture: &str, cubin: bool) -> Result<Vec<u8>, String> {

@@ -75,10 +75,44 @@ CUresult cuCtxSynchronize(void)
     return result;
 }
 
+/* Whether `name` followed by `end` (a NUL in a cubin's string table, a
+ * parenthesis in PTX) appears in the `length` bytes of `image`. */
+static int image_names(const char *image, size_t length, const char *name, char end)
+{
+    size_t name_length = strlen(name);
+    for (size_t i = 0; i + name_length < length; i++) {
+        if (memcmp(image + i, name, name_length) == 0 && image[i + name_length] == end) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The token image of the stand-in NVRTC, or a real NVRTC's output: a
+ * cubin (an ELF file, its length from its header) or PTX (text), which
+ * must define the kernel, as the real driver would find it or not. */
 CUresult cuModuleLoadData(void **module, const void *image)
 {
-    if (strncmp((const char *)image, "FAKE", 4) != 0) {
+    const char *bytes = image;
+    if (strncmp(bytes, "FAKE", 4) == 0) {
+        *module = (void *)1;
+        return 0;
+    }
+    int found = 0;
+    if (memcmp(bytes, "\x7f" "ELF", 4) == 0 && bytes[4] == 2) {
+        uint64_t section_offset;
+        uint16_t entry_size, entries;
+        memcpy(&section_offset, bytes + 0x28, 8);
+        memcpy(&entry_size, bytes + 0x3a, 2);
+        memcpy(&entries, bytes + 0x3c, 2);
+        found = image_names(bytes, section_offset + (uint64_t)entry_size * entries, "nq_pairs", '\0');
+    } else if (strstr(bytes, ".version") != NULL) {
+        found = image_names(bytes, strlen(bytes), ".entry nq_pairs", '(');
+    } else {
         return 200; /* CUDA_ERROR_INVALID_IMAGE */
+    }
+    if (!found) {
+        return 500; /* CUDA_ERROR_NOT_FOUND, as the function lookup would be */
     }
     *module = (void *)1;
     return 0;
