@@ -129,6 +129,7 @@ for n in (26, 28):
         "decided_share": t.get("decided_share"),
         "feeder_cpu_threads": t.get("feeder_cpu_threads"),
         "host_seconds": {k: t.get(k + "_seconds") for k in ("boards", "layout", "device")},
+        "board_kernels": t.get("boards"),
     }
 with open(os.path.join(dir, "gpu-check.json"), "w") as f:
     json.dump(summary, f, indent=1)
@@ -151,6 +152,13 @@ for n, t in summary["timing"].items():
     wall = sum(v or 0 for v in host.values()) or 1e-9
     split = " / ".join(f"{100 * (host[k] or 0) / wall:.0f}%" for k in ("boards", "layout", "device"))
     lines.append(f"| {n} | {t['tasks_timed']} of {t['tasks_in_plan']} | {t['gpu_days']:.1f} ({lo:.1f} to {hi:.1f}) | {t['solutions_per_second']:.3e} | {ratio if ratio is None else round(ratio, 2)} | {feeder if feeder is None else round(feeder, 2)} | {t['peak_gpu_bytes'] / 2**20:.0f} MiB | {t['pairs_per_second']:.3e} | {share} | {split} |")
+lines += ["", "Half boards made by the board kernels (not yet in the count) against one CPU thread's glue, on the tasks the CPU timed:", "", "| N | half boards | GPU, boards/s | one CPU thread, boards/s | GPU / CPU thread | checked |", "|---|---|---|---|---|---|"]
+for n, t in summary["timing"].items():
+    b = t["board_kernels"]
+    if b:
+        gpu_rate = b["boards"] / max(b["gpu_seconds"], 1e-9)
+        cpu_rate = b["boards"] / max(b["cpu_seconds"], 1e-9)
+        lines.append(f"| {n} | {b['boards']} | {gpu_rate:.3e} | {cpu_rate:.3e} | {gpu_rate / max(cpu_rate, 1e-9):.1f} | {'keys' if b['keys_compared'] else 'counts'} |")
 with open(os.path.join(dir, "gpu-check.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))

@@ -276,7 +276,16 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
             "{summary}"
         );
     }
+    // The board kernels timed on the task the CPU timed, their boards
+    // checked against the CPU glue's.
+    let boards = &timing["board_kernels"];
+    assert!(boards["boards"].as_u64().unwrap() > 0, "{summary}");
+    assert_eq!(boards["keys_compared"], true, "{summary}");
     let table = std::fs::read_to_string(dir.path().join("gpu-check.md")).unwrap();
+    assert!(
+        table.contains("Half boards made by the board kernels"),
+        "{table}"
+    );
     assert!(table.contains("| 26 | 1 of "), "{table}");
     assert!(table.contains("Fake GPU 0"), "{table}");
 }

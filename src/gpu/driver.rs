@@ -319,19 +319,26 @@ impl Cuda {
         Ok((free as u64, total as u64))
     }
 
-    /// Loads a compiled module (a cubin or PTX image) and finds `kernel`.
-    pub(crate) fn function(&self, image: &[u8], kernel: &str) -> Result<CuFunction, String> {
+    /// Loads a compiled module (a cubin or PTX image) and finds its
+    /// `kernels`.
+    pub(crate) fn functions<const K: usize>(
+        &self,
+        image: &[u8],
+        kernels: [&str; K],
+    ) -> Result<[CuFunction; K], String> {
         let mut module = std::ptr::null_mut();
         // SAFETY: the image is NUL-terminated where it is PTX (see
         // Nvrtc::compile) and whole where it is a cubin.
         let result = unsafe { (self.module_load_data)(&mut module, image.as_ptr().cast()) };
         self.check(result, "load the kernel onto the GPU")?;
-        let name = CString::new(kernel).expect("kernel names have no NUL");
-        let mut function = std::ptr::null_mut();
-        // SAFETY: a loaded module and a valid name.
-        let result = unsafe { (self.module_get_function)(&mut function, module, name.as_ptr()) };
-        self.check(result, "find the kernel")?;
-        Ok(function)
+        let mut functions = [std::ptr::null_mut(); K];
+        for (function, kernel) in functions.iter_mut().zip(kernels) {
+            let name = CString::new(kernel).expect("kernel names have no NUL");
+            // SAFETY: a loaded module and a valid name.
+            let result = unsafe { (self.module_get_function)(function, module, name.as_ptr()) };
+            self.check(result, &format!("find the kernel {kernel}"))?;
+        }
+        Ok(functions)
     }
 
     /// `bytes` of GPU memory.

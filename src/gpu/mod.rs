@@ -7,7 +7,7 @@
 pub(crate) mod driver;
 
 pub use crate::search::join::gpu::{
-    sample_ids, time_tasks, GpuDevice, GpuJoinWorker, GpuPairCounter, HostPairCounter, TaskTiming,
-    Timing, GPU_BATCH,
+    sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker, GpuPairCounter,
+    HostPairCounter, TaskTiming, Timing, GPU_BATCH,
 };
 pub use driver::DeviceInfo;

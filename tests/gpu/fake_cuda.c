@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "pairs.cuh"
+#include "boards.cuh"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -121,11 +122,15 @@ CUresult cuModuleLoadData(void **module, const void *image)
 CUresult cuModuleGetFunction(void **function, void *module, const char *name)
 {
     (void)module;
-    if (strcmp(name, "nq_pairs") != 0) {
-        return 500; /* CUDA_ERROR_NOT_FOUND */
+    /* Handles 2, 3, 4: the kernels of pairs.cuh and boards.cuh. */
+    static const char *const kernels[] = {"nq_pairs", "nq_place", "nq_boards"};
+    for (int k = 0; k < 3; k++) {
+        if (strcmp(name, kernels[k]) == 0) {
+            *function = (void *)(intptr_t)(k + 2);
+            return 0;
+        }
     }
-    *function = (void *)2;
-    return 0;
+    return 500; /* CUDA_ERROR_NOT_FOUND */
 }
 
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes)
@@ -164,13 +169,37 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
                         void **extra)
 {
     (void)stream;
-    if (function != (void *)2 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    intptr_t kernel = (intptr_t)function;
+    if (kernel < 2 || kernel > 4 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
     launches++;
     if (launches == env_int("FAKE_CUDA_FAIL_LAUNCH", -1)) {
         pending = 700; /* CUDA_ERROR_ILLEGAL_ADDRESS, seen at the next sync */
+        return 0;
+    }
+    if (env_int("FAKE_CUDA_NO_WORK", 0)) {
+        return 0;
+    }
+    nq_u32 threads = gx * bx;
+#define ARG(type, i) (*(type *)params[i])
+#define POINTER(type, i) ((type *)(uintptr_t)ARG(CUdeviceptr, i))
+    if (kernel == 3) {
+        nq_move how = ARG(nq_move, 2);
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_place_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), &how, POINTER(nq_u64, 3),
+                          POINTER(nq_u64, 4), item);
+        }
+        return 0;
+    }
+    if (kernel == 4) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_boards_item(POINTER(const nq_u64, 0), POINTER(const nq_u64, 1),
+                           POINTER(const nq_u64, 2), POINTER(const nq_u64, 3),
+                           POINTER(const nq_u32, 4), POINTER(const nq_u32, 5), ARG(nq_u32, 6),
+                           POINTER(nq_u64, 7), ARG(nq_u32, 8), POINTER(nq_u32, 9), item);
+        }
         return 0;
     }
     const nq_u64 *stored = (const nq_u64 *)(uintptr_t) * (CUdeviceptr *)params[0];
@@ -184,10 +213,6 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
         pending = 700;
         return 0;
     }
-    if (env_int("FAKE_CUDA_NO_WORK", 0)) {
-        return 0;
-    }
-    nq_u32 threads = gx * bx;
     for (nq_u32 thread = 0; thread < threads; thread++) {
         nq_pairs_thread(stored, bucket_start, cuts, queries, patterns, count, thread, threads, total);
     }

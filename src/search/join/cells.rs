@@ -155,6 +155,24 @@ impl RowCells {
         &self.diagonals[self.starts[index] as usize..self.starts[index + 1] as usize]
     }
 
+    /// Every placement of a row set held whole, cell after cell.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn diagonals(&self) -> &[u64] {
+        assert!(self.whole, "placements of a row set not held");
+        &self.diagonals
+    }
+
+    /// Where the cell of the columns `cols` starts among
+    /// [`RowCells::diagonals`], and its length.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn cell_span(&self, cols: u32) -> (u32, u32) {
+        let index = cols as usize;
+        (
+            self.starts[index],
+            self.starts[index + 1] - self.starts[index],
+        )
+    }
+
     /// The placements using exactly the columns `cols`: held, or made in
     /// `made` (kept there while it has room, so asking again is free).
     #[inline(always)]

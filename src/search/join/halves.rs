@@ -26,6 +26,37 @@ impl Cursor {
     }
 }
 
+/// How the north and south quadrants' placements move onto the board for
+/// `spec`'s half.
+pub(super) fn moves(geo: &Geometry, spec: &HalfSpec) -> [Move; 2] {
+    // Two placements of a half can only meet on the diagonals both
+    // quadrants reach; those fit one u64 (each direction in 32 bits),
+    // so a pair is checked with one AND.
+    let overlap = geo.shifts(true, spec.west);
+    [false, true].map(|south| Move {
+        shifts: geo.shifts(south, spec.west),
+        overlap,
+        forbid: spec.forbid,
+        geo: *geo,
+        class_keys: spec.class_keys,
+    })
+}
+
+/// The north columns of every split of `spec`'s open columns between the
+/// quadrants with `north_queens` queens in the north, as [`half_boards`]
+/// takes them (from all the columns down).
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+pub(super) fn north_splits(spec: &HalfSpec, north_queens: u32) -> impl Iterator<Item = u32> {
+    let open = spec.cols;
+    let mut next = Some(open);
+    std::iter::from_fn(move || {
+        let cols = next?;
+        next = (cols != 0).then(|| (cols - 1) & open);
+        Some(cols)
+    })
+    .filter(move |cols| cols.count_ones() == north_queens)
+}
+
 /// Appends to `keys[class]` the key of half boards of `spec`: a north
 /// and a south quadrant placement on the spec's rows, together using every
 /// open column once, not attacking each other or the forbidden diagonals.
@@ -47,17 +78,7 @@ pub(super) fn half_boards<G: Glue>(
     limit: usize,
 ) {
     let north_queens = north_cells.rows().count_ones();
-    // Two placements of a half can only meet on the diagonals both
-    // quadrants reach; those fit one u64 (each direction in 32 bits),
-    // so a pair is checked with one AND.
-    let overlap = geo.shifts(true, spec.west);
-    let moves = [false, true].map(|south| Move {
-        shifts: geo.shifts(south, spec.west),
-        overlap,
-        forbid: spec.forbid,
-        geo: *geo,
-        class_keys: spec.class_keys,
-    });
+    let moves = moves(geo, spec);
     let made = |keys: &[Vec<u64>; 3]| keys.iter().map(Vec::len).sum::<usize>();
     let start = made(keys);
     // Every way to split the open columns between the two quadrants, from

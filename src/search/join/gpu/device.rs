@@ -4,12 +4,14 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
+use super::boards::{BoardsJob, KernelMove};
 use super::buckets::{QueryLayout, StoredLayout};
 use crate::gpu::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
 use crate::search::join::PairCounter;
 
 /// The kernel's source, the same text the host build compiles.
-pub(super) const KERNEL_SOURCE: &str = include_str!("pairs.cuh");
+pub(super) const KERNEL_SOURCE: &str =
+    concat!(include_str!("pairs.cuh"), include_str!("boards.cuh"));
 
 /// Oldest GPUs taken: compute capability 6.0 (Pascal), whose 64-bit
 /// atomics and integer throughput the kernel relies on.
@@ -30,6 +32,9 @@ pub struct GpuDevice {
     cuda: Cuda,
     context: CuContext,
     function: CuFunction,
+    /// The kernels that make half boards (`boards.cuh`).
+    place: CuFunction,
+    boards: CuFunction,
     info: DeviceInfo,
     /// One batch of queries on the GPU at a time: the host threads that
     /// feed it make their half boards side by side and take turns here.
@@ -85,11 +90,14 @@ impl GpuDevice {
         }
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
-        let function = cuda.function(&image, "nq_pairs")?;
+        let [function, place, boards] =
+            cuda.functions(&image, ["nq_pairs", "nq_place", "nq_boards"])?;
         Ok(GpuDevice {
             cuda,
             context,
             function,
+            place,
+            boards,
             info,
             turn: std::sync::Mutex::new(()),
         })
@@ -114,7 +122,7 @@ impl GpuDevice {
 
 /// A GPU buffer that grows as needed.
 #[derive(Default)]
-struct Buffer {
+pub(super) struct Buffer {
     pointer: DevicePtr,
     bytes: usize,
 }
@@ -287,6 +295,149 @@ impl Drop for GpuPairCounter<'_> {
             &self.patterns_buffer,
             &self.total_buffer,
         ] {
+            cuda.free(buffer.pointer);
+        }
+    }
+}
+
+/// Makes half boards on a GPU with the kernels of `boards.cuh`: a job's
+/// placements copied over, moved onto the board (`nq_place`) and paired
+/// (`nq_boards`), the keys left on the GPU by class.
+pub struct GpuBoardMaker<'a> {
+    device: &'a GpuDevice,
+    /// North and south placements, their checks and keys.
+    placed: [Buffer; 6],
+    splits: Buffer,
+    item_start: Buffer,
+    out: Buffer,
+    counts: Buffer,
+    /// Keys a class holds at most on the GPU (the last job's).
+    capacity: u32,
+}
+
+impl<'a> GpuBoardMaker<'a> {
+    /// A maker on `device`; its context must be current on this thread.
+    pub fn new(device: &'a GpuDevice) -> GpuBoardMaker<'a> {
+        GpuBoardMaker {
+            device,
+            placed: Default::default(),
+            splits: Buffer::default(),
+            item_start: Buffer::default(),
+            out: Buffer::default(),
+            counts: Buffer::default(),
+            capacity: 0,
+        }
+    }
+
+    /// Makes `job`'s boards, keeping up to `capacity` keys a class on
+    /// the GPU: how many keys each class has (past the capacity, those
+    /// were made and counted but not kept).
+    pub(super) fn make(&mut self, job: &BoardsJob<'_>, capacity: u32) -> Result<[u32; 3], String> {
+        let cuda = &self.device.cuda;
+        let _turn = self
+            .device
+            .turn
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (side, (diags, how)) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
+            .into_iter()
+            .enumerate()
+        {
+            let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
+                unreachable!("three buffers a side")
+            };
+            diags_buffer.put(cuda, diags)?;
+            checks.reserve(cuda, diags.len().max(1) * 8)?;
+            keys.reserve(cuda, diags.len().max(1) * 8)?;
+            let count = diags.len() as u32;
+            if count == 0 {
+                continue;
+            }
+            let mut how = *how;
+            let (mut diags_at, mut checks_at, mut keys_at, mut count_arg) =
+                (diags_buffer.pointer, checks.pointer, keys.pointer, count);
+            let mut params: [*mut c_void; 5] = [
+                (&mut diags_at as *mut DevicePtr).cast(),
+                (&mut count_arg as *mut u32).cast(),
+                (&mut how as *mut KernelMove).cast(),
+                (&mut checks_at as *mut DevicePtr).cast(),
+                (&mut keys_at as *mut DevicePtr).cast(),
+            ];
+            cuda.launch(
+                self.device.place,
+                count.div_ceil(BLOCK_THREADS),
+                BLOCK_THREADS,
+                &mut params,
+            )?;
+        }
+        self.splits.put(cuda, &job.splits)?;
+        self.item_start.put(cuda, &job.item_start)?;
+        self.out.reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
+        self.capacity = capacity;
+        self.counts.put(cuda, &[0u32; 3])?;
+        let items = job.items();
+        if items > 0 {
+            let mut pointers = [
+                self.placed[1].pointer,
+                self.placed[2].pointer,
+                self.placed[4].pointer,
+                self.placed[5].pointer,
+                self.splits.pointer,
+                self.item_start.pointer,
+            ];
+            let (mut split_count, mut out, mut capacity_arg, mut counts) = (
+                job.split_count(),
+                self.out.pointer,
+                capacity,
+                self.counts.pointer,
+            );
+            let [p0, p1, p2, p3, p4, p5] = &mut pointers;
+            let mut params: [*mut c_void; 10] = [
+                (p0 as *mut DevicePtr).cast(),
+                (p1 as *mut DevicePtr).cast(),
+                (p2 as *mut DevicePtr).cast(),
+                (p3 as *mut DevicePtr).cast(),
+                (p4 as *mut DevicePtr).cast(),
+                (p5 as *mut DevicePtr).cast(),
+                (&mut split_count as *mut u32).cast(),
+                (&mut out as *mut DevicePtr).cast(),
+                (&mut capacity_arg as *mut u32).cast(),
+                (&mut counts as *mut DevicePtr).cast(),
+            ];
+            cuda.launch(
+                self.device.boards,
+                items.div_ceil(BLOCK_THREADS),
+                BLOCK_THREADS,
+                &mut params,
+            )?;
+        }
+        let mut counts = [0u32; 3];
+        cuda.download(&mut counts, self.counts.pointer)?;
+        Ok(counts)
+    }
+
+    /// The keys the last job kept, by class (`counts` as it returned).
+    pub(super) fn keys(&self, counts: [u32; 3]) -> Result<[Vec<u64>; 3], String> {
+        let mut keys: [Vec<u64>; 3] = Default::default();
+        for (class, list) in keys.iter_mut().enumerate() {
+            list.resize(counts[class].min(self.capacity) as usize, 0);
+            if !list.is_empty() {
+                let from = self.out.pointer + (class * self.capacity as usize * 8) as DevicePtr;
+                self.device.cuda.download(list, from)?;
+            }
+        }
+        Ok(keys)
+    }
+}
+
+impl Drop for GpuBoardMaker<'_> {
+    fn drop(&mut self) {
+        let cuda = &self.device.cuda;
+        for buffer in
+            self.placed
+                .iter()
+                .chain([&self.splits, &self.item_start, &self.out, &self.counts])
+        {
             cuda.free(buffer.pointer);
         }
     }

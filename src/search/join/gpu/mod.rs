@@ -12,13 +12,15 @@
 //! with `dlopen` ([`crate::gpu`], which names no method): the program
 //! builds and runs where no CUDA is installed.
 
+mod boards;
 mod buckets;
 mod device;
 mod host;
 mod timing;
 mod worker;
 
-pub use device::{GpuDevice, GpuPairCounter};
+pub use boards::BoardsTiming;
+pub use device::{GpuBoardMaker, GpuDevice, GpuPairCounter};
 pub use host::HostPairCounter;
 pub use timing::{sample_ids, time_tasks, TaskTiming, Timing};
 pub use worker::{GpuJoinWorker, GPU_BATCH};

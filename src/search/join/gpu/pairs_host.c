@@ -1,6 +1,7 @@
-/* The GPU kernel's logic on the host: one loop plays every thread of a
- * launch of `threads` threads (tests run it against the CPU join). */
+/* The GPU kernels' logic on the host: one loop plays every thread of a
+ * launch (tests run it against the CPU join). */
 #include "pairs.cuh"
+#include "boards.cuh"
 
 nq_u64 nq_pairs_host(const nq_u64 *stored, const nq_u32 *bucket_start, nq_u32 cuts,
                      const nq_u64 *queries, const nq_u32 *query_patterns,
@@ -12,4 +13,24 @@ nq_u64 nq_pairs_host(const nq_u64 *stored, const nq_u32 *bucket_start, nq_u32 cu
                         thread, threads, &total);
     }
     return total;
+}
+
+void nq_place_host(const nq_u64 *diags, nq_u32 count, const nq_move *how, nq_u64 *checks,
+                   nq_u64 *keys)
+{
+    for (nq_u32 item = 0; item < count; item++) {
+        nq_place_item(diags, count, how, checks, keys, item);
+    }
+}
+
+/* Plays `items` threads (the launch may have more than there are items). */
+void nq_boards_host(const nq_u64 *north_checks, const nq_u64 *north_keys,
+                    const nq_u64 *south_checks, const nq_u64 *south_keys, const nq_u32 *splits,
+                    const nq_u32 *item_start, nq_u32 split_count, nq_u64 *out, nq_u32 capacity,
+                    nq_u32 *counts, nq_u32 items)
+{
+    for (nq_u32 item = 0; item < items; item++) {
+        nq_boards_item(north_checks, north_keys, south_checks, south_keys, splits, item_start,
+                       split_count, out, capacity, counts, item);
+    }
 }

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::device::{GpuDevice, GpuPairCounter};
+use super::boards::{time_boards, BoardsTiming};
+use super::device::{GpuBoardMaker, GpuDevice, GpuPairCounter};
 use crate::plan::Plan;
 use crate::search::join::{self, JoinTask};
 
@@ -69,6 +70,10 @@ pub struct Timing {
     /// the host's own work on them (half boards and layout), in CPU
     /// threads. K feeders take up to K times this while the GPU keeps up.
     pub feeder_cpu_threads: Option<f64>,
+    /// The half boards of the tasks the CPU timed too, made on the GPU by
+    /// the board kernels (the next step's: the count does not use them
+    /// yet) and by the CPU's glue, checked alike.
+    pub boards: Option<BoardsTiming>,
 }
 
 /// Times `ids` of `plan` (a join plan) on `device`, and the first
@@ -134,6 +139,23 @@ pub fn time_tasks(
             cpu_seconds: cpu_seconds.map(|(_, seconds)| seconds),
         });
     }
+    // The board kernels on the tasks the CPU timed: what making half
+    // boards on the GPU would gain.
+    let mut boards: Option<BoardsTiming> = None;
+    let mut maker = GpuBoardMaker::new(device);
+    for task in timed.iter().filter(|task| task.cpu_seconds.is_some()) {
+        let join_task = JoinTask::of(&plan.tasks.get(task.id as usize))
+            .ok_or("a join plan's task is a join task")?;
+        let one = time_boards(&mut maker, n, &join_task)?;
+        let sum = boards.get_or_insert_with(|| BoardsTiming {
+            keys_compared: true,
+            ..BoardsTiming::default()
+        });
+        sum.boards += one.boards;
+        sum.gpu_seconds += one.gpu_seconds;
+        sum.cpu_seconds += one.cpu_seconds;
+        sum.keys_compared &= one.keys_compared;
+    }
     let tasks_in_plan = plan.tasks.len() as u64;
     let (mean, error) = mean_and_error(timed.iter().map(|task| task.gpu_seconds));
     let scale = tasks_in_plan as f64;
@@ -175,6 +197,7 @@ pub fn time_tasks(
         device_seconds: counter.device_seconds,
         feeder_cpu_threads: (paired_host > 0.0 && !cpu.is_empty())
             .then(|| paired_cpu / paired_host),
+        boards,
         timed,
     })
 }

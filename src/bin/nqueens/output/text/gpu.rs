@@ -67,5 +67,17 @@ pub fn timing(out: &mut dyn Write, timing: &Timing) -> io::Result<()> {
             "  one feeding host thread takes at most {threads:.2} CPU threads' worth of tasks, however fast the GPU (K feeders K times that)"
         )?;
     }
+    if let Some(boards) = &timing.boards {
+        let rate = |seconds: f64| boards.boards as f64 / seconds.max(1e-9);
+        writeln!(
+            out,
+            "  half boards (board kernels, not yet in the count): the GPU made {:.3e} a second, one CPU thread's glue {:.3e} ({:.1}x), {} of them, {}",
+            rate(boards.gpu_seconds),
+            rate(boards.cpu_seconds),
+            boards.cpu_seconds / boards.gpu_seconds.max(1e-9),
+            boards.boards,
+            if boards.keys_compared { "keys compared" } else { "counts compared" }
+        )?;
+    }
     Ok(())
 }

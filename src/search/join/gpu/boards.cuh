@@ -1,0 +1,148 @@
+/*
+ * The half boards of a join made on the GPU: the glue's work (see
+ * src/search/join/glue/mod.rs and halves.rs) as two kernels. Like
+ * pairs.cuh, which must come first, this file is compiled by NVRTC for
+ * the GPU and by the host's C compiler for the tests, where one loop
+ * plays every thread.
+ *
+ * nq_place moves every placement of a quadrant's row set onto the board:
+ * its overlap check and its key, with two flags in the key's top bits
+ * (which no key uses: a key has 2 (N - 1) <= 54 bits): NQ_BARRED where
+ * the half forbids one of its diagonals, NQ_CLASSED where it takes a
+ * class diagonal. nq_boards pairs, for every split of the open columns
+ * between the north and south quadrants, each north placement of the
+ * split's north cell with each south placement of its south cell: a pair
+ * whose checks are disjoint is a half board, its key the OR of theirs,
+ * its class how many of the two are classed. Each class's keys are
+ * appended to its own list (in no fixed order: a count does not depend
+ * on it); a list that would pass `capacity` keys takes no more, and its
+ * count says how many it wanted.
+ */
+
+#ifndef NQ_BOARDS_CUH
+#define NQ_BOARDS_CUH
+
+#define NQ_BARRED (1ull << 63)
+#define NQ_CLASSED (1ull << 62)
+#define NQ_FLAGS (NQ_BARRED | NQ_CLASSED)
+
+#ifdef __CUDACC__
+#define NQ_APPEND(count) atomicAdd((count), 1u)
+#else
+#define NQ_APPEND(count) ((*(count))++)
+#endif
+
+/* How a quadrant's placements move onto the board for one half (the
+ * host's `Move`): shifts from local to board diagonals, shifts taking the
+ * overlap to the low bits, forbidden diagonals, class diagonals' key bits
+ * and where the crossing diagonals start and how many there are. */
+typedef struct {
+    nq_u64 forbid1;
+    nq_u64 forbid2;
+    nq_u64 class_keys;
+    nq_u32 shift1;
+    nq_u32 shift2;
+    nq_u32 overlap1;
+    nq_u32 overlap2;
+    nq_u32 lo;
+    nq_u32 width;
+} nq_move;
+
+/* One placement (local diagonals: i - j + side - 1 in the low 32 bits,
+ * i + j in the high) moved by `how`: its check, and its key with flags. */
+NQ_DEVICE void nq_place_one(nq_u64 diag, const nq_move *how, nq_u64 *check, nq_u64 *key)
+{
+    nq_u64 d1 = (diag & 0xffffffffull) << how->shift1;
+    nq_u64 d2 = (diag >> 32) << how->shift2;
+    nq_u64 mask = (1ull << how->width) - 1;
+    nq_u64 k = ((d1 >> how->lo) & mask) | (((d2 >> how->lo) & mask) << how->width);
+    *check = (d1 >> how->overlap1) | ((d2 >> how->overlap2) << 32);
+    if (((d1 & how->forbid1) | (d2 & how->forbid2)) != 0) {
+        k |= NQ_BARRED;
+    }
+    if ((k & how->class_keys) != 0) {
+        k |= NQ_CLASSED;
+    }
+    *key = k;
+}
+
+/* Placement `item` of `count`. */
+NQ_DEVICE void nq_place_item(const nq_u64 *diags, nq_u32 count, const nq_move *how,
+                             nq_u64 *checks, nq_u64 *keys, nq_u32 item)
+{
+    if (item < count) {
+        nq_place_one(diags[item], how, &checks[item], &keys[item]);
+    }
+}
+
+/* The split holding north placement `item`: the last s with
+ * item_start[s] <= item (item_start rises, item_start[0] = 0). */
+NQ_DEVICE nq_u32 nq_split_of(const nq_u32 *item_start, nq_u32 split_count, nq_u32 item)
+{
+    nq_u32 low = 0, high = split_count;
+    while (high - low > 1) {
+        nq_u32 middle = low + (high - low) / 2;
+        if (item_start[middle] <= item) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
+/* The half boards of north placement `item` (counted over every split's
+ * north cell in turn): `splits` holds three words a split (where its north
+ * cell starts among the north placements, where its south cell starts
+ * among the south ones, and the south cell's length), `item_start` where
+ * each split's items start (split_count + 1 words, the last the total). */
+NQ_DEVICE void nq_boards_item(const nq_u64 *north_checks, const nq_u64 *north_keys,
+                              const nq_u64 *south_checks, const nq_u64 *south_keys,
+                              const nq_u32 *splits, const nq_u32 *item_start,
+                              nq_u32 split_count, nq_u64 *out, nq_u32 capacity,
+                              nq_u32 *counts, nq_u32 item)
+{
+    if (split_count == 0 || item >= item_start[split_count]) {
+        return;
+    }
+    nq_u32 split = nq_split_of(item_start, split_count, item);
+    nq_u32 north = splits[3 * split] + (item - item_start[split]);
+    nq_u64 north_key = north_keys[north];
+    if ((north_key & NQ_BARRED) != 0) {
+        return;
+    }
+    nq_u64 north_check = north_checks[north];
+    nq_u32 north_class = (north_key & NQ_CLASSED) != 0;
+    nq_u32 from = splits[3 * split + 1];
+    nq_u32 to = from + splits[3 * split + 2];
+    for (nq_u32 south = from; south < to; south++) {
+        nq_u64 south_key = south_keys[south];
+        if ((south_key & NQ_BARRED) == 0 && (south_checks[south] & north_check) == 0) {
+            nq_u32 class_ = north_class + ((south_key & NQ_CLASSED) != 0);
+            nq_u32 slot = NQ_APPEND(&counts[class_]);
+            if (slot < capacity) {
+                out[(nq_u64)class_ * capacity + slot] = (north_key | south_key) & ~NQ_FLAGS;
+            }
+        }
+    }
+}
+
+#ifdef __CUDACC__
+extern "C" __global__ void nq_place(const nq_u64 *diags, nq_u32 count, nq_move how,
+                                    nq_u64 *checks, nq_u64 *keys)
+{
+    nq_place_item(diags, count, &how, checks, keys, blockIdx.x * blockDim.x + threadIdx.x);
+}
+
+extern "C" __global__ void nq_boards(const nq_u64 *north_checks, const nq_u64 *north_keys,
+                                     const nq_u64 *south_checks, const nq_u64 *south_keys,
+                                     const nq_u32 *splits, const nq_u32 *item_start,
+                                     nq_u32 split_count, nq_u64 *out, nq_u32 capacity,
+                                     nq_u32 *counts)
+{
+    nq_boards_item(north_checks, north_keys, south_checks, south_keys, splits, item_start,
+                   split_count, out, capacity, counts, blockIdx.x * blockDim.x + threadIdx.x);
+}
+#endif
+
+#endif

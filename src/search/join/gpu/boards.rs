@@ -1,0 +1,440 @@
+//! A spec's half boards made by the GPU's kernels (`boards.cuh`): the
+//! placements of both quadrants' row sets moved onto the board, then every
+//! split of the open columns between the quadrants paired, as the CPU's
+//! glue does (`halves.rs`). Here the job is laid out for the kernels, and
+//! run on the host with the kernels' own code for the tests.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::super::cells::{MadeCells, RowCells};
+use super::super::geometry::Geometry;
+#[cfg(target_arch = "x86_64")]
+use super::super::glue::{Avx2Glue, Avx512Glue};
+use super::super::glue::{Glue, Move, PortableGlue};
+use super::super::halves::{half_boards, moves, north_splits, Cursor};
+use super::super::matcher::{matcher_path, MatcherPath};
+use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
+use super::super::JoinTask;
+use super::device::GpuBoardMaker;
+
+/// A [`Move`] as the kernels take it (`nq_move`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct KernelMove {
+    forbid1: u64,
+    forbid2: u64,
+    class_keys: u64,
+    shift1: u32,
+    shift2: u32,
+    overlap1: u32,
+    overlap2: u32,
+    lo: u32,
+    width: u32,
+}
+
+impl KernelMove {
+    fn of(how: &Move) -> KernelMove {
+        KernelMove {
+            forbid1: how.forbid.0,
+            forbid2: how.forbid.1,
+            class_keys: how.class_keys,
+            shift1: how.shifts.0,
+            shift2: how.shifts.1,
+            overlap1: how.overlap.0,
+            overlap2: how.overlap.1,
+            lo: how.geo.lo,
+            width: how.geo.width,
+        }
+    }
+}
+
+/// One spec's half boards as the kernels make them.
+pub(super) struct BoardsJob<'a> {
+    /// Every placement of the north quadrant's row set, and of the
+    /// south's, cell after cell.
+    pub(super) north: &'a [u64],
+    pub(super) south: &'a [u64],
+    /// How each moves onto the board.
+    pub(super) moves: [KernelMove; 2],
+    /// Per split of the open columns: where its north cell starts among
+    /// the north placements, where its south cell starts among the south
+    /// ones, and the south cell's length.
+    pub(super) splits: Vec<u32>,
+    /// Where each split's north placements start among the items (a
+    /// thread each), the last word their total.
+    pub(super) item_start: Vec<u32>,
+}
+
+impl<'a> BoardsJob<'a> {
+    /// The job of `spec`'s boards from its quadrants' cells, if both row
+    /// sets are held whole (and their placements fit u32 offsets).
+    pub(super) fn new(
+        geo: &Geometry,
+        spec: &HalfSpec,
+        [north_cells, south_cells]: [&'a RowCells; 2],
+    ) -> Option<BoardsJob<'a>> {
+        if !north_cells.is_whole() || !south_cells.is_whole() {
+            return None;
+        }
+        let (north, south) = (north_cells.diagonals(), south_cells.diagonals());
+        u32::try_from(north.len().max(south.len())).ok()?;
+        let mut splits = Vec::new();
+        let mut item_start = vec![0u32];
+        let mut items = 0u64;
+        for north_cols in north_splits(spec, north_cells.rows().count_ones()) {
+            let (north_from, north_len) = north_cells.cell_span(north_cols);
+            let (south_from, south_len) = south_cells.cell_span(spec.cols & !north_cols);
+            if north_len == 0 || south_len == 0 {
+                continue;
+            }
+            items += u64::from(north_len);
+            splits.extend([north_from, south_from, south_len]);
+            item_start.push(u32::try_from(items).ok()?);
+        }
+        Some(BoardsJob {
+            north,
+            south,
+            moves: moves(geo, spec).map(|how| KernelMove::of(&how)),
+            splits,
+            item_start,
+        })
+    }
+
+    /// Splits with boards to pair.
+    pub(super) fn split_count(&self) -> u32 {
+        (self.item_start.len() - 1) as u32
+    }
+
+    /// North placements over every split: the threads of a launch.
+    pub(super) fn items(&self) -> u32 {
+        *self.item_start.last().expect("item_start holds at least 0")
+    }
+}
+
+#[cfg(test)]
+extern "C" {
+    fn nq_place_host(
+        diags: *const u64,
+        count: u32,
+        how: *const KernelMove,
+        checks: *mut u64,
+        keys: *mut u64,
+    );
+    #[allow(clippy::too_many_arguments)]
+    fn nq_boards_host(
+        north_checks: *const u64,
+        north_keys: *const u64,
+        south_checks: *const u64,
+        south_keys: *const u64,
+        splits: *const u32,
+        item_start: *const u32,
+        split_count: u32,
+        out: *mut u64,
+        capacity: u32,
+        counts: *mut u32,
+        items: u32,
+    );
+}
+
+#[cfg(test)]
+/// Every placement of `diags` moved by `how` with the kernel's code:
+/// checks, and keys with their flags.
+fn place_on_host(diags: &[u64], how: &KernelMove) -> (Vec<u64>, Vec<u64>) {
+    let mut checks = vec![0u64; diags.len()];
+    let mut keys = vec![0u64; diags.len()];
+    // SAFETY: every buffer holds `diags.len()` words (which fits u32: the
+    // job checked it).
+    unsafe {
+        nq_place_host(
+            diags.as_ptr(),
+            diags.len() as u32,
+            how,
+            checks.as_mut_ptr(),
+            keys.as_mut_ptr(),
+        );
+    }
+    (checks, keys)
+}
+
+#[cfg(test)]
+/// The job's half boards made with the kernels' code on the host, by
+/// class; `capacity` keys a class at most (the counts say how many each
+/// wanted).
+pub(super) fn boards_on_host(job: &BoardsJob<'_>, capacity: u32) -> ([Vec<u64>; 3], [u32; 3]) {
+    let (north_checks, north_keys) = place_on_host(job.north, &job.moves[0]);
+    let (south_checks, south_keys) = place_on_host(job.south, &job.moves[1]);
+    let mut out = vec![0u64; 3 * capacity as usize];
+    let mut counts = [0u32; 3];
+    // SAFETY: the placed lists hold every placement the splits name (the
+    // job made them from these row sets' spans), `item_start` holds
+    // split_count + 1 words, `out` 3 * capacity keys and `counts` 3.
+    unsafe {
+        nq_boards_host(
+            north_checks.as_ptr(),
+            north_keys.as_ptr(),
+            south_checks.as_ptr(),
+            south_keys.as_ptr(),
+            job.splits.as_ptr(),
+            job.item_start.as_ptr(),
+            job.split_count(),
+            out.as_mut_ptr(),
+            capacity,
+            counts.as_mut_ptr(),
+            job.items(),
+        );
+    }
+    let keys = [0, 1, 2].map(|class| {
+        let from = class * capacity as usize;
+        out[from..from + counts[class].min(capacity) as usize].to_vec()
+    });
+    (keys, counts)
+}
+
+/// The specs whose half boards a task's joins pair, before any grid cuts
+/// them into groups (the grid's groups hold the same boards, by the
+/// queens of the next columns).
+pub(super) fn task_specs(geo: &Geometry, task: &JoinTask) -> Vec<HalfSpec> {
+    if geo.n.is_multiple_of(2) {
+        even_specs(geo, task, [1, 1, 1])
+            .into_iter()
+            .flat_map(|(east, west, _)| [east, west])
+            .collect()
+    } else {
+        let (east, west, _) = odd_join(geo, task);
+        east.into_iter()
+            .map(|(spec, _)| spec)
+            .chain([west])
+            .collect()
+    }
+}
+
+/// The half boards of one task made on the GPU and by the CPU's glue.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct BoardsTiming {
+    /// Half boards made (the same both ways, checked).
+    pub boards: u64,
+    /// Seconds on the GPU (copies, the two kernels, the counts back).
+    pub gpu_seconds: f64,
+    /// Seconds of the CPU's glue on this thread (the same cells, keys
+    /// made in chunks and dropped).
+    pub cpu_seconds: f64,
+    /// Whether the GPU's keys were compared with the CPU's one by one
+    /// (where every class fitted the GPU's buffer), not only counted.
+    pub keys_compared: bool,
+}
+
+/// Keys a class keeps on the GPU when timing; past it they are counted.
+const TIMING_CAPACITY: u32 = 1 << 24;
+
+/// Makes every half board of `task` on the GPU and with the CPU's glue,
+/// from the same cells (built whole), checking that both make as many of
+/// each class (and the same keys, where all fit `TIMING_CAPACITY`).
+pub(super) fn time_boards(
+    maker: &mut GpuBoardMaker<'_>,
+    n: u32,
+    task: &JoinTask,
+) -> Result<BoardsTiming, String> {
+    let geo = Geometry::new(n);
+    let mut timing = BoardsTiming {
+        keys_compared: true,
+        ..BoardsTiming::default()
+    };
+    let mut cells = [RowCells::default(), RowCells::default()];
+    for spec in task_specs(&geo, task) {
+        for (cells, rows) in cells.iter_mut().zip(quadrant_rows(&geo, &spec)) {
+            cells.rebuild_open(geo.h, rows, spec.cols, u64::MAX);
+        }
+        let [north, south] = &cells;
+        let job =
+            BoardsJob::new(&geo, &spec, [north, south]).ok_or("a row set past 2^32 placements")?;
+        let started = Instant::now();
+        let counts = maker.make(&job, TIMING_CAPACITY)?;
+        timing.gpu_seconds += started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        let (cpu_counts, cpu_sums) = cpu_boards(&geo, &spec, [north, south]);
+        timing.cpu_seconds += started.elapsed().as_secs_f64();
+        if counts.map(u64::from) != cpu_counts {
+            return Err(format!(
+                "N = {n}, task {task:?}: the GPU made {counts:?} half boards by class, the CPU {cpu_counts:?}"
+            ));
+        }
+        if counts.iter().all(|&count| count <= TIMING_CAPACITY) {
+            let keys = maker.keys(counts)?;
+            let sums = keys.map(|keys| key_sum(&keys));
+            if sums != cpu_sums {
+                return Err(format!(
+                    "N = {n}, task {task:?}: the GPU's half boards are not the CPU's"
+                ));
+            }
+        } else {
+            timing.keys_compared = false;
+        }
+        timing.boards += cpu_counts.iter().sum::<u64>();
+    }
+    Ok(timing)
+}
+
+/// A sum of keys that does not depend on their order, and that a wrong
+/// key changes (each key mixed before the sum).
+fn key_sum(keys: &[u64]) -> u64 {
+    keys.iter().fold(0u64, |sum, &key| {
+        sum.wrapping_add(crate::random::SplitMix64(key).next())
+    })
+}
+
+/// `spec`'s half boards by the CPU's glue on this CPU's path, in chunks:
+/// each class's count and [`key_sum`].
+fn cpu_boards(geo: &Geometry, spec: &HalfSpec, cells: [&RowCells; 2]) -> ([u64; 3], [u64; 3]) {
+    #[cfg(target_arch = "x86_64")]
+    match matcher_path() {
+        MatcherPath::Avx512 => {
+            if let Some(glue) = Avx512Glue::here() {
+                return cpu_boards_with(glue, geo, spec, cells);
+            }
+        }
+        MatcherPath::Avx2 => {
+            if let Some(glue) = Avx2Glue::here() {
+                return cpu_boards_with(glue, geo, spec, cells);
+            }
+        }
+        MatcherPath::Portable => {}
+    }
+    cpu_boards_with(PortableGlue, geo, spec, cells)
+}
+
+fn cpu_boards_with<G: Glue>(
+    glue: G,
+    geo: &Geometry,
+    spec: &HalfSpec,
+    cells: [&RowCells; 2],
+) -> ([u64; 3], [u64; 3]) {
+    let (mut counts, mut sums) = ([0u64; 3], [0u64; 3]);
+    let mut keys: [Vec<u64>; 3] = Default::default();
+    let (mut north, mut south) = (Default::default(), Default::default());
+    let mut made = MadeCells::default();
+    let mut cursor = Cursor::start(spec);
+    while !cursor.finished {
+        for list in keys.iter_mut() {
+            list.clear();
+        }
+        half_boards(
+            glue,
+            cells,
+            &mut made,
+            geo,
+            spec,
+            &mut north,
+            &mut south,
+            &mut keys,
+            &mut cursor,
+            1 << 22,
+        );
+        for (class, list) in keys.iter().enumerate() {
+            counts[class] += list.len() as u64;
+            sums[class] = sums[class].wrapping_add(key_sum(list));
+        }
+    }
+    (counts, sums)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::cells::{CellCache, MadeCells};
+    use super::super::super::glue::PortableGlue;
+    use super::super::super::halves::{half_boards, Cursor};
+    use super::super::super::specs::{even_specs, quadrant_rows};
+    use super::super::super::JoinTasks;
+    use super::*;
+
+    /// `spec`'s boards by the CPU's glue and by the kernels' code, each
+    /// class sorted; and whether the kernels' job could be made.
+    /// Keys by class.
+    type ByClass = [Vec<u64>; 3];
+
+    fn both_ways(geo: &Geometry, spec: &HalfSpec) -> Option<(ByClass, ByClass)> {
+        let mut cache = CellCache::default();
+        let rows = quadrant_rows(geo, spec);
+        cache.load(geo.h, &rows, spec.cols);
+        let cells = rows.map(|rows| cache.get(rows, spec.cols));
+        let mut cpu: [Vec<u64>; 3] = Default::default();
+        let mut cursor = Cursor::start(spec);
+        half_boards(
+            PortableGlue,
+            cells,
+            &mut MadeCells::default(),
+            geo,
+            spec,
+            &mut Default::default(),
+            &mut Default::default(),
+            &mut cpu,
+            &mut cursor,
+            usize::MAX,
+        );
+        let job = BoardsJob::new(geo, spec, cells)?;
+        // A first pass that keeps nothing says how many keys each class
+        // takes; the second keeps them all.
+        let (_, wanted) = boards_on_host(&job, 0);
+        let capacity = *wanted.iter().max().unwrap();
+        let (mut gpu, counts) = boards_on_host(&job, capacity);
+        assert_eq!(counts, wanted);
+        for keys in cpu.iter_mut().chain(gpu.iter_mut()) {
+            keys.sort_unstable();
+        }
+        Some((cpu, gpu))
+    }
+
+    #[test]
+    fn the_kernels_make_every_half_board_the_glue_makes() {
+        // Whole row sets (N = 8..23, even and odd), and the cut tasks of
+        // N = 24 and 26, whose specs forbid the fixed queens' diagonals
+        // and close their columns.
+        for n in 8..=26u32 {
+            let geo = Geometry::new(n);
+            let tasks = JoinTasks::new(n);
+            let picks = if n <= 20 { 4 } else { 2 };
+            let mut boards = 0;
+            for k in 0..picks {
+                let task = tasks.get((k * 7_919 + u64::from(n) * 13) % tasks.len());
+                let specs: Vec<HalfSpec> = if n % 2 == 0 {
+                    even_specs(&geo, &task, [1, 1, 1])
+                        .into_iter()
+                        .flat_map(|(east, west, _)| [east, west])
+                        .collect()
+                } else {
+                    let (east, west, _) = odd_join(&geo, &task);
+                    east.into_iter()
+                        .map(|(spec, _)| spec)
+                        .chain([west])
+                        .collect()
+                };
+                for spec in &specs {
+                    let (cpu, gpu) = both_ways(&geo, spec).expect("cells held whole");
+                    assert_eq!(cpu, gpu, "N = {n}, task {task:?}, spec {spec:?}");
+                    boards += cpu.iter().map(Vec::len).sum::<usize>();
+                }
+            }
+            assert!(boards > 0, "N = {n}: the picks make boards");
+        }
+    }
+
+    #[test]
+    fn a_class_past_its_capacity_keeps_what_fits_and_says_how_many_it_wanted() {
+        let geo = Geometry::new(12);
+        let task = JoinTasks::new(12).get(3);
+        let (_, west, _) = even_specs(&geo, &task, [1, 1, 1]).swap_remove(0);
+        let mut cache = CellCache::default();
+        let rows = quadrant_rows(&geo, &west);
+        cache.load(geo.h, &rows, west.cols);
+        let cells = rows.map(|rows| cache.get(rows, west.cols));
+        let job = BoardsJob::new(&geo, &west, cells).unwrap();
+        let (_, wanted) = boards_on_host(&job, 0);
+        assert!(wanted[0] > 2, "{wanted:?}");
+        let (kept, counts) = boards_on_host(&job, 2);
+        assert_eq!(counts, wanted);
+        for (keys, want) in kept.iter().zip(wanted) {
+            assert_eq!(keys.len(), want.min(2) as usize);
+        }
+    }
+}
