@@ -325,3 +325,63 @@ fn the_kernel_compiles_with_a_real_nvrtc() {
         );
     }
 }
+
+/// Tasks no grid cuts are counted wholly on the GPU (the board and layout
+/// kernels, then the pairs), the same as on a CPU thread; asked for, the
+/// host's half boards take them instead, alike.
+#[test]
+fn tasks_without_a_grid_are_counted_wholly_on_the_gpu_unless_told() {
+    for (boards, whole) in [("gpu", 6), ("host", 0)] {
+        let (code, stdout, stderr) = on_fake(
+            &[
+                "gpu",
+                "17",
+                "--tasks",
+                "6",
+                "--cpu-tasks",
+                "6",
+                "--seed",
+                "5",
+                "--format",
+                "json",
+            ],
+            &[("NQUEENS_GPU_BOARDS", boards)],
+        );
+        assert_eq!(code, Some(0), "{boards}: {stderr}");
+        let timing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(timing["whole_tasks"], whole, "{boards}: {stdout}");
+        assert_eq!(timing["timed"].as_array().unwrap().len(), 6, "{stdout}");
+    }
+    // Even and odd N to 23, each task's count checked against a CPU
+    // thread's (a difference exits 3).
+    for n in ["12", "20", "22", "23"] {
+        let (code, stdout, stderr) = on_fake(
+            &[
+                "gpu",
+                n,
+                "--tasks",
+                "3",
+                "--cpu-tasks",
+                "3",
+                "--seed",
+                "9",
+                "--format",
+                "json",
+            ],
+            &[],
+        );
+        assert_eq!(code, Some(0), "N = {n}: {stderr}");
+        let timing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(timing["whole_tasks"], 3, "N = {n}: {stdout}");
+    }
+    // A whole count through the host's half boards, for the other path
+    // end to end.
+    let (code, stdout, stderr) = on_fake(
+        &["count", "14..16", "--format", "csv", "--gpu", "--gpu-only"],
+        &[("NQUEENS_GPU_BOARDS", "host")],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let rows = checked(&stdout);
+    assert_eq!(rows.len(), 3, "{stdout}");
+    assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+}

@@ -18,6 +18,7 @@
 
 #include "pairs.cuh"
 #include "boards.cuh"
+#include "layout.cuh"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -122,9 +123,10 @@ CUresult cuModuleLoadData(void **module, const void *image)
 CUresult cuModuleGetFunction(void **function, void *module, const char *name)
 {
     (void)module;
-    /* Handles 2, 3, 4: the kernels of pairs.cuh and boards.cuh. */
-    static const char *const kernels[] = {"nq_pairs", "nq_place", "nq_boards"};
-    for (int k = 0; k < 3; k++) {
+    /* Handles 2 on: the kernels of pairs.cuh, boards.cuh and layout.cuh. */
+    static const char *const kernels[] = {"nq_pairs",  "nq_place",     "nq_boards",
+                                          "nq_sample", "nq_histogram", "nq_scatter"};
+    for (int k = 0; k < 6; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
             return 0;
@@ -170,7 +172,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 {
     (void)stream;
     intptr_t kernel = (intptr_t)function;
-    if (kernel < 2 || kernel > 4 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    if (kernel < 2 || kernel > 7 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
@@ -198,7 +200,29 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
             nq_boards_item(POINTER(const nq_u64, 0), POINTER(const nq_u64, 1),
                            POINTER(const nq_u64, 2), POINTER(const nq_u64, 3),
                            POINTER(const nq_u32, 4), POINTER(const nq_u32, 5), ARG(nq_u32, 6),
-                           POINTER(nq_u64, 7), ARG(nq_u32, 8), POINTER(nq_u32, 9), item);
+                           ARG(nq_u64, 7), POINTER(nq_u64, 8), ARG(nq_u32, 9), POINTER(nq_u32, 10),
+                           item);
+        }
+        return 0;
+    }
+    if (kernel == 5) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_sample_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), ARG(nq_u32, 2),
+                           POINTER(nq_u64, 3), item);
+        }
+        return 0;
+    }
+    if (kernel == 6) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_histogram_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), ARG(nq_u64, 2),
+                              POINTER(nq_u32, 3), POINTER(nq_u32, 4), item);
+        }
+        return 0;
+    }
+    if (kernel == 7) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_scatter_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1), ARG(nq_u32, 2),
+                            POINTER(nq_u32, 3), POINTER(nq_u64, 4), POINTER(nq_u32, 5), item);
         }
         return 0;
     }

@@ -13,7 +13,8 @@
  * between the north and south quadrants, each north placement of the
  * split's north cell with each south placement of its south cell: a pair
  * whose checks are disjoint is a half board, its key the OR of theirs,
- * its class how many of the two are classed. Each class's keys are
+ * its class how many of the two are classed (`extra` is added to every
+ * key: an odd N's middle-row queen). Each class's keys are
  * appended to its own list (in no fixed order: a count does not depend
  * on it); a list that would pass `capacity` keys takes no more, and its
  * count says how many it wanted.
@@ -99,8 +100,8 @@ NQ_DEVICE nq_u32 nq_split_of(const nq_u32 *item_start, nq_u32 split_count, nq_u3
 NQ_DEVICE void nq_boards_item(const nq_u64 *north_checks, const nq_u64 *north_keys,
                               const nq_u64 *south_checks, const nq_u64 *south_keys,
                               const nq_u32 *splits, const nq_u32 *item_start,
-                              nq_u32 split_count, nq_u64 *out, nq_u32 capacity,
-                              nq_u32 *counts, nq_u32 item)
+                              nq_u32 split_count, nq_u64 extra, nq_u64 *out,
+                              nq_u32 capacity, nq_u32 *counts, nq_u32 item)
 {
     if (split_count == 0 || item >= item_start[split_count]) {
         return;
@@ -121,7 +122,7 @@ NQ_DEVICE void nq_boards_item(const nq_u64 *north_checks, const nq_u64 *north_ke
             nq_u32 class_ = north_class + ((south_key & NQ_CLASSED) != 0);
             nq_u32 slot = NQ_APPEND(&counts[class_]);
             if (slot < capacity) {
-                out[(nq_u64)class_ * capacity + slot] = (north_key | south_key) & ~NQ_FLAGS;
+                out[(nq_u64)class_ * capacity + slot] = ((north_key | south_key) & ~NQ_FLAGS) | extra;
             }
         }
     }
@@ -137,11 +138,12 @@ extern "C" __global__ void nq_place(const nq_u64 *diags, nq_u32 count, nq_move h
 extern "C" __global__ void nq_boards(const nq_u64 *north_checks, const nq_u64 *north_keys,
                                      const nq_u64 *south_checks, const nq_u64 *south_keys,
                                      const nq_u32 *splits, const nq_u32 *item_start,
-                                     nq_u32 split_count, nq_u64 *out, nq_u32 capacity,
-                                     nq_u32 *counts)
+                                     nq_u32 split_count, nq_u64 extra, nq_u64 *out,
+                                     nq_u32 capacity, nq_u32 *counts)
 {
     nq_boards_item(north_checks, north_keys, south_checks, south_keys, splits, item_start,
-                   split_count, out, capacity, counts, blockIdx.x * blockDim.x + threadIdx.x);
+                   split_count, extra, out, capacity, counts,
+                   blockIdx.x * blockDim.x + threadIdx.x);
 }
 #endif
 

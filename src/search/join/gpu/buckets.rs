@@ -8,7 +8,7 @@ pub(super) const MAX_CUTS: usize = 12;
 
 /// Cut bits past which the buckets cost more than they save: with `k`
 /// cuts a query walks up to 2^k buckets, so at least a few keys a bucket.
-fn cuts_for(stored: usize, offered: usize) -> usize {
+pub(super) fn cuts_for(stored: usize, offered: usize) -> usize {
     let mut cuts = offered.min(MAX_CUTS);
     while cuts > 0 && (stored >> cuts) < 4 {
         cuts -= 1;

@@ -4,21 +4,24 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
-use super::boards::{BoardsJob, KernelMove};
+use super::boards::BoardsJob;
 use super::buckets::{QueryLayout, StoredLayout};
 use crate::gpu::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
 use crate::search::join::PairCounter;
 
 /// The kernel's source, the same text the host build compiles.
-pub(super) const KERNEL_SOURCE: &str =
-    concat!(include_str!("pairs.cuh"), include_str!("boards.cuh"));
+pub(super) const KERNEL_SOURCE: &str = concat!(
+    include_str!("pairs.cuh"),
+    include_str!("boards.cuh"),
+    include_str!("layout.cuh")
+);
 
 /// Oldest GPUs taken: compute capability 6.0 (Pascal), whose 64-bit
 /// atomics and integer throughput the kernel relies on.
 const MIN_CAPABILITY: (u32, u32) = (6, 0);
 
 /// Threads per block of a launch.
-const BLOCK_THREADS: u32 = 256;
+pub(super) const BLOCK_THREADS: u32 = 256;
 
 /// Memory a counter needs on the GPU at most: one part of stored keys
 /// and one batch of queries, with their buckets and patterns.
@@ -29,16 +32,20 @@ pub(super) fn bytes_needed(stored_keys: usize, query_keys: usize) -> u64 {
 
 /// An opened GPU.
 pub struct GpuDevice {
-    cuda: Cuda,
+    pub(super) cuda: Cuda,
     context: CuContext,
     function: CuFunction,
-    /// The kernels that make half boards (`boards.cuh`).
-    place: CuFunction,
-    boards: CuFunction,
+    /// The kernels that make half boards (`boards.cuh`) and lay keys out
+    /// in buckets (`layout.cuh`).
+    pub(super) place: CuFunction,
+    pub(super) boards: CuFunction,
+    pub(super) sample: CuFunction,
+    pub(super) histogram: CuFunction,
+    pub(super) scatter: CuFunction,
     info: DeviceInfo,
     /// One batch of queries on the GPU at a time: the host threads that
     /// feed it make their half boards side by side and take turns here.
-    turn: std::sync::Mutex<()>,
+    pub(super) turn: std::sync::Mutex<()>,
 }
 
 // SAFETY: the context and function handles are process-wide driver
@@ -90,17 +97,34 @@ impl GpuDevice {
         }
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
-        let [function, place, boards] =
-            cuda.functions(&image, ["nq_pairs", "nq_place", "nq_boards"])?;
+        let [function, place, boards, sample, histogram, scatter] = cuda.functions(
+            &image,
+            [
+                "nq_pairs",
+                "nq_place",
+                "nq_boards",
+                "nq_sample",
+                "nq_histogram",
+                "nq_scatter",
+            ],
+        )?;
         Ok(GpuDevice {
             cuda,
             context,
             function,
             place,
             boards,
+            sample,
+            histogram,
+            scatter,
             info,
             turn: std::sync::Mutex::new(()),
         })
+    }
+
+    /// The pair-counting kernel (`pairs.cuh`).
+    pub(super) fn pairs_function(&self) -> CuFunction {
+        self.function
     }
 
     /// What the GPU is.
@@ -123,13 +147,13 @@ impl GpuDevice {
 /// A GPU buffer that grows as needed.
 #[derive(Default)]
 pub(super) struct Buffer {
-    pointer: DevicePtr,
+    pub(super) pointer: DevicePtr,
     bytes: usize,
 }
 
 impl Buffer {
     /// Holds at least `bytes`.
-    fn reserve(&mut self, cuda: &Cuda, bytes: usize) -> Result<(), String> {
+    pub(super) fn reserve(&mut self, cuda: &Cuda, bytes: usize) -> Result<(), String> {
         if bytes > self.bytes {
             cuda.free(self.pointer);
             self.pointer = 0;
@@ -142,7 +166,7 @@ impl Buffer {
     }
 
     /// Copies `data` in, growing first.
-    fn put<T: Copy>(&mut self, cuda: &Cuda, data: &[T]) -> Result<(), String> {
+    pub(super) fn put<T: Copy>(&mut self, cuda: &Cuda, data: &[T]) -> Result<(), String> {
         self.reserve(cuda, std::mem::size_of_val(data))?;
         cuda.upload(self.pointer, data)
     }
@@ -333,6 +357,21 @@ impl<'a> GpuBoardMaker<'a> {
     /// the GPU: how many keys each class has (past the capacity, those
     /// were made and counted but not kept).
     pub(super) fn make(&mut self, job: &BoardsJob<'_>, capacity: u32) -> Result<[u32; 3], String> {
+        self.reset(capacity)?;
+        self.append(job, 0)
+    }
+
+    /// Empties the class lists, each to hold up to `capacity` keys.
+    pub(super) fn reset(&mut self, capacity: u32) -> Result<(), String> {
+        let cuda = &self.device.cuda;
+        self.out.reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
+        self.capacity = capacity;
+        self.counts.put(cuda, &[0u32; 3])
+    }
+
+    /// Appends `job`'s boards (each key with `extra` added) to the class
+    /// lists: how many keys each list has now, kept or not.
+    pub(super) fn append(&mut self, job: &BoardsJob<'_>, extra: u64) -> Result<[u32; 3], String> {
         let cuda = &self.device.cuda;
         let _turn = self
             .device
@@ -343,38 +382,30 @@ impl<'a> GpuBoardMaker<'a> {
             .into_iter()
             .enumerate()
         {
-            let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
-                unreachable!("three buffers a side")
-            };
-            diags_buffer.put(cuda, diags)?;
-            checks.reserve(cuda, diags.len().max(1) * 8)?;
-            keys.reserve(cuda, diags.len().max(1) * 8)?;
             let count = diags.len() as u32;
             if count == 0 {
                 continue;
             }
+            let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
+                unreachable!("three buffers a side")
+            };
+            diags_buffer.put(cuda, diags)?;
+            checks.reserve(cuda, diags.len() * 8)?;
+            keys.reserve(cuda, diags.len() * 8)?;
             let mut how = *how;
             let (mut diags_at, mut checks_at, mut keys_at, mut count_arg) =
                 (diags_buffer.pointer, checks.pointer, keys.pointer, count);
-            let mut params: [*mut c_void; 5] = [
-                (&mut diags_at as *mut DevicePtr).cast(),
-                (&mut count_arg as *mut u32).cast(),
-                (&mut how as *mut KernelMove).cast(),
-                (&mut checks_at as *mut DevicePtr).cast(),
-                (&mut keys_at as *mut DevicePtr).cast(),
+            let mut params = [
+                arg(&mut diags_at),
+                arg(&mut count_arg),
+                arg(&mut how),
+                arg(&mut checks_at),
+                arg(&mut keys_at),
             ];
-            cuda.launch(
-                self.device.place,
-                count.div_ceil(BLOCK_THREADS),
-                BLOCK_THREADS,
-                &mut params,
-            )?;
+            launch_over(self.device, self.device.place, count, &mut params)?;
         }
         self.splits.put(cuda, &job.splits)?;
         self.item_start.put(cuda, &job.item_start)?;
-        self.out.reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
-        self.capacity = capacity;
-        self.counts.put(cuda, &[0u32; 3])?;
         let items = job.items();
         if items > 0 {
             let mut pointers = [
@@ -385,35 +416,42 @@ impl<'a> GpuBoardMaker<'a> {
                 self.splits.pointer,
                 self.item_start.pointer,
             ];
-            let (mut split_count, mut out, mut capacity_arg, mut counts) = (
+            let (mut split_count, mut extra, mut out, mut capacity, mut counts) = (
                 job.split_count(),
+                extra,
                 self.out.pointer,
-                capacity,
+                self.capacity,
                 self.counts.pointer,
             );
             let [p0, p1, p2, p3, p4, p5] = &mut pointers;
-            let mut params: [*mut c_void; 10] = [
-                (p0 as *mut DevicePtr).cast(),
-                (p1 as *mut DevicePtr).cast(),
-                (p2 as *mut DevicePtr).cast(),
-                (p3 as *mut DevicePtr).cast(),
-                (p4 as *mut DevicePtr).cast(),
-                (p5 as *mut DevicePtr).cast(),
-                (&mut split_count as *mut u32).cast(),
-                (&mut out as *mut DevicePtr).cast(),
-                (&mut capacity_arg as *mut u32).cast(),
-                (&mut counts as *mut DevicePtr).cast(),
+            let mut params = [
+                arg(p0),
+                arg(p1),
+                arg(p2),
+                arg(p3),
+                arg(p4),
+                arg(p5),
+                arg(&mut split_count),
+                arg(&mut extra),
+                arg(&mut out),
+                arg(&mut capacity),
+                arg(&mut counts),
             ];
-            cuda.launch(
-                self.device.boards,
-                items.div_ceil(BLOCK_THREADS),
-                BLOCK_THREADS,
-                &mut params,
-            )?;
+            launch_over(self.device, self.device.boards, items, &mut params)?;
         }
         let mut counts = [0u32; 3];
         cuda.download(&mut counts, self.counts.pointer)?;
         Ok(counts)
+    }
+
+    /// Keys a class holds at most.
+    pub(super) fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Where class `class`'s keys start on the GPU.
+    pub(super) fn class_keys(&self, class: usize) -> DevicePtr {
+        self.out.pointer + (class * self.capacity as usize * 8) as DevicePtr
     }
 
     /// The keys the last job kept, by class (`counts` as it returned).
@@ -422,8 +460,7 @@ impl<'a> GpuBoardMaker<'a> {
         for (class, list) in keys.iter_mut().enumerate() {
             list.resize(counts[class].min(self.capacity) as usize, 0);
             if !list.is_empty() {
-                let from = self.out.pointer + (class * self.capacity as usize * 8) as DevicePtr;
-                self.device.cuda.download(list, from)?;
+                self.device.cuda.download(list, self.class_keys(class))?;
             }
         }
         Ok(keys)
@@ -441,4 +478,25 @@ impl Drop for GpuBoardMaker<'_> {
             cuda.free(buffer.pointer);
         }
     }
+}
+
+/// A kernel argument: a pointer to its value.
+pub(super) fn arg<T>(value: &mut T) -> *mut c_void {
+    (value as *mut T).cast()
+}
+
+/// Launches `function` with a thread for each of `items` (at least one
+/// block), and waits for it.
+pub(super) fn launch_over(
+    device: &GpuDevice,
+    function: CuFunction,
+    items: u32,
+    params: &mut [*mut c_void],
+) -> Result<(), String> {
+    device.cuda.launch(
+        function,
+        items.div_ceil(BLOCK_THREADS).max(1),
+        BLOCK_THREADS,
+        params,
+    )
 }

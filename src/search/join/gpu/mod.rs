@@ -17,6 +17,7 @@ mod buckets;
 mod device;
 mod host;
 mod timing;
+mod whole;
 mod worker;
 
 pub use boards::BoardsTiming;

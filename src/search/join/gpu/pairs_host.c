@@ -2,6 +2,7 @@
  * launch (tests run it against the CPU join). */
 #include "pairs.cuh"
 #include "boards.cuh"
+#include "layout.cuh"
 
 nq_u64 nq_pairs_host(const nq_u64 *stored, const nq_u32 *bucket_start, nq_u32 cuts,
                      const nq_u64 *queries, const nq_u32 *query_patterns,
@@ -26,11 +27,11 @@ void nq_place_host(const nq_u64 *diags, nq_u32 count, const nq_move *how, nq_u64
 /* Plays `items` threads (the launch may have more than there are items). */
 void nq_boards_host(const nq_u64 *north_checks, const nq_u64 *north_keys,
                     const nq_u64 *south_checks, const nq_u64 *south_keys, const nq_u32 *splits,
-                    const nq_u32 *item_start, nq_u32 split_count, nq_u64 *out, nq_u32 capacity,
-                    nq_u32 *counts, nq_u32 items)
+                    const nq_u32 *item_start, nq_u32 split_count, nq_u64 extra, nq_u64 *out,
+                    nq_u32 capacity, nq_u32 *counts, nq_u32 items)
 {
     for (nq_u32 item = 0; item < items; item++) {
         nq_boards_item(north_checks, north_keys, south_checks, south_keys, splits, item_start,
-                       split_count, out, capacity, counts, item);
+                       split_count, extra, out, capacity, counts, item);
     }
 }

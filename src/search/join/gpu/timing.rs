@@ -9,6 +9,8 @@ use serde::Serialize;
 
 use super::boards::{time_boards, BoardsTiming};
 use super::device::{GpuBoardMaker, GpuDevice, GpuPairCounter};
+use super::whole::GpuTaskCounter;
+use super::worker::count_on_gpu;
 use crate::plan::Plan;
 use crate::search::join::{self, JoinTask};
 
@@ -74,6 +76,9 @@ pub struct Timing {
     /// the board kernels (the next step's: the count does not use them
     /// yet) and by the CPU's glue, checked alike.
     pub boards: Option<BoardsTiming>,
+    /// Of the tasks timed, those counted wholly on the GPU (half boards
+    /// made there); the others' half boards were made by the host thread.
+    pub whole_tasks: u64,
 }
 
 /// Times `ids` of `plan` (a join plan) on `device`, and the first
@@ -96,6 +101,7 @@ pub fn time_tasks(
     let (_, total) = device.memory()?;
     let mut peak = 0u64;
     let mut counter = GpuPairCounter::new(device);
+    let mut whole = GpuTaskCounter::new(device);
     let mut timed = Vec::with_capacity(ids.len());
     // The host's own seconds on the tasks the CPU timed too.
     let mut paired_host = 0.0;
@@ -106,12 +112,9 @@ pub fn time_tasks(
         };
         let device_before = counter.device_seconds;
         let started = Instant::now();
-        let on_gpu = join::count_task_on(n, &join_task, &mut counter, None);
+        let on_gpu = count_on_gpu(n, &join_task, &mut whole, &mut counter, None)?;
         let gpu_seconds = started.elapsed().as_secs_f64();
         let host_seconds = gpu_seconds - (counter.device_seconds - device_before);
-        if let Some(error) = counter.error.take() {
-            return Err(error);
-        }
         let on_gpu = on_gpu.ok_or("the GPU abandoned a task")?;
         let (free, _) = device.memory()?;
         peak = peak.max(total.saturating_sub(free));
@@ -180,13 +183,13 @@ pub fn time_tasks(
         cpu_seconds: cpu_mean.map(|mean| mean * scale),
         gpu_per_cpu_thread: (paired_gpu > 0.0 && !cpu.is_empty()).then(|| paired_cpu / paired_gpu),
         peak_gpu_bytes: peak,
-        pairs_per_second: counter.pairs_decided as f64
+        pairs_per_second: (counter.pairs_decided + whole.pairs_decided) as f64
             / timed
                 .iter()
                 .map(|task| task.gpu_seconds)
                 .sum::<f64>()
                 .max(1e-9),
-        decided_share: counter.pairs_decided as f64
+        decided_share: (counter.pairs_decided + whole.pairs_decided) as f64
             / timed
                 .iter()
                 .map(|task| task.pairs as f64)
@@ -198,6 +201,7 @@ pub fn time_tasks(
         feeder_cpu_threads: (paired_host > 0.0 && !cpu.is_empty())
             .then(|| paired_cpu / paired_host),
         boards,
+        whole_tasks: whole.tasks,
         timed,
     })
 }

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::device::{GpuDevice, GpuPairCounter};
+use super::whole::GpuTaskCounter;
 use crate::plan::Task;
 use crate::run::engine::TaskCount;
 use crate::run::workers::{BatchCount, BatchWorker};
-use crate::search::join::{count_task_on, JoinTask};
+use crate::search::join::{count_task_on, JoinTally, JoinTask};
 
 /// Tasks a GPU worker takes at once.
 pub const GPU_BATCH: usize = 16;
@@ -77,6 +78,7 @@ impl BatchWorker for GpuJoinWorker {
     ) -> Result<Vec<Option<BatchCount>>, String> {
         self.device.enter()?;
         let mut counter = GpuPairCounter::new(&self.device);
+        let mut whole = GpuTaskCounter::new(&self.device);
         let mut counts = Vec::with_capacity(tasks.len());
         for task in tasks {
             let Some(join_task) = JoinTask::of(task) else {
@@ -86,15 +88,42 @@ impl BatchWorker for GpuJoinWorker {
                 ));
             };
             let started = Instant::now();
-            let tally = count_task_on(n, &join_task, &mut counter, cancel);
-            if let Some(error) = counter.error.take() {
-                return Err(error);
-            }
+            let tally = count_on_gpu(n, &join_task, &mut whole, &mut counter, cancel)?;
             counts.push(tally.map(|tally| BatchCount {
                 count: TaskCount::of_join(tally),
                 micros: (started.elapsed().as_secs_f64() * 1e6).round() as u64,
             }));
         }
         Ok(counts)
+    }
+}
+
+/// Whether tasks no grid cuts are counted wholly on the GPU (their half
+/// boards made there): yes, unless `NQUEENS_GPU_BOARDS=host` asks for the
+/// host's half boards (to compare the two).
+fn boards_on_gpu() -> bool {
+    static ON_GPU: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON_GPU.get_or_init(|| std::env::var("NQUEENS_GPU_BOARDS").as_deref() != Ok("host"))
+}
+
+/// Counts `task` on the GPU: wholly there where it can (see
+/// [`GpuTaskCounter`]), else with the half boards made on this thread and
+/// matched there. `Ok(None)`: stopped.
+pub(super) fn count_on_gpu(
+    n: u32,
+    task: &JoinTask,
+    whole: &mut GpuTaskCounter<'_>,
+    counter: &mut GpuPairCounter<'_>,
+    stop: Option<&AtomicBool>,
+) -> Result<Option<JoinTally>, String> {
+    if boards_on_gpu() {
+        if let Some(tally) = whole.count(n, task, stop)? {
+            return Ok(tally);
+        }
+    }
+    let tally = count_task_on(n, task, counter, stop);
+    match counter.error.take() {
+        Some(error) => Err(error),
+        None => Ok(tally),
     }
 }

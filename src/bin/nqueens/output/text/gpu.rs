@@ -53,6 +53,12 @@ pub fn timing(out: &mut dyn Write, timing: &Timing) -> io::Result<()> {
         timing.pairs_per_second,
         timing.decided_share * 100.0
     )?;
+    writeln!(
+        out,
+        "  {} of the {} tasks counted wholly on the GPU (half boards made there), the others with the host's half boards",
+        timing.whole_tasks,
+        timing.timed.len()
+    )?;
     let wall = (timing.boards_seconds + timing.layout_seconds + timing.device_seconds).max(1e-9);
     writeln!(
         out,
