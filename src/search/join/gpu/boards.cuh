@@ -28,9 +28,35 @@
 #define NQ_FLAGS (NQ_BARRED | NQ_CLASSED)
 
 #ifdef __CUDACC__
-#define NQ_APPEND(count) atomicAdd((count), 1u)
+/* The next slot of class `class_`'s list: the lanes of a warp that append
+ * together take one atomic add a class between them (all of a warp's
+ * boards go to one list when it makes stored boards), each its rank among
+ * that class's lanes after the leader's base. Every lane active here runs
+ * the three ballots, whatever its class. */
+__device__ __forceinline__ nq_u32 nq_append(nq_u32 *counts, nq_u32 class_)
+{
+    unsigned active = __activemask();
+    unsigned lane = threadIdx.x & 31u;
+    nq_u32 slot = 0;
+    for (nq_u32 c = 0; c < 3; c++) {
+        unsigned group = __ballot_sync(active, class_ == c);
+        if (group == 0) {
+            continue;
+        }
+        int leader = __ffs(group) - 1;
+        nq_u32 base = 0;
+        if ((int)lane == leader) {
+            base = atomicAdd(&counts[c], (nq_u32)__popc(group));
+        }
+        base = __shfl_sync(active, base, leader);
+        if (class_ == c) {
+            slot = base + (nq_u32)__popc(group & ((1u << lane) - 1u));
+        }
+    }
+    return slot;
+}
 #else
-#define NQ_APPEND(count) ((*(count))++)
+#define nq_append(counts, class_) ((counts)[class_]++)
 #endif
 
 /* How a quadrant's placements move onto the board for one half (the
@@ -120,7 +146,7 @@ NQ_DEVICE void nq_boards_item(const nq_u64 *north_checks, const nq_u64 *north_ke
         nq_u64 south_key = south_keys[south];
         if ((south_key & NQ_BARRED) == 0 && (south_checks[south] & north_check) == 0) {
             nq_u32 class_ = north_class + ((south_key & NQ_CLASSED) != 0);
-            nq_u32 slot = NQ_APPEND(&counts[class_]);
+            nq_u32 slot = nq_append(counts, class_);
             if (slot < capacity) {
                 out[(nq_u64)class_ * capacity + slot] = ((north_key | south_key) & ~NQ_FLAGS) | extra;
             }

@@ -73,8 +73,8 @@ pub struct Timing {
     /// threads. K feeders take up to K times this while the GPU keeps up.
     pub feeder_cpu_threads: Option<f64>,
     /// The half boards of the tasks the CPU timed too, made on the GPU by
-    /// the board kernels (the next step's: the count does not use them
-    /// yet) and by the CPU's glue, checked alike.
+    /// the board kernels (which the count uses for tasks no grid cuts)
+    /// and by the CPU's glue, checked alike.
     pub boards: Option<BoardsTiming>,
     /// Of the tasks timed, those counted wholly on the GPU (half boards
     /// made there); the others' half boards were made by the host thread.
