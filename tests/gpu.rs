@@ -326,11 +326,11 @@ fn the_kernel_compiles_with_a_real_nvrtc() {
     }
 }
 
-/// Tasks no grid cuts are counted wholly on the GPU (the board and layout
-/// kernels, then the pairs), the same as on a CPU thread; asked for, the
-/// host's half boards take them instead, alike.
+/// Tasks are counted wholly on the GPU (the board and layout kernels, then
+/// the pairs, a grid's groups filtered there), the same as on a CPU
+/// thread; asked for, the host's half boards take them instead, alike.
 #[test]
-fn tasks_without_a_grid_are_counted_wholly_on_the_gpu_unless_told() {
+fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     for (boards, whole) in [("gpu", 6), ("host", 0)] {
         let (code, stdout, stderr) = on_fake(
             &[
@@ -352,9 +352,9 @@ fn tasks_without_a_grid_are_counted_wholly_on_the_gpu_unless_told() {
         assert_eq!(timing["whole_tasks"], whole, "{boards}: {stdout}");
         assert_eq!(timing["timed"].as_array().unwrap().len(), 6, "{stdout}");
     }
-    // Even and odd N to 23, each task's count checked against a CPU
-    // thread's (a difference exits 3).
-    for n in ["12", "20", "22", "23"] {
+    // Even and odd N, whole row sets to 23 and grids from 24, each
+    // task's count checked against a CPU thread's (a difference exits 3).
+    for n in ["12", "20", "22", "23", "24", "25"] {
         let (code, stdout, stderr) = on_fake(
             &[
                 "gpu",

@@ -124,9 +124,9 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
 {
     (void)module;
     /* Handles 2 on: the kernels of pairs.cuh, boards.cuh and layout.cuh. */
-    static const char *const kernels[] = {"nq_pairs",  "nq_place",     "nq_boards",
-                                          "nq_sample", "nq_histogram", "nq_scatter"};
-    for (int k = 0; k < 6; k++) {
+    static const char *const kernels[] = {"nq_pairs",     "nq_place",   "nq_boards", "nq_sample",
+                                          "nq_histogram", "nq_scatter", "nq_grid"};
+    for (int k = 0; k < 7; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
             return 0;
@@ -172,7 +172,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 {
     (void)stream;
     intptr_t kernel = (intptr_t)function;
-    if (kernel < 2 || kernel > 7 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    if (kernel < 2 || kernel > 8 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
@@ -223,6 +223,20 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
         for (nq_u32 item = 0; item < threads; item++) {
             nq_scatter_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1), ARG(nq_u32, 2),
                             POINTER(nq_u32, 3), POINTER(nq_u64, 4), POINTER(nq_u32, 5), item);
+        }
+        return 0;
+    }
+    if (kernel == 8) {
+        if (ARG(nq_u32, 5) > NQ_MAX_CUTS) {
+            pending = 700;
+            return 0;
+        }
+        for (nq_u32 thread = 0; thread < threads; thread++) {
+            nq_grid_thread(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
+                           POINTER(const nq_u64, 2), POINTER(const nq_u32, 3), ARG(nq_u32, 4),
+                           ARG(nq_u32, 5), POINTER(const nq_u64, 6), POINTER(const nq_u32, 7),
+                           ARG(nq_u32, 8), ARG(nq_u64, 9), ARG(nq_u32, 10), thread, threads,
+                           POINTER(nq_u64, 11));
         }
         return 0;
     }

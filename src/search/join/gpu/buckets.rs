@@ -52,9 +52,9 @@ fn patterns_bmi2(keys: &[u64], extra: u64, cut_mask: u64, patterns: &mut Vec<u32
 }
 
 /// The bits of `key` under `mask`, packed from bit 0 in their order (what
-/// `pext` does), a step per bit of the mask.
+/// `pext` does, and `nq_gather` on the GPU), a step per bit of the mask.
 #[inline]
-fn gather(key: u64, mut mask: u64) -> u32 {
+pub(super) fn gather(key: u64, mut mask: u64) -> u32 {
     let mut pattern = 0;
     let mut bit = 0;
     while mask != 0 {
@@ -179,21 +179,30 @@ impl StoredLayout {
     /// within `m` (a sum over subsets): a query of pattern `q` decides
     /// `within[!q & mask]` pairs.
     pub(super) fn keys_within(&self, within: &mut Vec<u64>) {
-        let buckets = self.bucket_start().len() - 1;
-        within.clear();
-        within.extend(
-            self.bucket_start()
-                .windows(2)
-                .map(|bucket| u64::from(bucket[1] - bucket[0])),
-        );
-        for bit in 0..self.cuts.len() {
-            for pattern in 0..buckets {
-                if pattern & (1 << bit) != 0 {
-                    within[pattern] += within[pattern ^ (1 << bit)];
-                }
+        let in_bucket: Vec<u32> = self
+            .bucket_start()
+            .windows(2)
+            .map(|bucket| bucket[1] - bucket[0])
+            .collect();
+        *within = keys_within(&in_bucket);
+    }
+}
+
+/// For each pattern `m` of 2^k buckets holding `in_bucket` keys each, the
+/// keys of the buckets whose pattern lies within `m` (a sum over
+/// subsets): a query of pattern `q` decides `within[!q & mask]` pairs.
+pub(super) fn keys_within(in_bucket: &[u32]) -> Vec<u64> {
+    let mut within: Vec<u64> = in_bucket.iter().map(|&keys| u64::from(keys)).collect();
+    let mut bit = 1;
+    while bit < within.len() {
+        for pattern in 0..within.len() {
+            if pattern & bit != 0 {
+                within[pattern] += within[pattern ^ bit];
             }
         }
+        bit <<= 1;
     }
+    within
 }
 
 /// Queries sorted by pattern, with their patterns.

@@ -42,6 +42,8 @@ pub struct GpuDevice {
     pub(super) sample: CuFunction,
     pub(super) histogram: CuFunction,
     pub(super) scatter: CuFunction,
+    /// The grid's pair-counting kernel (`nq_grid`).
+    pub(super) grid: CuFunction,
     info: DeviceInfo,
     /// One batch of queries on the GPU at a time: the host threads that
     /// feed it make their half boards side by side and take turns here.
@@ -97,7 +99,7 @@ impl GpuDevice {
         }
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
-        let [function, place, boards, sample, histogram, scatter] = cuda.functions(
+        let [function, place, boards, sample, histogram, scatter, grid] = cuda.functions(
             &image,
             [
                 "nq_pairs",
@@ -106,6 +108,7 @@ impl GpuDevice {
                 "nq_sample",
                 "nq_histogram",
                 "nq_scatter",
+                "nq_grid",
             ],
         )?;
         Ok(GpuDevice {
@@ -117,14 +120,10 @@ impl GpuDevice {
             sample,
             histogram,
             scatter,
+            grid,
             info,
             turn: std::sync::Mutex::new(()),
         })
-    }
-
-    /// The pair-counting kernel (`pairs.cuh`).
-    pub(super) fn pairs_function(&self) -> CuFunction {
-        self.function
     }
 
     /// What the GPU is.

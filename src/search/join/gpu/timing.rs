@@ -61,7 +61,8 @@ pub struct Timing {
     /// rest its buckets ruled out unseen).
     pub decided_share: f64,
     /// The host thread's seconds over the sample making half boards (and
-    /// the rest of a task outside the pair counter).
+    /// the rest of a task outside the pair counter), or for a task counted
+    /// wholly on the GPU building its cells and tables of splits.
     pub boards_seconds: f64,
     /// Its seconds laying out buckets for the GPU.
     pub layout_seconds: f64,
@@ -73,8 +74,7 @@ pub struct Timing {
     /// threads. K feeders take up to K times this while the GPU keeps up.
     pub feeder_cpu_threads: Option<f64>,
     /// The half boards of the tasks the CPU timed too, made on the GPU by
-    /// the board kernels (which the count uses for tasks no grid cuts)
-    /// and by the CPU's glue, checked alike.
+    /// the board kernels alone and by the CPU's glue, checked alike.
     pub boards: Option<BoardsTiming>,
     /// Of the tasks timed, those counted wholly on the GPU (half boards
     /// made there); the others' half boards were made by the host thread.
@@ -103,18 +103,29 @@ pub fn time_tasks(
     let mut counter = GpuPairCounter::new(device);
     let mut whole = GpuTaskCounter::new(device);
     let mut timed = Vec::with_capacity(ids.len());
-    // The host's own seconds on the tasks the CPU timed too.
+    // The host's own seconds on the tasks the CPU timed too, and the
+    // driver's on the tasks counted wholly on the GPU.
     let mut paired_host = 0.0;
+    let mut whole_device = 0.0;
     for (k, &id) in ids.iter().enumerate() {
         let task = plan.tasks.get(id as usize);
         let Some(join_task) = JoinTask::of(&task) else {
             return Err(format!("task {id} is not a join task"));
         };
         let device_before = counter.device_seconds;
+        let (whole_before, whole_host_before) = (whole.tasks, whole.host_seconds);
         let started = Instant::now();
         let on_gpu = count_on_gpu(n, &join_task, &mut whole, &mut counter, None)?;
         let gpu_seconds = started.elapsed().as_secs_f64();
-        let host_seconds = gpu_seconds - (counter.device_seconds - device_before);
+        // The host's own work: for a task counted wholly on the GPU, its
+        // cells and split tables; else all but its time in the driver.
+        let host_seconds = if whole.tasks > whole_before {
+            let host = whole.host_seconds - whole_host_before;
+            whole_device += gpu_seconds - host;
+            host
+        } else {
+            gpu_seconds - (counter.device_seconds - device_before)
+        };
         let on_gpu = on_gpu.ok_or("the GPU abandoned a task")?;
         let (free, _) = device.memory()?;
         peak = peak.max(total.saturating_sub(free));
@@ -124,7 +135,10 @@ pub fn time_tasks(
             (on_cpu, crate::system::thread_cpu_seconds() - before)
         });
         if let Some((on_cpu, _)) = cpu_seconds {
-            if on_cpu != on_gpu {
+            // Solutions only: the pairs are a work measure, which a grid's
+            // tasks count before its filters on the GPU (as `compare`
+            // leaves work measures aside).
+            if on_cpu.solutions != on_gpu.solutions {
                 return Err(format!(
                     "task {id} of N = {n}: the GPU counted {} solutions, the CPU {}",
                     on_gpu.solutions, on_cpu.solutions
@@ -195,9 +209,10 @@ pub fn time_tasks(
                 .map(|task| task.pairs as f64)
                 .sum::<f64>()
                 .max(1.0),
-        boards_seconds: (wall - counter.layout_seconds - counter.device_seconds).max(0.0),
+        boards_seconds: (wall - counter.layout_seconds - counter.device_seconds - whole_device)
+            .max(0.0),
         layout_seconds: counter.layout_seconds,
-        device_seconds: counter.device_seconds,
+        device_seconds: counter.device_seconds + whole_device,
         feeder_cpu_threads: (paired_host > 0.0 && !cpu.is_empty())
             .then(|| paired_cpu / paired_host),
         boards,

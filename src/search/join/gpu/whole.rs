@@ -1,38 +1,69 @@
 //! A join task counted wholly on the GPU: its half boards made there by
 //! the board kernels, laid out in buckets there, matched there; the host
-//! only sends the quadrant cells and a table of column splits a spec, and
-//! reads back a count a class. For tasks no grid cuts (N <= 23); the
-//! others take the host's half boards ([`super::GpuPairCounter`]).
+//! only builds the quadrant cells, sends them with a table of column
+//! splits a spec, and reads back a count a query group and class.
+//!
+//! Every task is a grid (a join is a grid of one group a side): the
+//! stored groups' boards are made into one list, each group laid out in
+//! its own buckets on cut bits chosen once a task; each query group's
+//! boards are made and laid out in turn, and one launch a class matches
+//! them against every stored group whose queens its own leave alone
+//! (`nq_grid` in `pairs.cuh`), a query meeting a group only where it
+//! leaves that group's queens alone, and a stored key only where it
+//! leaves the query group's queens alone, as the CPU's grid filters them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
-use super::super::cells::{shared_cells, RowCells, SharedCells, SHARED_MAX_SIDE};
-use super::super::geometry::Geometry;
-use super::super::grid::task_grid;
+use super::super::cells::{shared_cells, CellCache, RowCells, SharedCells, SHARED_MAX_SIDE};
+use super::super::geometry::{even_weights, Geometry};
+use super::super::grid::{task_grid, Grid};
 use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::super::split::{choose_cuts, MAX_CUTS};
 use super::super::{JoinTally, JoinTask, Parts};
 use super::boards::BoardsJob;
-use super::buckets::cuts_for;
+use super::buckets::{cuts_for, gather, keys_within};
 use super::device::{arg, launch_over, Buffer, GpuBoardMaker, GpuDevice};
 use crate::gpu::driver::DevicePtr;
 
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
 const SAMPLE: u32 = 256;
 
-/// One join of a task: the stored specs (each with the key added to its
-/// boards), the query spec, and the weight of a query board by class.
-type Join = (Vec<(HalfSpec, u64)>, HalfSpec, [u64; 3]);
-
 /// Keys laid out in buckets on the GPU.
 #[derive(Default)]
 struct Laid {
     patterns: Buffer,
-    counts: Buffer,
+    /// Per range, its bucket starts (2^cuts + 1 words, offsets into
+    /// `sorted`); during a layout, the keys per bucket.
+    starts: Buffer,
     next: Buffer,
     sorted: Buffer,
     sorted_patterns: Buffer,
+}
+
+/// Where a task's quadrant cells come from: shared by every thread (to
+/// N = 23), or built here, each row set held whole.
+enum Cells {
+    Shared(Arc<SharedCells>),
+    Built(Box<CellCache>),
+}
+
+impl Cells {
+    /// `spec`'s job, with its cells; `None` where a row set is not held
+    /// whole.
+    fn job<'c>(&'c mut self, geo: &Geometry, spec: &HalfSpec) -> Option<BoardsJob<'c>> {
+        let rows = quadrant_rows(geo, spec);
+        let cells: [&RowCells; 2] = match self {
+            Cells::Shared(shared) => rows.map(|rows| shared.get(rows)),
+            Cells::Built(cache) => {
+                cache.load(geo.h, &rows, spec.cols);
+                let cache: &CellCache = cache;
+                rows.map(|rows| cache.get(rows, spec.cols))
+            }
+        };
+        BoardsJob::new(geo, spec, cells)
+    }
 }
 
 /// Counts tasks wholly on one GPU.
@@ -44,12 +75,17 @@ pub(super) struct GpuTaskCounter<'a> {
     query_laid: Laid,
     sample: Buffer,
     total: Buffer,
-    /// The quadrant cells of N's every row set, where they are shared.
-    shared: Option<(u32, Arc<SharedCells>)>,
+    group_keys: Buffer,
+    meeting: Buffer,
+    /// The cells of the last N (its side), shared or built here.
+    cells: Option<(u32, Cells)>,
     /// Pairs the GPU decided (those its buckets let each query meet).
     pub(super) pairs_decided: u64,
     /// Tasks it counted wholly.
     pub(super) tasks: u64,
+    /// Seconds this host thread spent on its own work for them: building
+    /// cells and the tables of splits (the rest is the driver's).
+    pub(super) host_seconds: f64,
 }
 
 impl<'a> GpuTaskCounter<'a> {
@@ -63,16 +99,21 @@ impl<'a> GpuTaskCounter<'a> {
             query_laid: Laid::default(),
             sample: Buffer::default(),
             total: Buffer::default(),
-            shared: None,
+            group_keys: Buffer::default(),
+            meeting: Buffer::default(),
+            cells: None,
             pairs_decided: 0,
             tasks: 0,
+            host_seconds: 0.0,
         }
     }
 
     /// Counts `task` of an `n` board on the GPU: `Ok(None)` where it
-    /// cannot (a grid cuts the task, or a row set is too large to hold
-    /// whole), for the host's half boards to take it; `Ok(Some(None))`
-    /// where `stop` was set.
+    /// cannot (a row set past 2^32 placements), for the host's half
+    /// boards to take it; `Ok(Some(None))` where `stop` was set. A task
+    /// a grid cuts reports as its pairs those of its meeting groups
+    /// before the grid's filters (the CPU's count after them): a work
+    /// measure, which `compare` leaves aside.
     pub(super) fn count(
         &mut self,
         n: u32,
@@ -81,36 +122,32 @@ impl<'a> GpuTaskCounter<'a> {
     ) -> Result<Option<Option<JoinTally>>, String> {
         let geo = Geometry::new(n);
         let parts = Parts::of(n);
-        if geo.h > SHARED_MAX_SIDE
-            || task_grid(&geo, task, parts.levels, parts.east_levels).is_some()
-        {
-            return Ok(None);
-        }
-        let shared = match &self.shared {
-            Some((side, cells)) if *side == geo.h => Arc::clone(cells),
-            _ => {
-                let cells = shared_cells(geo.h);
-                self.shared = Some((geo.h, Arc::clone(&cells)));
-                cells
-            }
-        };
-        let joins: Vec<Join> = if n.is_multiple_of(2) {
-            let weights = super::super::geometry::even_weights(task.east_rows, n);
-            even_specs(&geo, task, weights)
+        let grids: Vec<Grid> = match task_grid(&geo, task, parts.levels, parts.east_levels) {
+            Some(grid) => vec![grid],
+            None if n.is_multiple_of(2) => even_specs(&geo, task, even_weights(task.east_rows, n))
                 .into_iter()
-                .map(|(east, west, weights)| (vec![(east, 0)], west, weights))
-                .collect()
-        } else {
-            let (east, west, weight) = odd_join(&geo, task);
-            vec![(east, west, [weight, 0, 0])]
-        };
-        let mut tally = JoinTally::default();
-        for (stored, query, weights) in &joins {
-            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
-                return Ok(Some(None));
+                .map(|(east, west, weights)| Grid::of_join(vec![(east, 0)], west, weights))
+                .collect(),
+            None => {
+                let (east, west, weight) = odd_join(&geo, task);
+                vec![Grid::of_join(east, west, [weight, 0, 0])]
             }
-            match self.count_join(&geo, &shared, stored, query, *weights)? {
-                Some(join) => tally += join,
+        };
+        if self.cells.as_ref().is_none_or(|(side, _)| *side != geo.h) {
+            let cells = if geo.h <= SHARED_MAX_SIDE {
+                Cells::Shared(shared_cells(geo.h))
+            } else {
+                let mut cache = CellCache::default();
+                cache.set_whole_placements(u64::MAX);
+                Cells::Built(Box::new(cache))
+            };
+            self.cells = Some((geo.h, cells));
+        }
+        let mut tally = JoinTally::default();
+        for grid in &grids {
+            match self.count_grid(&geo, grid, stop)? {
+                Some(Some(grid)) => tally += grid,
+                Some(None) => return Ok(Some(None)),
                 None => return Ok(None),
             }
         }
@@ -118,127 +155,225 @@ impl<'a> GpuTaskCounter<'a> {
         Ok(Some(Some(tally)))
     }
 
-    /// One join's count, or `None` where its cells are not held whole.
-    fn count_join(
+    /// Makes the boards of `specs` into `maker`'s lists (each spec's with
+    /// its extra key), growing them until they hold every board: the
+    /// class counts after each spec, or `None` where a row set is not
+    /// held whole.
+    fn make(
+        maker: &mut GpuBoardMaker<'_>,
+        cells: &mut Cells,
+        geo: &Geometry,
+        specs: &[(HalfSpec, u64)],
+        host_seconds: &mut f64,
+    ) -> Result<Option<Vec<[u32; 3]>>, String> {
+        loop {
+            let capacity = maker.capacity();
+            maker.reset(capacity)?;
+            let mut after = Vec::with_capacity(specs.len());
+            let mut counts = [0u32; 3];
+            for (spec, extra) in specs {
+                let started = Instant::now();
+                let job = cells.job(geo, spec);
+                *host_seconds += started.elapsed().as_secs_f64();
+                let Some(job) = job else {
+                    return Ok(None);
+                };
+                counts = maker.append(&job, *extra)?;
+                after.push(counts);
+            }
+            let wanted = counts.iter().copied().max().unwrap_or(0);
+            if wanted <= capacity {
+                return Ok(Some(after));
+            }
+            maker.reset(wanted)?;
+        }
+    }
+
+    /// One grid's count: `None` where a row set is not held whole,
+    /// `Some(None)` where stopped.
+    fn count_grid(
         &mut self,
         geo: &Geometry,
-        shared: &SharedCells,
-        stored: &[(HalfSpec, u64)],
-        query: &HalfSpec,
-        weights: [u64; 3],
-    ) -> Result<Option<JoinTally>, String> {
-        let cells_of = |spec: &HalfSpec| -> [&RowCells; 2] {
-            quadrant_rows(geo, spec).map(|rows| shared.get(rows))
-        };
-        let mut jobs = Vec::with_capacity(stored.len());
-        for (spec, extra) in stored {
-            match BoardsJob::new(geo, spec, cells_of(spec)) {
-                Some(job) => jobs.push((job, *extra)),
-                None => return Ok(None),
-            }
-        }
-        let Some(query_job) = BoardsJob::new(geo, query, cells_of(query)) else {
+        grid: &Grid,
+        stop: Option<&AtomicBool>,
+    ) -> Result<Option<Option<JoinTally>>, String> {
+        let (_, cells) = self.cells.as_mut().expect("cells set for this N");
+        // Every stored group's boards, in one list, group after group.
+        let stored_specs: Vec<(HalfSpec, u64)> = grid
+            .stored
+            .iter()
+            .flat_map(|(_, specs)| specs.iter().copied())
+            .collect();
+        let Some(after) = Self::make(
+            &mut self.stored,
+            cells,
+            geo,
+            &stored_specs,
+            &mut self.host_seconds,
+        )?
+        else {
             return Ok(None);
         };
-        // The stored boards, every spec's appended to class 0's list (an
-        // east half has no class); made again into larger lists where
-        // the first try's did not hold them.
-        let stored_count = loop {
-            let capacity = self.stored.capacity();
-            self.stored.reset(capacity)?;
-            let mut counts = [0u32; 3];
-            for (job, extra) in &jobs {
-                counts = self.stored.append(job, *extra)?;
-            }
-            let wanted = counts.iter().copied().max().unwrap_or(0);
-            if wanted <= capacity {
-                break counts[0];
-            }
-            self.stored.reset(wanted)?;
-        };
-        let query_counts = loop {
-            let capacity = self.queries.capacity();
-            self.queries.reset(capacity)?;
-            let counts = self.queries.append(&query_job, 0)?;
-            let wanted = counts.iter().copied().max().unwrap_or(0);
-            if wanted <= capacity {
-                break counts;
-            }
-            self.queries.reset(wanted)?;
-        };
-        let mut tally = JoinTally::default();
-        let classes: Vec<usize> = (0..3)
-            .filter(|&class| weights[class] != 0 && query_counts[class] != 0)
-            .collect();
-        if stored_count == 0 || classes.is_empty() {
-            return Ok(Some(tally));
+        let mut ranges = Vec::with_capacity(grid.stored.len());
+        let mut spec_index = 0;
+        let mut from = 0u32;
+        for (_, specs) in &grid.stored {
+            spec_index += specs.len();
+            let to = if spec_index == 0 {
+                0
+            } else {
+                after[spec_index - 1][0]
+            };
+            ranges.push((from, to - from));
+            from = to;
         }
-        // The cut bits, from samples of both sides (as the CPU's split
-        // chooses them).
-        let stored_keys = self.stored.class_keys(0);
-        let stored_sample = self.sample_of(stored_keys, stored_count)?;
-        let query_sample = self.sample_of(
-            self.queries.class_keys(classes[0]),
-            query_counts[classes[0]],
-        )?;
-        let offered = choose_cuts(&stored_sample, &query_sample, MAX_CUTS);
-        let cut_mask = offered[..cuts_for(stored_count as usize, offered.len())]
+        let stored_count = from;
+        let group_keys: Vec<u64> = grid
+            .stored
             .iter()
-            .fold(0, |mask, cut| mask | cut);
-        let cuts = cut_mask.count_ones();
-        let in_bucket = lay_out(
-            self.device,
-            &mut self.stored_laid,
-            stored_keys,
-            stored_count,
-            cut_mask,
-            false,
-        )?;
-        let within = keys_within(&in_bucket, cuts);
-        let all = (1usize << cuts) - 1;
-        for &class in &classes {
-            let count = query_counts[class];
-            let query_keys = self.queries.class_keys(class);
-            let laid = &mut self.query_laid;
-            let query_buckets = lay_out(self.device, laid, query_keys, count, cut_mask, true)?;
-            self.pairs_decided += query_buckets
+            .map(|(queen, _)| geo.key(queen.0, queen.1))
+            .collect();
+        self.group_keys.put(&self.device.cuda, &group_keys)?;
+        let stored_keys = self.stored.class_keys(0);
+        let mut tally = JoinTally::default();
+        // Chosen at the first query group with boards to match.
+        let mut layout: Option<(u64, Vec<Vec<u64>>)> = None;
+        for (west_queen, query, weights) in &grid.queries {
+            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                return Ok(Some(None));
+            }
+            let west_key = geo.key(west_queen.0, west_queen.1);
+            let meeting: Vec<u32> = (0..grid.stored.len() as u32)
+                .filter(|&g| group_keys[g as usize] & west_key == 0 && ranges[g as usize].1 > 0)
+                .collect();
+            if meeting.is_empty() || stored_count == 0 {
+                continue;
+            }
+            let (_, cells) = self.cells.as_mut().expect("cells set for this N");
+            let Some(after) = Self::make(
+                &mut self.queries,
+                cells,
+                geo,
+                &[(*query, 0)],
+                &mut self.host_seconds,
+            )?
+            else {
+                return Ok(None);
+            };
+            let query_counts = after[0];
+            let classes: Vec<usize> = (0..3)
+                .filter(|&class| weights[class] != 0 && query_counts[class] != 0)
+                .collect();
+            let Some(&first) = classes.first() else {
+                continue;
+            };
+            if layout.is_none() {
+                // The cut bits, from samples of both sides (as the CPU's
+                // split chooses them), and every stored group laid out.
+                let stored_sample = self.sample_of(stored_keys, stored_count)?;
+                let query_sample =
+                    self.sample_of(self.queries.class_keys(first), query_counts[first])?;
+                let offered = choose_cuts(&stored_sample, &query_sample, MAX_CUTS);
+                let largest = ranges.iter().map(|&(_, count)| count).max().unwrap_or(0);
+                let cut_mask = offered[..cuts_for(largest as usize, offered.len())]
+                    .iter()
+                    .fold(0, |mask, cut| mask | cut);
+                let in_bucket = lay_out(
+                    self.device,
+                    &mut self.stored_laid,
+                    stored_keys,
+                    &ranges,
+                    cut_mask,
+                    false,
+                )?;
+                let within = in_bucket.iter().map(|counts| keys_within(counts)).collect();
+                layout = Some((cut_mask, within));
+            }
+            let (cut_mask, within) = layout.as_ref().expect("laid out above");
+            let cuts = cut_mask.count_ones();
+            let all = (1usize << cuts) - 1;
+            let west_pattern = gather(west_key, *cut_mask);
+            // The stored keys each query pattern may meet, over the
+            // meeting groups (the work measure of the buckets).
+            let mut met = vec![0u64; all + 1];
+            for &g in &meeting {
+                for (sum, keys) in met.iter_mut().zip(&within[g as usize]) {
+                    *sum += keys;
+                }
+            }
+            let meeting_keys: u64 = meeting
                 .iter()
-                .enumerate()
-                .map(|(pattern, &queries)| u64::from(queries) * within[!pattern & all])
-                .sum::<u64>();
-            self.total.put(&self.device.cuda, &[0u64])?;
-            let (mut stored_at, mut starts_at, mut cuts_arg) = (
-                self.stored_laid.sorted.pointer,
-                self.stored_laid.counts.pointer,
-                cuts,
-            );
-            let (mut queries_at, mut patterns_at, mut count_arg, mut total_at) = (
-                laid.sorted.pointer,
-                laid.sorted_patterns.pointer,
-                count,
-                self.total.pointer,
-            );
-            let mut params = [
-                arg(&mut stored_at),
-                arg(&mut starts_at),
-                arg(&mut cuts_arg),
-                arg(&mut queries_at),
-                arg(&mut patterns_at),
-                arg(&mut count_arg),
-                arg(&mut total_at),
-            ];
-            launch_over(
-                self.device,
-                self.device.pairs_function(),
-                count,
-                &mut params,
-            )?;
-            let mut sum = [0u64];
-            self.device.cuda.download(&mut sum, self.total.pointer)?;
-            tally.solutions += weights[class] * sum[0];
-            tally.pairs += u64::from(stored_count) * u64::from(count);
+                .map(|&g| u64::from(ranges[g as usize].1))
+                .sum();
+            self.meeting.put(&self.device.cuda, &meeting)?;
+            for &class in &classes {
+                let count = query_counts[class];
+                let query_keys = self.queries.class_keys(class);
+                let query_buckets = lay_out(
+                    self.device,
+                    &mut self.query_laid,
+                    query_keys,
+                    &[(0, count)],
+                    *cut_mask,
+                    true,
+                )?;
+                self.pairs_decided += query_buckets[0]
+                    .iter()
+                    .enumerate()
+                    .map(|(pattern, &queries)| {
+                        u64::from(queries) * met[!(pattern | west_pattern as usize) & all]
+                    })
+                    .sum::<u64>();
+                let sum = self.match_grid(*cut_mask, meeting.len() as u32, count, west_key)?;
+                tally.solutions += weights[class] * sum;
+                tally.pairs += meeting_keys * u64::from(count);
+            }
         }
-        Ok(Some(tally))
+        Ok(Some(Some(tally)))
+    }
+
+    /// The pairs of the laid-out queries (`count` of them) and the stored
+    /// keys of the meeting groups (see `nq_grid`).
+    fn match_grid(
+        &mut self,
+        cut_mask: u64,
+        meeting: u32,
+        count: u32,
+        west_key: u64,
+    ) -> Result<u64, String> {
+        self.total.put(&self.device.cuda, &[0u64])?;
+        let (mut stored_at, mut starts_at, mut group_keys_at, mut meeting_at) = (
+            self.stored_laid.sorted.pointer,
+            self.stored_laid.starts.pointer,
+            self.group_keys.pointer,
+            self.meeting.pointer,
+        );
+        let (mut meeting_count, mut cuts) = (meeting, cut_mask.count_ones());
+        let (mut queries_at, mut patterns_at, mut count_arg) = (
+            self.query_laid.sorted.pointer,
+            self.query_laid.sorted_patterns.pointer,
+            count,
+        );
+        let (mut west, mut west_pattern, mut total_at) =
+            (west_key, gather(west_key, cut_mask), self.total.pointer);
+        let mut params = [
+            arg(&mut stored_at),
+            arg(&mut starts_at),
+            arg(&mut group_keys_at),
+            arg(&mut meeting_at),
+            arg(&mut meeting_count),
+            arg(&mut cuts),
+            arg(&mut queries_at),
+            arg(&mut patterns_at),
+            arg(&mut count_arg),
+            arg(&mut west),
+            arg(&mut west_pattern),
+            arg(&mut total_at),
+        ];
+        launch_over(self.device, self.device.grid, count, &mut params)?;
+        let mut sum = [0u64];
+        self.device.cuda.download(&mut sum, self.total.pointer)?;
+        Ok(sum[0])
     }
 
     /// Every step-th of `count` keys at `keys` (the CPU split's sample).
@@ -263,30 +398,42 @@ impl<'a> GpuTaskCounter<'a> {
     }
 }
 
-/// Lays out `count` keys at `keys` in buckets by their bits under
-/// `cut_mask`: `laid.sorted` the keys bucket after bucket (with their
-/// patterns in `laid.sorted_patterns` where `with_patterns`), and
-/// `laid.counts` the bucket starts (2^cuts + 1 words). Returns the keys
-/// of each bucket.
+/// Lays out the keys at `keys` in buckets by their bits under
+/// `cut_mask`, each range (a start and a length, in keys) in buckets of
+/// its own: `laid.sorted` the keys, range after range and bucket after
+/// bucket (with their patterns in `laid.sorted_patterns` where
+/// `with_patterns`), and `laid.starts` each range's bucket starts
+/// (2^cuts + 1 words a range, offsets into `laid.sorted`). Returns each
+/// range's keys per bucket.
 fn lay_out(
     device: &GpuDevice,
     laid: &mut Laid,
     keys: DevicePtr,
-    count: u32,
+    ranges: &[(u32, u32)],
     cut_mask: u64,
     with_patterns: bool,
-) -> Result<Vec<u32>, String> {
+) -> Result<Vec<Vec<u32>>, String> {
     let cuda = &device.cuda;
     let buckets = 1usize << cut_mask.count_ones();
-    laid.patterns.reserve(cuda, count as usize * 4)?;
-    laid.counts.put(cuda, &vec![0u32; buckets + 1])?;
-    {
+    let stride = buckets + 1;
+    let total: usize = ranges.iter().map(|&(_, count)| count as usize).sum();
+    let end = ranges
+        .iter()
+        .map(|&(from, count)| (from + count) as usize)
+        .max()
+        .unwrap_or(0);
+    laid.patterns.reserve(cuda, end.max(1) * 4)?;
+    laid.starts.put(cuda, &vec![0u32; ranges.len() * stride])?;
+    for (r, &(from, count)) in ranges.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
         let (mut keys_at, mut count_arg, mut mask, mut patterns, mut counts) = (
-            keys,
+            keys + u64::from(from) * 8,
             count,
             cut_mask,
-            laid.patterns.pointer,
-            laid.counts.pointer,
+            laid.patterns.pointer + u64::from(from) * 4,
+            laid.starts.pointer + (r * stride * 4) as u64,
         );
         let mut params = [
             arg(&mut keys_at),
@@ -297,54 +444,51 @@ fn lay_out(
         ];
         launch_over(device, device.histogram, count, &mut params)?;
     }
-    let mut in_bucket = vec![0u32; buckets];
-    cuda.download(&mut in_bucket, laid.counts.pointer)?;
-    let mut starts = Vec::with_capacity(buckets + 1);
-    starts.push(0u32);
-    for &keys in &in_bucket {
-        starts.push(starts.last().copied().unwrap_or(0) + keys);
+    let mut counts = vec![0u32; ranges.len() * stride];
+    cuda.download(&mut counts, laid.starts.pointer)?;
+    // Starts range after range, bucket after bucket: a running sum.
+    let mut in_bucket = Vec::with_capacity(ranges.len());
+    let mut starts = Vec::with_capacity(ranges.len() * stride);
+    let mut next = 0u32;
+    for range in counts.chunks(stride) {
+        in_bucket.push(range[..buckets].to_vec());
+        for &keys in &range[..buckets] {
+            starts.push(next);
+            next += keys;
+        }
+        starts.push(next);
     }
-    laid.counts.put(cuda, &starts)?;
-    laid.next.put(cuda, &starts[..buckets])?;
-    laid.sorted.reserve(cuda, count as usize * 8)?;
+    laid.starts.put(cuda, &starts)?;
+    laid.next.put(cuda, &starts)?;
+    laid.sorted.reserve(cuda, total.max(1) * 8)?;
     if with_patterns {
-        laid.sorted_patterns.reserve(cuda, count as usize * 4)?;
+        laid.sorted_patterns.reserve(cuda, total.max(1) * 4)?;
     }
-    let (mut keys_at, mut patterns, mut count_arg, mut next, mut sorted, mut sorted_patterns) = (
-        keys,
-        laid.patterns.pointer,
-        count,
-        laid.next.pointer,
-        laid.sorted.pointer,
-        if with_patterns {
+    for (r, &(from, count)) in ranges.iter().enumerate() {
+        if count == 0 {
+            continue;
+        }
+        let (mut keys_at, mut patterns, mut count_arg, mut next_at, mut sorted) = (
+            keys + u64::from(from) * 8,
+            laid.patterns.pointer + u64::from(from) * 4,
+            count,
+            laid.next.pointer + (r * stride * 4) as u64,
+            laid.sorted.pointer,
+        );
+        let mut sorted_patterns = if with_patterns {
             laid.sorted_patterns.pointer
         } else {
             0
-        },
-    );
-    let mut params = [
-        arg(&mut keys_at),
-        arg(&mut patterns),
-        arg(&mut count_arg),
-        arg(&mut next),
-        arg(&mut sorted),
-        arg(&mut sorted_patterns),
-    ];
-    launch_over(device, device.scatter, count, &mut params)?;
-    Ok(in_bucket)
-}
-
-/// For each pattern `m` of `cuts` bits, the keys of the buckets whose
-/// pattern lies within `m`: a query of pattern `q` decides
-/// `within[!q & mask]` pairs.
-fn keys_within(in_bucket: &[u32], cuts: u32) -> Vec<u64> {
-    let mut within: Vec<u64> = in_bucket.iter().map(|&keys| u64::from(keys)).collect();
-    for bit in 0..cuts {
-        for pattern in 0..within.len() {
-            if pattern & (1 << bit) != 0 {
-                within[pattern] += within[pattern ^ (1 << bit)];
-            }
-        }
+        };
+        let mut params = [
+            arg(&mut keys_at),
+            arg(&mut patterns),
+            arg(&mut count_arg),
+            arg(&mut next_at),
+            arg(&mut sorted),
+            arg(&mut sorted_patterns),
+        ];
+        launch_over(device, device.scatter, count, &mut params)?;
     }
-    within
+    Ok(in_bucket)
 }

@@ -77,7 +77,7 @@ pub fn timing(out: &mut dyn Write, timing: &Timing) -> io::Result<()> {
         let rate = |seconds: f64| boards.boards as f64 / seconds.max(1e-9);
         writeln!(
             out,
-            "  half boards by the board kernels (whole tasks use them; grid tasks not yet): the GPU made {:.3e} a second, one CPU thread's glue {:.3e} ({:.1}x), {} of them, {}",
+            "  half boards by the board kernels alone: the GPU made {:.3e} a second, one CPU thread's glue {:.3e} ({:.1}x), {} of them, {}",
             rate(boards.gpu_seconds),
             rate(boards.cpu_seconds),
             boards.cpu_seconds / boards.gpu_seconds.max(1e-9),
