@@ -17,7 +17,8 @@
 # Sizes: GPU_CHECK_ALONE (the N counted on the GPU alone, default 16..21),
 # GPU_CHECK_BESIDE (default 22), GPU_CHECK_26 / GPU_CHECK_28 (tasks timed,
 # default 24 and 8; 0 skips), GPU_CHECK_CPU_26 / GPU_CHECK_CPU_28 (of those, also
-# timed on one CPU thread, default 3 and 1), GPU_CHECK_FEEDERS (host
+# timed on one CPU thread, default 3 and 1), GPU_CHECK_HOST_26 (tasks of
+# N = 26 timed with the host's half boards, default 4), GPU_CHECK_FEEDERS (host
 # threads feeding the GPU in steps 2 and 3, default 4; step 3's counting
 # threads are the other cores).
 set -uo pipefail
@@ -81,6 +82,14 @@ for n in 26 28; do
     head -c 400 "$dir/time-$n.json" | tee -a "$log"
     echo | tee -a "$log"
 done
+# The first design (the host's half boards) on a few of the same tasks,
+# to compare: GPU_CHECK_HOST_26 tasks (default 4; 0 skips).
+host_tasks=${GPU_CHECK_HOST_26:-4}
+if [ "$host_tasks" -gt 0 ]; then
+    say "== 5. $host_tasks tasks of N = 26 with the host's half boards (at $((SECONDS - started)) s)"
+    NQUEENS_GPU_BOARDS=host "$binary" gpu 26 --tasks "$host_tasks" --cpu-tasks 0 --seed 1 --format json \
+        >"$dir/time-26-host.json" 2>>"$log" || timing_status=$?
+fi
 
 say "== tables (at $((SECONDS - started)) s)"
 python3 - "$dir" <<'PY' 2>&1 | tee -a "$log"
@@ -131,6 +140,10 @@ for n in (26, 28):
         "host_seconds": {k: t.get(k + "_seconds") for k in ("boards", "layout", "device")},
         "board_kernels": t.get("boards"),
     }
+t = load("time-26-host.json")
+if t:
+    summary["host_boards_26"] = {"tasks_timed": len(t["timed"]), "gpu_days": t["gpu_seconds"] / 86400,
+                                 "feeder_cpu_threads": t.get("feeder_cpu_threads")}
 with open(os.path.join(dir, "gpu-check.json"), "w") as f:
     json.dump(summary, f, indent=1)
 lines = ["# GPU check", ""]
@@ -159,6 +172,9 @@ for n, t in summary["timing"].items():
         gpu_rate = b["boards"] / max(b["gpu_seconds"], 1e-9)
         cpu_rate = b["boards"] / max(b["cpu_seconds"], 1e-9)
         lines.append(f"| {n} | {b['boards']} | {gpu_rate:.3e} | {cpu_rate:.3e} | {gpu_rate / max(cpu_rate, 1e-9):.1f} | {'keys' if b['keys_compared'] else 'counts'} |")
+h = summary.get("host_boards_26")
+if h:
+    lines += ["", f"N = 26 with the host's half boards (the first design, `NQUEENS_GPU_BOARDS=host`): {h['gpu_days']:.1f} GPU-days for the plan from {h['tasks_timed']} tasks."]
 with open(os.path.join(dir, "gpu-check.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))

@@ -243,6 +243,7 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
         .env("GPU_CHECK_26", "1")
         .env("GPU_CHECK_CPU_26", "1")
         .env("GPU_CHECK_28", "0")
+        .env("GPU_CHECK_HOST_26", "1")
         .output()
         .unwrap();
     let (code, stdout, stderr) = outcome(output);
@@ -281,7 +282,9 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
     let boards = &timing["board_kernels"];
     assert!(boards["boards"].as_u64().unwrap() > 0, "{summary}");
     assert_eq!(boards["keys_compared"], true, "{summary}");
+    assert_eq!(summary["host_boards_26"]["tasks_timed"], 1, "{summary}");
     let table = std::fs::read_to_string(dir.path().join("gpu-check.md")).unwrap();
+    assert!(table.contains("with the host's half boards"), "{table}");
     assert!(
         table.contains("Half boards made by the board kernels"),
         "{table}"
