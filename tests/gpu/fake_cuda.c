@@ -90,32 +90,38 @@ static int image_names(const char *image, size_t length, const char *name, char 
     return 0;
 }
 
+/* The last image loaded, where it is a real NVRTC's output: the kernels'
+ * names are looked up in it, as the real driver would find them or not. */
+static const char *loaded_image;
+static size_t loaded_length;
+static char loaded_end;
+
 /* The token image of the stand-in NVRTC, or a real NVRTC's output: a
  * cubin (an ELF file, its length from its header) or PTX (text), which
- * must define the kernel, as the real driver would find it or not. */
+ * must define the pair-counting kernel. */
 CUresult cuModuleLoadData(void **module, const void *image)
 {
     const char *bytes = image;
+    loaded_image = NULL;
     if (strncmp(bytes, "FAKE", 4) == 0) {
         *module = (void *)1;
         return 0;
     }
-    int found = 0;
     if (memcmp(bytes, "\x7f" "ELF", 4) == 0 && bytes[4] == 2) {
         uint64_t section_offset;
         uint16_t entry_size, entries;
         memcpy(&section_offset, bytes + 0x28, 8);
         memcpy(&entry_size, bytes + 0x3a, 2);
         memcpy(&entries, bytes + 0x3c, 2);
-        found = image_names(bytes, section_offset + (uint64_t)entry_size * entries, "nq_pairs", '\0');
+        loaded_length = section_offset + (uint64_t)entry_size * entries;
+        loaded_end = '\0';
     } else if (strstr(bytes, ".version") != NULL) {
-        found = image_names(bytes, strlen(bytes), ".entry nq_pairs", '(');
+        loaded_length = strlen(bytes);
+        loaded_end = '(';
     } else {
         return 200; /* CUDA_ERROR_INVALID_IMAGE */
     }
-    if (!found) {
-        return 500; /* CUDA_ERROR_NOT_FOUND, as the function lookup would be */
-    }
+    loaded_image = bytes;
     *module = (void *)1;
     return 0;
 }
@@ -126,6 +132,13 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
     /* Handles 2 on: the kernels of pairs.cuh, boards.cuh and layout.cuh. */
     static const char *const kernels[] = {"nq_pairs",     "nq_place",   "nq_boards", "nq_sample",
                                           "nq_histogram", "nq_scatter", "nq_grid"};
+    if (loaded_image != NULL) {
+        char entry[64];
+        snprintf(entry, sizeof entry, "%s%s", loaded_end == '(' ? ".entry " : "", name);
+        if (!image_names(loaded_image, loaded_length, entry, loaded_end)) {
+            return 500; /* CUDA_ERROR_NOT_FOUND */
+        }
+    }
     for (int k = 0; k < 7; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
