@@ -66,6 +66,11 @@ impl Cells {
     }
 }
 
+thread_local! {
+    /// The cells the last counter of this thread built, for the next.
+    static KEPT_CELLS: std::cell::RefCell<Option<(u32, Cells)>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Counts tasks wholly on one GPU.
 pub(super) struct GpuTaskCounter<'a> {
     device: &'a GpuDevice,
@@ -101,7 +106,9 @@ impl<'a> GpuTaskCounter<'a> {
             total: Buffer::default(),
             group_keys: Buffer::default(),
             meeting: Buffer::default(),
-            cells: None,
+            // The cells a counter of this thread left (a worker makes a
+            // counter a batch; consecutive batches share row sets).
+            cells: KEPT_CELLS.with(|kept| kept.borrow_mut().take()),
             pairs_decided: 0,
             tasks: 0,
             host_seconds: 0.0,
@@ -395,6 +402,14 @@ impl<'a> GpuTaskCounter<'a> {
             .cuda
             .download(&mut sample, self.sample.pointer)?;
         Ok(sample)
+    }
+}
+
+impl Drop for GpuTaskCounter<'_> {
+    fn drop(&mut self) {
+        if let Some(cells) = self.cells.take() {
+            KEPT_CELLS.with(|kept| *kept.borrow_mut() = Some(cells));
+        }
     }
 }
 
