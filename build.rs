@@ -1,5 +1,5 @@
 //! With the `gpu` feature, the GPU kernel's logic
-//! (src/search/join/gpu/pairs.cuh, boards.cuh and layout.cuh) is also compiled for the host, so that
+//! (src/search/join/gpu/pairs.cuh, boards.cuh, layout.cuh and cells.cuh) is also compiled for the host, so that
 //! the tests run on the CPU the code the GPU runs. Without it, nothing is
 //! built here.
 
@@ -11,6 +11,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/search/join/gpu/pairs.cuh");
     println!("cargo:rerun-if-changed=src/search/join/gpu/boards.cuh");
     println!("cargo:rerun-if-changed=src/search/join/gpu/layout.cuh");
+    println!("cargo:rerun-if-changed=src/search/join/gpu/cells.cuh");
     println!("cargo:rerun-if-changed=src/search/join/gpu/pairs_host.c");
     #[cfg(feature = "gpu")]
     cc::Build::new()

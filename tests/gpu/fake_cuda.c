@@ -19,6 +19,7 @@
 #include "pairs.cuh"
 #include "boards.cuh"
 #include "layout.cuh"
+#include "cells.cuh"
 
 typedef int CUresult;
 typedef int CUdevice;

@@ -13,7 +13,8 @@ use crate::search::join::PairCounter;
 pub(super) const KERNEL_SOURCE: &str = concat!(
     include_str!("pairs.cuh"),
     include_str!("boards.cuh"),
-    include_str!("layout.cuh")
+    include_str!("layout.cuh"),
+    include_str!("cells.cuh")
 );
 
 /// Oldest GPUs taken: compute capability 6.0 (Pascal), whose 64-bit

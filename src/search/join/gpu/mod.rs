@@ -14,6 +14,7 @@
 
 mod boards;
 mod buckets;
+mod cells;
 mod device;
 mod host;
 mod timing;

@@ -3,6 +3,7 @@
 #include "pairs.cuh"
 #include "boards.cuh"
 #include "layout.cuh"
+#include "cells.cuh"
 
 nq_u64 nq_pairs_host(const nq_u64 *stored, const nq_u32 *bucket_start, nq_u32 cuts,
                      const nq_u64 *queries, const nq_u32 *query_patterns,
@@ -33,5 +34,13 @@ void nq_boards_host(const nq_u64 *north_checks, const nq_u64 *north_keys,
     for (nq_u32 item = 0; item < items; item++) {
         nq_boards_item(north_checks, north_keys, south_checks, south_keys, splits, item_start,
                        split_count, extra, out, capacity, counts, item);
+    }
+}
+
+void nq_cells_host(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side, nq_u32 open,
+                   nq_u32 *counts, nq_u64 *out)
+{
+    for (nq_u32 item = 0; item < prefix_count; item++) {
+        nq_cells_item(prefixes, prefix_count, side, open, counts, out, item);
     }
 }

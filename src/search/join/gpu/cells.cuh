@@ -1,0 +1,111 @@
+/*
+ * A row set's quadrant cells built on the GPU: every placement of a queen
+ * on each of the rows `rows_left` names, in distinct open columns and on
+ * distinct diagonals (the host's search in cells.rs, each_placement_within),
+ * as its column set and its local diagonals (i - j + side - 1 in the low
+ * 32 bits, i + j in the high). The host expands the first rows into
+ * prefixes; a thread searches below one prefix, without recursion. Pass 1
+ * (out null) counts the placements of each column set into counts[cols];
+ * the host turns the counts into each cell's start; pass 2 writes each
+ * placement at the next slot of its cell (counts then holds the cursors).
+ * Compiled like pairs.cuh, boards.cuh and layout.cuh (after them).
+ */
+
+#ifndef NQ_CELLS_CUH
+#define NQ_CELLS_CUH
+
+#ifdef __CUDACC__
+#define NQ_LOWEST(x) ((nq_u32)(__ffs((int)(x)) - 1))
+#else
+#define NQ_LOWEST(x) ((nq_u32)__builtin_ctz(x))
+#endif
+
+#define NQ_MAX_SIDE 16
+
+/* The search's state after some rows: the columns taken, the columns of
+ * row `row` attacked along each diagonal direction, the rows still to
+ * place and the diagonals taken. */
+typedef struct {
+    nq_u64 diag;
+    nq_u32 rows_left;
+    nq_u32 row;
+    nq_u32 cols;
+    nq_u32 left;
+    nq_u32 right;
+    nq_u32 pad;
+} nq_prefix;
+
+NQ_DEVICE void nq_cell_visit(nq_u32 cols, nq_u64 diag, nq_u32 *counts, nq_u64 *out)
+{
+    nq_u32 slot = NQ_NEXT(&counts[cols]);
+    if (out) {
+        out[slot] = diag;
+    }
+}
+
+/* The columns of the next row (the lowest of `rows_left`) a queen may
+ * take below `state` within `open`. */
+NQ_DEVICE nq_u32 nq_cell_free(const nq_prefix *state, nq_u32 side, nq_u32 open)
+{
+    nq_u32 next = NQ_LOWEST(state->rows_left);
+    nq_u32 gap = next - state->row;
+    nq_u32 left = state->left >> gap;
+    nq_u32 right = (state->right << gap) & ((1u << side) - 1u);
+    return ~(state->cols | left | right) & open;
+}
+
+/* Every placement below prefix `item`. */
+NQ_DEVICE void nq_cells_item(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side,
+                             nq_u32 open, nq_u32 *counts, nq_u64 *out, nq_u32 item)
+{
+    if (item >= prefix_count) {
+        return;
+    }
+    nq_prefix stack[NQ_MAX_SIDE + 1];
+    nq_u32 free[NQ_MAX_SIDE + 1];
+    stack[0] = prefixes[item];
+    if (stack[0].rows_left == 0) {
+        nq_cell_visit(stack[0].cols, stack[0].diag, counts, out);
+        return;
+    }
+    free[0] = nq_cell_free(&stack[0], side, open);
+    int depth = 0;
+    while (depth >= 0) {
+        if (free[depth] == 0) {
+            depth--;
+            continue;
+        }
+        const nq_prefix *state = &stack[depth];
+        nq_u32 col = NQ_LOWEST(free[depth]);
+        free[depth] &= free[depth] - 1u;
+        nq_u32 next = NQ_LOWEST(state->rows_left);
+        nq_u32 gap = next - state->row;
+        nq_u32 bit = 1u << col;
+        nq_prefix below;
+        below.rows_left = state->rows_left & (state->rows_left - 1u);
+        below.row = next;
+        below.cols = state->cols | bit;
+        below.left = (state->left >> gap) | bit;
+        below.right = ((state->right << gap) & ((1u << side) - 1u)) | bit;
+        below.diag = state->diag | (1ull << (next + side - 1u - col)) | (1ull << (32u + next + col));
+        below.pad = 0;
+        if (below.rows_left == 0) {
+            nq_cell_visit(below.cols, below.diag, counts, out);
+            continue;
+        }
+        depth++;
+        stack[depth] = below;
+        free[depth] = nq_cell_free(&stack[depth], side, open);
+    }
+}
+
+#ifdef __CUDACC__
+extern "C" __global__ void nq_cells(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side,
+                                    nq_u32 open, nq_u32 *counts, nq_u64 *out)
+{
+    nq_cells_item(prefixes, prefix_count, side, open, counts, out,
+                  blockIdx.x * blockDim.x + threadIdx.x);
+}
+#endif
+
+#endif
