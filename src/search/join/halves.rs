@@ -28,6 +28,7 @@ impl Cursor {
 
 /// How the north and south quadrants' placements move onto the board for
 /// `spec`'s half.
+#[inline(always)]
 pub(super) fn moves(geo: &Geometry, spec: &HalfSpec) -> [Move; 2] {
     // Two placements of a half can only meet on the diagonals both
     // quadrants reach; those fit one u64 (each direction in 32 bits),
