@@ -2,7 +2,7 @@
 //! stored and query groups, and how many levels each N takes.
 
 use super::geometry::{even_weights, leaves_alone, rows_in, union, Geometry};
-use super::specs::{even_join, even_specs, odd_join, quadrant_rows, HalfSpec};
+use super::specs::{even_join, odd_join, quadrant_rows, task_specs, HalfSpec};
 use super::tasks::BESIDE_MIN_N;
 use super::JoinTask;
 
@@ -250,16 +250,9 @@ pub(super) fn task_grid(
 /// The quadrant row sets of every spec of a task (north and south) with
 /// the spec's open columns, in the order a count first makes their boards.
 pub(super) fn task_row_sets(geo: &Geometry, task: &JoinTask) -> Vec<([u32; 2], u32)> {
-    let specs: Vec<HalfSpec> = if let Some(grid) = task_grid(geo, task, None, None) {
-        grid.specs().collect()
-    } else if geo.n.is_multiple_of(2) {
-        even_specs(geo, task, [1, 1, 1])
-            .into_iter()
-            .flat_map(|(east, west, _)| [east, west])
-            .collect()
-    } else {
-        let (east, west, _) = odd_join(geo, task);
-        east.iter().map(|(spec, _)| *spec).chain([west]).collect()
+    let specs: Vec<HalfSpec> = match task_grid(geo, task, None, None) {
+        Some(grid) => grid.specs().collect(),
+        None => task_specs(geo, task),
     };
     let mut row_sets: Vec<([u32; 2], u32)> = Vec::new();
     for spec in &specs {

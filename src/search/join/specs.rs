@@ -178,6 +178,24 @@ pub(super) fn odd_middle(geo: &Geometry, task: &JoinTask) -> ((u64, u64), u32, u
     (geo.queen_diagonals(row, h), west_rows, weight)
 }
 
+/// The specs whose half boards a task's joins pair, before any grid cuts
+/// them into groups (the grid's groups hold the same boards, by the
+/// queens of the next columns).
+pub(super) fn task_specs(geo: &Geometry, task: &JoinTask) -> Vec<HalfSpec> {
+    if geo.n.is_multiple_of(2) {
+        even_specs(geo, task, [1, 1, 1])
+            .into_iter()
+            .flat_map(|(east, west, _)| [east, west])
+            .collect()
+    } else {
+        let (east, west, _) = odd_join(geo, task);
+        east.into_iter()
+            .map(|(spec, _)| spec)
+            .chain([west])
+            .collect()
+    }
+}
+
 /// The local rows of a half's north and south quadrants.
 pub(super) fn quadrant_rows(geo: &Geometry, spec: &HalfSpec) -> [u32; 2] {
     let quadrant = (1u32 << geo.h) - 1;

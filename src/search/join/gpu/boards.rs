@@ -15,7 +15,7 @@ use super::super::glue::{Avx2Glue, Avx512Glue};
 use super::super::glue::{Glue, Move, PortableGlue};
 use super::super::halves::{half_boards, moves, north_splits, Cursor};
 use super::super::matcher::{matcher_path, MatcherPath};
-use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
+use super::super::specs::{quadrant_rows, task_specs, HalfSpec};
 use super::super::JoinTask;
 use super::device::GpuBoardMaker;
 
@@ -192,24 +192,6 @@ pub(super) fn boards_on_host(job: &BoardsJob<'_>, capacity: u32) -> ([Vec<u64>; 
         out[from..from + counts[class].min(capacity) as usize].to_vec()
     });
     (keys, counts)
-}
-
-/// The specs whose half boards a task's joins pair, before any grid cuts
-/// them into groups (the grid's groups hold the same boards, by the
-/// queens of the next columns).
-pub(super) fn task_specs(geo: &Geometry, task: &JoinTask) -> Vec<HalfSpec> {
-    if geo.n.is_multiple_of(2) {
-        even_specs(geo, task, [1, 1, 1])
-            .into_iter()
-            .flat_map(|(east, west, _)| [east, west])
-            .collect()
-    } else {
-        let (east, west, _) = odd_join(geo, task);
-        east.into_iter()
-            .map(|(spec, _)| spec)
-            .chain([west])
-            .collect()
-    }
 }
 
 /// The half boards of one task made on the GPU and by the CPU's glue.
@@ -399,18 +381,7 @@ mod tests {
             let mut boards = 0;
             for k in 0..picks {
                 let task = tasks.get((k * 7_919 + u64::from(n) * 13) % tasks.len());
-                let specs: Vec<HalfSpec> = if n % 2 == 0 {
-                    even_specs(&geo, &task, [1, 1, 1])
-                        .into_iter()
-                        .flat_map(|(east, west, _)| [east, west])
-                        .collect()
-                } else {
-                    let (east, west, _) = odd_join(&geo, &task);
-                    east.into_iter()
-                        .map(|(spec, _)| spec)
-                        .chain([west])
-                        .collect()
-                };
+                let specs = task_specs(&geo, &task);
                 for spec in &specs {
                     let (cpu, gpu) = both_ways(&geo, spec).expect("cells held whole");
                     assert_eq!(cpu, gpu, "N = {n}, task {task:?}, spec {spec:?}");

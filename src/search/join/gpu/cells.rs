@@ -94,19 +94,25 @@ extern "C" {
 fn cells_on_host(side: u32, rows: u32, open: u32, want: usize) -> (Vec<u32>, Vec<u64>) {
     let prefixes = prefixes(side, rows, open, want);
     let cells = 1usize << side;
+    // A pass of the kernel over every prefix: counting (no output), or
+    // writing at the cursors.
+    let pass = |counts: &mut [u32], out: *mut u64| {
+        // SAFETY: `prefixes` holds its length, `counts` a word a column
+        // set; `out`, where not null, holds every placement the counting
+        // pass found, which the cursors index.
+        unsafe {
+            nq_cells_host(
+                prefixes.as_ptr(),
+                prefixes.len() as u32,
+                side,
+                open,
+                counts.as_mut_ptr(),
+                out,
+            );
+        }
+    };
     let mut counts = vec![0u32; cells];
-    // SAFETY: `prefixes` holds its length, `counts` a word a column set;
-    // no output in the counting pass.
-    unsafe {
-        nq_cells_host(
-            prefixes.as_ptr(),
-            prefixes.len() as u32,
-            side,
-            open,
-            counts.as_mut_ptr(),
-            std::ptr::null_mut(),
-        );
-    }
+    pass(&mut counts, std::ptr::null_mut());
     let mut starts = Vec::with_capacity(cells + 1);
     let mut total = 0u32;
     for &count in &counts {
@@ -116,18 +122,7 @@ fn cells_on_host(side: u32, rows: u32, open: u32, want: usize) -> (Vec<u32>, Vec
     starts.push(total);
     let mut cursors = starts[..cells].to_vec();
     let mut diagonals = vec![0u64; total as usize];
-    // SAFETY: the cursors index `diagonals`, which holds every placement
-    // the counting pass found.
-    unsafe {
-        nq_cells_host(
-            prefixes.as_ptr(),
-            prefixes.len() as u32,
-            side,
-            open,
-            cursors.as_mut_ptr(),
-            diagonals.as_mut_ptr(),
-        );
-    }
+    pass(&mut cursors, diagonals.as_mut_ptr());
     (starts, diagonals)
 }
 

@@ -173,8 +173,8 @@ impl<'a> GpuTaskCounter<'a> {
         specs: &[(HalfSpec, u64)],
         host_seconds: &mut f64,
     ) -> Result<Option<Vec<[u32; 3]>>, String> {
+        let mut capacity = maker.capacity();
         loop {
-            let capacity = maker.capacity();
             maker.reset(capacity)?;
             let mut after = Vec::with_capacity(specs.len());
             let mut counts = [0u32; 3];
@@ -192,7 +192,7 @@ impl<'a> GpuTaskCounter<'a> {
             if wanted <= capacity {
                 return Ok(Some(after));
             }
-            maker.reset(wanted)?;
+            capacity = wanted;
         }
     }
 
