@@ -156,8 +156,8 @@ pub fn time_tasks(
             cpu_seconds: cpu_seconds.map(|(_, seconds)| seconds),
         });
     }
-    // The board kernels on the tasks the CPU timed: what making half
-    // boards on the GPU would gain.
+    // The board kernels alone on the tasks the CPU timed, against the
+    // CPU's glue.
     let mut boards: Option<BoardsTiming> = None;
     let mut maker = GpuBoardMaker::new(device);
     for task in timed.iter().filter(|task| task.cpu_seconds.is_some()) {
@@ -174,6 +174,7 @@ pub fn time_tasks(
         sum.keys_compared &= one.keys_compared;
     }
     let tasks_in_plan = plan.tasks.len() as u64;
+    let wall: f64 = timed.iter().map(|task| task.gpu_seconds).sum();
     let (mean, error) = mean_and_error(timed.iter().map(|task| task.gpu_seconds));
     let scale = tasks_in_plan as f64;
     let cpu: Vec<&TaskTiming> = timed
@@ -184,7 +185,7 @@ pub fn time_tasks(
         .then(|| cpu.iter().filter_map(|task| task.cpu_seconds).sum::<f64>() / cpu.len() as f64);
     let paired_gpu: f64 = cpu.iter().map(|task| task.gpu_seconds).sum();
     let paired_cpu: f64 = cpu.iter().filter_map(|task| task.cpu_seconds).sum();
-    let wall: f64 = timed.iter().map(|task| task.gpu_seconds).sum();
+
     Ok(Timing {
         device: device.info().describe(),
         n,
@@ -197,12 +198,7 @@ pub fn time_tasks(
         cpu_seconds: cpu_mean.map(|mean| mean * scale),
         gpu_per_cpu_thread: (paired_gpu > 0.0 && !cpu.is_empty()).then(|| paired_cpu / paired_gpu),
         peak_gpu_bytes: peak,
-        pairs_per_second: (counter.pairs_decided + whole.pairs_decided) as f64
-            / timed
-                .iter()
-                .map(|task| task.gpu_seconds)
-                .sum::<f64>()
-                .max(1e-9),
+        pairs_per_second: (counter.pairs_decided + whole.pairs_decided) as f64 / wall.max(1e-9),
         decided_share: (counter.pairs_decided + whole.pairs_decided) as f64
             / timed
                 .iter()
