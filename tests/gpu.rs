@@ -377,6 +377,23 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
         let timing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(timing["whole_tasks"], 3, "N = {n}: {stdout}");
     }
+    // The GPU's cells kept within small budgets: row sets dropped once no
+    // spec wants them (all past the budget, or the least recently used
+    // first), so built again and again (grids from N = 24).
+    for (n, mib) in [("21", "0"), ("24", "0"), ("24", "1")] {
+        let (code, stdout, stderr) = on_fake(
+            &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "3"],
+            &[("NQUEENS_GPU_CELLS_MIB", mib)],
+        );
+        assert_eq!(code, Some(0), "N = {n}: {stderr}");
+        assert!(stdout.contains("counted alike"), "{stdout}");
+    }
+    let (code, _, stderr) = on_fake(&["gpu", "20"], &[("NQUEENS_GPU_CELLS_MIB", "lots")]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("NQUEENS_GPU_CELLS_MIB=lots: expected a whole number of MiB"),
+        "{stderr}"
+    );
     // A whole count through the host's half boards, for the other path
     // end to end.
     let (code, stdout, stderr) = on_fake(

@@ -350,9 +350,15 @@ impl Cuda {
         Ok(pointer)
     }
 
-    /// Frees what [`Cuda::alloc`] gave.
+    /// Frees what [`Cuda::alloc`] gave, once the GPU is done with it.
     pub(crate) fn free(&self, pointer: DevicePtr) {
         if pointer != 0 {
+            // Launches do not wait (see `launch`), and the driver only
+            // "may" wait for them before freeing: a queued kernel may
+            // still read this buffer. Frees are rare (a buffer grown, a
+            // row set's cells dropped), so waiting costs little.
+            // SAFETY: no arguments.
+            let _ = unsafe { (self.ctx_synchronize)() };
             // SAFETY: a pointer from cuMemAlloc, freed once.
             let _ = unsafe { (self.mem_free)(pointer) };
         }
@@ -367,7 +373,7 @@ impl Cuda {
         // size it first).
         let result =
             unsafe { (self.memcpy_htod)(to, data.as_ptr().cast(), std::mem::size_of_val(data)) };
-        self.check(result, "copy keys to the GPU")
+        self.check(result, "copy to the GPU (or run a kernel before it)")
     }
 
     /// Copies from the GPU at `from` into `data`.
@@ -376,11 +382,16 @@ impl Cuda {
         let result = unsafe {
             (self.memcpy_dtoh)(data.as_mut_ptr().cast(), from, std::mem::size_of_val(data))
         };
-        self.check(result, "copy a count from the GPU")
+        self.check(result, "copy from the GPU (or run a kernel before it)")
     }
 
     /// Launches `function` on `blocks` blocks of `threads` threads with the
-    /// arguments `params` (each a pointer to an argument's value), and waits.
+    /// arguments `params` (each a pointer to an argument's value), without
+    /// waiting: launches and copies go in order on the context's one
+    /// stream, and a copy from the GPU waits for every launch before it
+    /// (and reports a kernel's failure), so the host reads results only
+    /// after the kernels that make them. Not waiting here saves a round
+    /// trip a launch (a task makes hundreds).
     pub(crate) fn launch(
         &self,
         function: CuFunction,
@@ -389,7 +400,8 @@ impl Cuda {
         params: &mut [*mut c_void],
     ) -> Result<(), String> {
         // SAFETY: `params` point at live values of the kernel's argument
-        // types, in order; the default stream, no shared memory.
+        // types, in order (the driver copies them before returning); the
+        // default stream, no shared memory.
         let result = unsafe {
             (self.launch_kernel)(
                 function,
@@ -405,9 +417,7 @@ impl Cuda {
                 std::ptr::null_mut(),
             )
         };
-        self.check(result, "launch the kernel")?;
-        // SAFETY: no arguments.
-        self.check(unsafe { (self.ctx_synchronize)() }, "run the kernel")
+        self.check(result, "launch the kernel")
     }
 }
 

@@ -9,7 +9,9 @@
  * capability as 90 for 9.0), FAKE_CUDA_FREE_MIB (free memory),
  * FAKE_CUDA_FAIL_LAUNCH (the launch, from 1, whose run fails as an illegal
  * address does, reported at the next synchronisation), FAKE_CUDA_NO_WORK
- * (launches count nothing: what is left to time is the host's side).
+ * (launches count nothing: what is left to time is the host's side),
+ * FAKE_CUDA_TALLY (at exit, print the launches and copies made: on a GPU
+ * each waits for the GPU, so their count bounds a task's time).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +34,22 @@ static int env_int(const char *name, int fallback)
 }
 
 static int launches;
+static int launches_of[10];
+static long copies;
+static long long copied_bytes;
 static CUresult pending;
+
+__attribute__((destructor)) static void tally(void)
+{
+    if (env_int("FAKE_CUDA_TALLY", 0)) {
+        fprintf(stderr, "fake cuda: %d launches, %ld copies, %lld bytes copied; launches of kernels 2 to 9:", launches,
+                copies, copied_bytes);
+        for (int k = 2; k < 10; k++) {
+            fprintf(stderr, " %d", launches_of[k]);
+        }
+        fprintf(stderr, "\n");
+    }
+}
 
 CUresult cuInit(unsigned flags) { return flags == 0 ? 0 : 1; }
 CUresult cuDriverGetVersion(int *version) { *version = 13000; return 0; }
@@ -71,12 +88,9 @@ CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice device, unsigned flags) { (void)
 CUresult cuDevicePrimaryCtxRetain(void **context, CUdevice device) { *context = (void *)(intptr_t)(device + 1); return 0; }
 CUresult cuCtxSetCurrent(void *context) { return context ? 0 : 201; }
 
-CUresult cuCtxSynchronize(void)
-{
-    CUresult result = pending;
-    pending = 0;
-    return result;
-}
+/* A kernel's failure is sticky, as the driver's are: every call that
+ * waits for the GPU reports it from then on. */
+CUresult cuCtxSynchronize(void) { return pending; }
 
 /* Whether `name` followed by `end` (a NUL in a cubin's string table, a
  * parenthesis in PTX) appears in the `length` bytes of `image`. */
@@ -130,9 +144,11 @@ CUresult cuModuleLoadData(void **module, const void *image)
 CUresult cuModuleGetFunction(void **function, void *module, const char *name)
 {
     (void)module;
-    /* Handles 2 on: the kernels of pairs.cuh, boards.cuh and layout.cuh. */
-    static const char *const kernels[] = {"nq_pairs",     "nq_place",   "nq_boards", "nq_sample",
-                                          "nq_histogram", "nq_scatter", "nq_grid"};
+    /* Handles 2 on: the kernels of pairs.cuh, boards.cuh, layout.cuh and
+     * cells.cuh. */
+    static const char *const kernels[] = {"nq_pairs",   "nq_place", "nq_boards",
+                                          "nq_sample",  "nq_histogram", "nq_scatter",
+                                          "nq_grid",    "nq_cells"};
     if (loaded_image != NULL) {
         char entry[64];
         snprintf(entry, sizeof entry, "%s%s", loaded_end == '(' ? ".entry " : "", name);
@@ -140,7 +156,7 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
             return 500; /* CUDA_ERROR_NOT_FOUND */
         }
     }
-    for (int k = 0; k < 7; k++) {
+    for (int k = 0; k < 8; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
             return 0;
@@ -163,12 +179,22 @@ CUresult cuMemFree_v2(CUdeviceptr pointer) { free((void *)(uintptr_t)pointer); r
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t bytes)
 {
+    copies++;
+    copied_bytes += (long long)bytes;
+    if (pending) {
+        return pending;
+    }
     memcpy((void *)(uintptr_t)to, from, bytes);
     return 0;
 }
 
 CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t bytes)
 {
+    copies++;
+    copied_bytes += (long long)bytes;
+    if (pending) {
+        return pending;
+    }
     memcpy(to, (const void *)(uintptr_t)from, bytes);
     return 0;
 }
@@ -186,13 +212,14 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 {
     (void)stream;
     intptr_t kernel = (intptr_t)function;
-    if (kernel < 2 || kernel > 8 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    if (kernel < 2 || kernel > 9 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
     launches++;
+    launches_of[kernel]++;
     if (launches == env_int("FAKE_CUDA_FAIL_LAUNCH", -1)) {
-        pending = 700; /* CUDA_ERROR_ILLEGAL_ADDRESS, seen at the next sync */
+        pending = 700; /* CUDA_ERROR_ILLEGAL_ADDRESS, seen at the next wait */
         return 0;
     }
     if (env_int("FAKE_CUDA_NO_WORK", 0)) {
@@ -251,6 +278,13 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
                            ARG(nq_u32, 5), POINTER(const nq_u64, 6), POINTER(const nq_u32, 7),
                            ARG(nq_u32, 8), ARG(nq_u64, 9), ARG(nq_u32, 10), thread, threads,
                            POINTER(nq_u64, 11));
+        }
+        return 0;
+    }
+    if (kernel == 9) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_cells_item(POINTER(const nq_prefix, 0), ARG(nq_u32, 1), ARG(nq_u32, 2),
+                          ARG(nq_u32, 3), POINTER(nq_u32, 4), POINTER(nq_u64, 5), item);
         }
         return 0;
     }

@@ -18,6 +18,7 @@ use super::super::matcher::{matcher_path, MatcherPath};
 use super::super::specs::{quadrant_rows, task_specs, HalfSpec};
 use super::super::JoinTask;
 use super::device::GpuBoardMaker;
+use crate::gpu::driver::DevicePtr;
 
 /// A [`Move`] as the kernels take it (`nq_move`).
 #[repr(C)]
@@ -50,12 +51,30 @@ impl KernelMove {
     }
 }
 
+/// A row set's placements, cell after cell: in the host's memory (to be
+/// copied over), or already on the GPU (built there by `nq_cells`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Placements<'a> {
+    Host(&'a [u64]),
+    Device { at: DevicePtr, count: u32 },
+}
+
+impl Placements<'_> {
+    /// How many there are.
+    pub(super) fn count(&self) -> u32 {
+        match self {
+            Placements::Host(diagonals) => diagonals.len() as u32,
+            Placements::Device { count, .. } => *count,
+        }
+    }
+}
+
 /// One spec's half boards as the kernels make them.
 pub(super) struct BoardsJob<'a> {
     /// Every placement of the north quadrant's row set, and of the
     /// south's, cell after cell.
-    pub(super) north: &'a [u64],
-    pub(super) south: &'a [u64],
+    pub(super) north: Placements<'a>,
+    pub(super) south: Placements<'a>,
     /// How each moves onto the board.
     pub(super) moves: [KernelMove; 2],
     /// Per split of the open columns: where its north cell starts among
@@ -80,12 +99,34 @@ impl<'a> BoardsJob<'a> {
         }
         let (north, south) = (north_cells.diagonals(), south_cells.diagonals());
         u32::try_from(north.len().max(south.len())).ok()?;
+        BoardsJob::of_spans(
+            geo,
+            spec,
+            north_cells.rows().count_ones(),
+            [Placements::Host(north), Placements::Host(south)],
+            [&|cols| north_cells.cell_span(cols), &|cols| {
+                south_cells.cell_span(cols)
+            }],
+        )
+    }
+
+    /// The job of `spec`'s boards from its quadrants' placements (the
+    /// north row set's `north_queens` rows) and where each cell of either
+    /// starts among them and its length (`spans`): `None` where the
+    /// threads would pass 2^32.
+    pub(super) fn of_spans(
+        geo: &Geometry,
+        spec: &HalfSpec,
+        north_queens: u32,
+        [north, south]: [Placements<'a>; 2],
+        [north_span, south_span]: [&dyn Fn(u32) -> (u32, u32); 2],
+    ) -> Option<BoardsJob<'a>> {
         let mut splits = Vec::new();
         let mut item_start = vec![0u32];
         let mut items = 0u64;
-        for north_cols in north_splits(spec, north_cells.rows().count_ones()) {
-            let (north_from, north_len) = north_cells.cell_span(north_cols);
-            let (south_from, south_len) = south_cells.cell_span(spec.cols & !north_cols);
+        for north_cols in north_splits(spec, north_queens) {
+            let (north_from, north_len) = north_span(north_cols);
+            let (south_from, south_len) = south_span(spec.cols & !north_cols);
             if north_len == 0 || south_len == 0 {
                 continue;
             }
@@ -164,8 +205,12 @@ fn place_on_host(diags: &[u64], how: &KernelMove) -> (Vec<u64>, Vec<u64>) {
 /// class; `capacity` keys a class at most (the counts say how many each
 /// wanted).
 pub(super) fn boards_on_host(job: &BoardsJob<'_>, capacity: u32) -> ([Vec<u64>; 3], [u32; 3]) {
-    let (north_checks, north_keys) = place_on_host(job.north, &job.moves[0]);
-    let (south_checks, south_keys) = place_on_host(job.south, &job.moves[1]);
+    let [north, south] = [job.north, job.south].map(|placements| match placements {
+        Placements::Host(diagonals) => diagonals,
+        Placements::Device { .. } => panic!("the host's kernels take the host's placements"),
+    });
+    let (north_checks, north_keys) = place_on_host(north, &job.moves[0]);
+    let (south_checks, south_keys) = place_on_host(south, &job.moves[1]);
     let mut out = vec![0u64; 3 * capacity as usize];
     let mut counts = [0u32; 3];
     // SAFETY: the placed lists hold every placement the splits name (the

@@ -1,12 +1,240 @@
-//! Quadrant cells built by the GPU's kernel (`cells.cuh`): the host's
-//! search (`cells.rs` of the join) expanded on the host over its first
-//! rows into prefixes, a thread searching below each. Not yet used by the
-//! count, which builds the cells of grid groups on the host: this is the
-//! next step's kernel, checked here with its own code on the host against
-//! the host's cells.
+//! Quadrant cells built by the GPU's kernel (`cells.cuh`) and held there
+//! for the board kernels: the host's search (`cells.rs` of the join)
+//! expanded on the host over its first rows into prefixes, a thread
+//! searching below each; one pass counts each cell's placements, the host
+//! turns the counts into starts, a second pass writes them in place. The
+//! host keeps only each cell's start; the placements never cross the bus.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use super::device::{arg, launch_over, Buffer, GpuDevice};
+use crate::gpu::driver::{Cuda, DevicePtr};
+
+/// Prefixes a build starts from at least (where the row set has that
+/// many; a level's expansion overshoots by up to the side): a row set's
+/// search is some rows times its placements, at most 29.6 million at side
+/// 14, so a few thousand threads take it in well under a millisecond,
+/// while the host's expansion of each build (a grid builds one a group)
+/// stays small.
+const PREFIXES: usize = 1024;
+
+/// Bytes of placements a feeder keeps on its GPU by default (setting
+/// `NQUEENS_GPU_CELLS_MIB`): every row set of a task, and the groups' row
+/// sets of a grid, many times over (the largest row set at side 14 holds
+/// 29.6 million placements, 236 MB).
+pub(super) const DEVICE_CELLS_BUDGET: u64 = 2 << 30;
+
+/// One row set's cells within some open columns, on the GPU.
+pub(super) struct DeviceRowCells {
+    rows: u32,
+    open: u32,
+    /// Where each column set's cell starts among the placements (2^side +
+    /// 1 words).
+    starts: Vec<u32>,
+    placements: Buffer,
+    used: u64,
+}
+
+impl DeviceRowCells {
+    /// The row set.
+    pub(super) fn rows(&self) -> u32 {
+        self.rows
+    }
+
+    /// Where the cell of `cols` starts among the placements, and its
+    /// length.
+    pub(super) fn cell_span(&self, cols: u32) -> (u32, u32) {
+        let from = self.starts[cols as usize];
+        (from, self.starts[cols as usize + 1] - from)
+    }
+
+    /// How many placements there are.
+    pub(super) fn count(&self) -> u32 {
+        *self.starts.last().expect("2^side + 1 starts")
+    }
+
+    /// Where the placements are on the GPU.
+    pub(super) fn at(&self) -> DevicePtr {
+        self.placements.pointer
+    }
+
+    fn bytes(&self) -> u64 {
+        u64::from(self.count()) * 8
+    }
+}
+
+/// The row sets' cells a feeder built on its GPU, for one quadrant side,
+/// the least recently used dropped past a byte budget.
+pub(super) struct DeviceCells {
+    side: u32,
+    entries: Vec<DeviceRowCells>,
+    /// Per row set and open columns (`rows | open << 16`), its entry.
+    slot_of: HashMap<u32, usize>,
+    tick: u64,
+    bytes: u64,
+    budget: u64,
+    prefixes: Buffer,
+    counts: Buffer,
+    /// Row sets built (misses).
+    pub(super) builds: u64,
+    /// Seconds of the host's own work for them: the prefixes and starts.
+    pub(super) host_seconds: f64,
+}
+
+impl DeviceCells {
+    /// An empty set keeping about `budget` bytes (always the row sets
+    /// wanted at once).
+    pub(super) fn with_budget(budget: u64) -> DeviceCells {
+        DeviceCells {
+            side: 0,
+            entries: Vec::new(),
+            slot_of: HashMap::new(),
+            tick: 0,
+            bytes: 0,
+            budget,
+            prefixes: Buffer::default(),
+            counts: Buffer::default(),
+            builds: 0,
+            host_seconds: 0.0,
+        }
+    }
+
+    /// Makes sure the cells of each row set of `wanted` within `open` on
+    /// a `side` square are on the GPU, building those that are not
+    /// (dropping the least recently used others past the budget). `None`
+    /// where a row set has 2^32 placements or more.
+    pub(super) fn load(
+        &mut self,
+        device: &GpuDevice,
+        side: u32,
+        wanted: &[u32],
+        open: u32,
+    ) -> Result<Option<()>, String> {
+        if side != self.side {
+            self.free(&device.cuda);
+            self.side = side;
+        }
+        self.tick += 1;
+        for &rows in wanted {
+            let key = rows | open << 16;
+            if let Some(&slot) = self.slot_of.get(&key) {
+                self.entries[slot].used = self.tick;
+                continue;
+            }
+            while self.bytes > self.budget {
+                let Some((oldest, _)) = self
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, entry)| entry.used != self.tick)
+                    .min_by_key(|(_, entry)| entry.used)
+                else {
+                    break;
+                };
+                let old = self.entries.swap_remove(oldest);
+                device.cuda.free(old.placements.pointer);
+                self.bytes -= old.bytes();
+                self.slot_of.remove(&(old.rows | old.open << 16));
+                if let Some(moved) = self.entries.get(oldest) {
+                    self.slot_of.insert(moved.rows | moved.open << 16, oldest);
+                }
+            }
+            let Some(built) = self.build(device, rows, open)? else {
+                return Ok(None);
+            };
+            self.bytes += built.bytes();
+            self.slot_of.insert(key, self.entries.len());
+            self.entries.push(built);
+        }
+        Ok(Some(()))
+    }
+
+    /// The cells of `rows` within `open`, which [`DeviceCells::load`]
+    /// must have put on the GPU.
+    pub(super) fn get(&self, rows: u32, open: u32) -> &DeviceRowCells {
+        &self.entries[self.slot_of[&(rows | open << 16)]]
+    }
+
+    /// Builds one row set's cells with `nq_cells`: its placements counted
+    /// per column set, their starts summed on the host, then written.
+    fn build(
+        &mut self,
+        device: &GpuDevice,
+        rows: u32,
+        open: u32,
+    ) -> Result<Option<DeviceRowCells>, String> {
+        let cuda = &device.cuda;
+        let side = self.side;
+        let cells = 1usize << side;
+        self.builds += 1;
+        let started = Instant::now();
+        let prefixes = prefixes(side, rows, open, PREFIXES);
+        self.host_seconds += started.elapsed().as_secs_f64();
+        self.prefixes.put(cuda, &prefixes)?;
+        self.counts.put(cuda, &vec![0u32; cells])?;
+        let (prefixes_at, prefix_count, counts_at) = (
+            self.prefixes.pointer,
+            prefixes.len() as u32,
+            self.counts.pointer,
+        );
+        let pass = |out: DevicePtr, counts: DevicePtr| -> Result<(), String> {
+            let (mut prefixes_at, mut prefix_count, mut side, mut open, mut counts, mut out) =
+                (prefixes_at, prefix_count, side, open, counts, out);
+            let mut params = [
+                arg(&mut prefixes_at),
+                arg(&mut prefix_count),
+                arg(&mut side),
+                arg(&mut open),
+                arg(&mut counts),
+                arg(&mut out),
+            ];
+            launch_over(device, device.cells, prefix_count, &mut params)
+        };
+        pass(0, counts_at)?;
+        let mut counts = vec![0u32; cells];
+        cuda.download(&mut counts, counts_at)?;
+        let started = Instant::now();
+        let mut starts = Vec::with_capacity(cells + 1);
+        let mut total = 0u64;
+        for &count in &counts {
+            starts.push(total as u32);
+            total += u64::from(count);
+        }
+        self.host_seconds += started.elapsed().as_secs_f64();
+        if total > u64::from(u32::MAX) {
+            return Ok(None);
+        }
+        starts.push(total as u32);
+        self.counts.put(cuda, &starts[..cells])?;
+        let placements = Buffer::exact(cuda, total as usize * 8)?;
+        if total > 0 {
+            pass(placements.pointer, counts_at)?;
+        }
+        Ok(Some(DeviceRowCells {
+            rows,
+            open,
+            starts,
+            placements,
+            used: self.tick,
+        }))
+    }
+
+    /// Frees every buffer (the context must be current).
+    pub(super) fn free(&mut self, cuda: &Cuda) {
+        for entry in self.entries.drain(..) {
+            cuda.free(entry.placements.pointer);
+        }
+        self.slot_of.clear();
+        self.bytes = 0;
+        for buffer in [&mut self.prefixes, &mut self.counts] {
+            cuda.free(buffer.pointer);
+            *buffer = Buffer::default();
+        }
+    }
+}
 
 /// The search's state after some rows (`nq_prefix`).
-#[cfg_attr(not(test), allow(dead_code))]
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Prefix {
@@ -19,7 +247,6 @@ pub(super) struct Prefix {
     pad: u32,
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 impl Prefix {
     /// The states below this one, a queen placed on its next row in each
     /// column `open` leaves it (none where no row is left).
@@ -54,23 +281,22 @@ impl Prefix {
 /// `side` square expanded row by row until there are at least `want`
 /// states or no row is left: the prefixes the kernel's threads start from
 /// (a placement already whole is a prefix with no rows left).
-#[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn prefixes(side: u32, rows: u32, open: u32, want: usize) -> Vec<Prefix> {
     let mut states = vec![Prefix {
         rows_left: rows,
         ..Prefix::default()
     }];
+    let mut below = Vec::new();
     while states.len() < want && states.iter().any(|state| state.rows_left != 0) {
-        states = states
-            .iter()
-            .flat_map(|state| -> Box<dyn Iterator<Item = Prefix> + '_> {
-                if state.rows_left == 0 {
-                    Box::new(std::iter::once(*state))
-                } else {
-                    Box::new(state.children(side, open))
-                }
-            })
-            .collect();
+        below.clear();
+        for state in &states {
+            if state.rows_left == 0 {
+                below.push(*state);
+            } else {
+                below.extend(state.children(side, open));
+            }
+        }
+        std::mem::swap(&mut states, &mut below);
     }
     states
 }

@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
-use super::boards::BoardsJob;
+use super::boards::{BoardsJob, Placements};
 use super::buckets::{QueryLayout, StoredLayout};
 use crate::gpu::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr, Nvrtc};
 use crate::search::join::PairCounter;
@@ -45,7 +45,11 @@ pub struct GpuDevice {
     pub(super) scatter: CuFunction,
     /// The grid's pair-counting kernel (`nq_grid`).
     pub(super) grid: CuFunction,
+    /// The kernel that builds a row set's quadrant cells (`cells.cuh`).
+    pub(super) cells: CuFunction,
     info: DeviceInfo,
+    /// Bytes of quadrant cells each feeder keeps on the GPU.
+    pub(super) cells_budget: u64,
     /// One batch of queries on the GPU at a time: the host threads that
     /// feed it make their half boards side by side and take turns here.
     pub(super) turn: std::sync::Mutex<()>,
@@ -98,9 +102,22 @@ impl GpuDevice {
                 needed.div_ceil(1 << 20)
             ));
         }
+        let cells_budget = match std::env::var("NQUEENS_GPU_CELLS_MIB") {
+            Err(_) => super::cells::DEVICE_CELLS_BUDGET,
+            Ok(text) => text
+                .trim()
+                .parse::<u64>()
+                .map(|mib| mib << 20)
+                .map_err(|_| {
+                    format!(
+                        "NQUEENS_GPU_CELLS_MIB={text}: expected a whole number of MiB \
+                     (GPU memory for each feeder's quadrant cells)"
+                    )
+                })?,
+        };
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
-        let [function, place, boards, sample, histogram, scatter, grid] = cuda.functions(
+        let [function, place, boards, sample, histogram, scatter, grid, cells] = cuda.functions(
             &image,
             [
                 "nq_pairs",
@@ -110,6 +127,7 @@ impl GpuDevice {
                 "nq_histogram",
                 "nq_scatter",
                 "nq_grid",
+                "nq_cells",
             ],
         )?;
         Ok(GpuDevice {
@@ -122,7 +140,9 @@ impl GpuDevice {
             histogram,
             scatter,
             grid,
+            cells,
             info,
+            cells_budget,
             turn: std::sync::Mutex::new(()),
         })
     }
@@ -152,6 +172,14 @@ pub(super) struct Buffer {
 }
 
 impl Buffer {
+    /// A buffer of exactly `bytes` (one that is kept, not grown).
+    pub(super) fn exact(cuda: &Cuda, bytes: usize) -> Result<Buffer, String> {
+        Ok(Buffer {
+            pointer: cuda.alloc(bytes)?,
+            bytes,
+        })
+    }
+
     /// Holds at least `bytes`.
     pub(super) fn reserve(&mut self, cuda: &Cuda, bytes: usize) -> Result<(), String> {
         if bytes > self.bytes {
@@ -378,23 +406,29 @@ impl<'a> GpuBoardMaker<'a> {
             .turn
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        for (side, (diags, how)) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
+        for (side, (placements, how)) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
             .into_iter()
             .enumerate()
         {
-            let count = diags.len() as u32;
+            let count = placements.count();
             if count == 0 {
                 continue;
             }
             let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
                 unreachable!("three buffers a side")
             };
-            diags_buffer.put(cuda, diags)?;
-            checks.reserve(cuda, diags.len() * 8)?;
-            keys.reserve(cuda, diags.len() * 8)?;
+            let diags_at = match placements {
+                Placements::Host(diags) => {
+                    diags_buffer.put(cuda, diags)?;
+                    diags_buffer.pointer
+                }
+                Placements::Device { at, .. } => at,
+            };
+            checks.reserve(cuda, count as usize * 8)?;
+            keys.reserve(cuda, count as usize * 8)?;
             let mut how = *how;
             let (mut diags_at, mut checks_at, mut keys_at, mut count_arg) =
-                (diags_buffer.pointer, checks.pointer, keys.pointer, count);
+                (diags_at, checks.pointer, keys.pointer, count);
             let mut params = [
                 arg(&mut diags_at),
                 arg(&mut count_arg),
@@ -486,7 +520,7 @@ pub(super) fn arg<T>(value: &mut T) -> *mut c_void {
 }
 
 /// Launches `function` with a thread for each of `items` (at least one
-/// block), and waits for it.
+/// block), without waiting for it (see `Cuda::launch`).
 pub(super) fn launch_over(
     device: &GpuDevice,
     function: CuFunction,

@@ -8,6 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::boards::{time_boards, BoardsTiming};
+use super::cells::DeviceCells;
 use super::device::{GpuBoardMaker, GpuDevice, GpuPairCounter};
 use super::whole::GpuTaskCounter;
 use super::worker::count_on_gpu;
@@ -91,6 +92,20 @@ pub fn time_tasks(
     ids: &[u64],
     cpu_tasks: usize,
 ) -> Result<Timing, String> {
+    let mut cells = DeviceCells::with_budget(device.cells_budget);
+    let timing = time_tasks_with(device, plan, ids, cpu_tasks, &mut cells);
+    cells.free(&device.cuda);
+    timing
+}
+
+/// [`time_tasks`], the quadrant cells built into `cells`.
+fn time_tasks_with(
+    device: &GpuDevice,
+    plan: &Plan,
+    ids: &[u64],
+    cpu_tasks: usize,
+    cells: &mut DeviceCells,
+) -> Result<Timing, String> {
     let n = plan.n;
     if plan.method != crate::Method::Join {
         return Err(format!("the plan of N = {n} is {}, not join", plan.method));
@@ -101,7 +116,7 @@ pub fn time_tasks(
     let (_, total) = device.memory()?;
     let mut peak = 0u64;
     let mut counter = GpuPairCounter::new(device);
-    let mut whole = GpuTaskCounter::new(device);
+    let mut whole = GpuTaskCounter::new(device, cells);
     let mut timed = Vec::with_capacity(ids.len());
     // The host's own seconds on the tasks the CPU timed too, and the
     // driver's on the tasks counted wholly on the GPU.

@@ -13,17 +13,17 @@
 //! leaves the query group's queens alone, as the CPU's grid filters them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
-use super::super::cells::{shared_cells, CellCache, RowCells, SharedCells, SHARED_MAX_SIDE};
+use super::super::cells::SHARED_MAX_SIDE;
 use super::super::geometry::{even_weights, Geometry};
 use super::super::grid::{task_grid, Grid};
 use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::super::split::{choose_cuts, MAX_CUTS};
 use super::super::{JoinTally, JoinTask, Parts};
-use super::boards::BoardsJob;
+use super::boards::{BoardsJob, Placements};
 use super::buckets::{cuts_for, gather, keys_within};
+use super::cells::DeviceCells;
 use super::device::{arg, launch_over, Buffer, GpuBoardMaker, GpuDevice};
 use crate::gpu::driver::DevicePtr;
 
@@ -42,35 +42,6 @@ struct Laid {
     sorted_patterns: Buffer,
 }
 
-/// Where a task's quadrant cells come from: shared by every thread (to
-/// N = 23), or built here, each row set held whole.
-enum Cells {
-    Shared(Arc<SharedCells>),
-    Built(Box<CellCache>),
-}
-
-impl Cells {
-    /// `spec`'s job, with its cells; `None` where a row set is not held
-    /// whole.
-    fn job<'c>(&'c mut self, geo: &Geometry, spec: &HalfSpec) -> Option<BoardsJob<'c>> {
-        let rows = quadrant_rows(geo, spec);
-        let cells: [&RowCells; 2] = match self {
-            Cells::Shared(shared) => rows.map(|rows| shared.get(rows)),
-            Cells::Built(cache) => {
-                cache.load(geo.h, &rows, spec.cols);
-                let cache: &CellCache = cache;
-                rows.map(|rows| cache.get(rows, spec.cols))
-            }
-        };
-        BoardsJob::new(geo, spec, cells)
-    }
-}
-
-thread_local! {
-    /// The cells the last counter of this thread built, for the next.
-    static KEPT_CELLS: std::cell::RefCell<Option<(u32, Cells)>> = const { std::cell::RefCell::new(None) };
-}
-
 /// Counts tasks wholly on one GPU.
 pub(super) struct GpuTaskCounter<'a> {
     device: &'a GpuDevice,
@@ -82,20 +53,22 @@ pub(super) struct GpuTaskCounter<'a> {
     total: Buffer,
     group_keys: Buffer,
     meeting: Buffer,
-    /// The cells of the last N (its side), shared or built here.
-    cells: Option<(u32, Cells)>,
+    /// The quadrant cells this counter's feeder keeps on the GPU.
+    cells: &'a mut DeviceCells,
     /// Pairs the GPU decided (those its buckets let each query meet).
     pub(super) pairs_decided: u64,
     /// Tasks it counted wholly.
     pub(super) tasks: u64,
-    /// Seconds this host thread spent on its own work for them: building
-    /// cells and the tables of splits (the rest is the driver's).
+    /// Seconds this host thread spent on its own work for them: the
+    /// cells' prefixes and starts and the tables of splits (the rest is
+    /// the driver's).
     pub(super) host_seconds: f64,
 }
 
 impl<'a> GpuTaskCounter<'a> {
-    /// A counter on `device`; its context must be current on this thread.
-    pub(super) fn new(device: &'a GpuDevice) -> GpuTaskCounter<'a> {
+    /// A counter on `device` building its cells into `cells`; the
+    /// device's context must be current on this thread.
+    pub(super) fn new(device: &'a GpuDevice, cells: &'a mut DeviceCells) -> GpuTaskCounter<'a> {
         GpuTaskCounter {
             device,
             stored: GpuBoardMaker::new(device),
@@ -106,9 +79,7 @@ impl<'a> GpuTaskCounter<'a> {
             total: Buffer::default(),
             group_keys: Buffer::default(),
             meeting: Buffer::default(),
-            // The cells a counter of this thread left (a worker makes a
-            // counter a batch; consecutive batches share row sets).
-            cells: KEPT_CELLS.with(|kept| kept.borrow_mut().take()),
+            cells,
             pairs_decided: 0,
             tasks: 0,
             host_seconds: 0.0,
@@ -116,7 +87,7 @@ impl<'a> GpuTaskCounter<'a> {
     }
 
     /// Counts `task` of an `n` board on the GPU: `Ok(None)` where it
-    /// cannot (a row set past 2^32 placements), for the host's half
+    /// cannot (a row set or a spec's boards past 2^32), for the host's half
     /// boards to take it; `Ok(Some(None))` where `stop` was set. A task
     /// a grid cuts reports as its pairs those of its meeting groups
     /// before the grid's filters (the CPU's count after them): a work
@@ -140,16 +111,6 @@ impl<'a> GpuTaskCounter<'a> {
                 vec![Grid::of_join(east, west, [weight, 0, 0])]
             }
         };
-        if self.cells.as_ref().is_none_or(|(side, _)| *side != geo.h) {
-            let cells = if geo.h <= SHARED_MAX_SIDE {
-                Cells::Shared(shared_cells(geo.h))
-            } else {
-                let mut cache = CellCache::default();
-                cache.set_whole_placements(u64::MAX);
-                Cells::Built(Box::new(cache))
-            };
-            self.cells = Some((geo.h, cells));
-        }
         let mut tally = JoinTally::default();
         for grid in &grids {
             match self.count_grid(&geo, grid, stop)? {
@@ -164,11 +125,12 @@ impl<'a> GpuTaskCounter<'a> {
 
     /// Makes the boards of `specs` into `maker`'s lists (each spec's with
     /// its extra key), growing them until they hold every board: the
-    /// class counts after each spec, or `None` where a row set is not
-    /// held whole.
+    /// class counts after each spec, or `None` where the GPU cannot (see
+    /// [`GpuTaskCounter::count`]).
     fn make(
+        device: &GpuDevice,
         maker: &mut GpuBoardMaker<'_>,
-        cells: &mut Cells,
+        cells: &mut DeviceCells,
         geo: &Geometry,
         specs: &[(HalfSpec, u64)],
         host_seconds: &mut f64,
@@ -179,8 +141,35 @@ impl<'a> GpuTaskCounter<'a> {
             let mut after = Vec::with_capacity(specs.len());
             let mut counts = [0u32; 3];
             for (spec, extra) in specs {
+                let rows = quadrant_rows(geo, spec);
+                // Up to the side whose cells the CPU's threads share, a row
+                // set's cells in every column serve every task (a split
+                // asks only for cells within its spec's open columns);
+                // above it, as the CPU builds them, within those columns
+                // (each fixed column cuts a queen's choices).
+                let open = if geo.h <= SHARED_MAX_SIDE {
+                    (1 << geo.h) - 1
+                } else {
+                    spec.cols
+                };
+                let cells_host = cells.host_seconds;
+                let loaded = cells.load(device, geo.h, &rows, open)?;
+                *host_seconds += cells.host_seconds - cells_host;
+                if loaded.is_none() {
+                    return Ok(None);
+                }
                 let started = Instant::now();
-                let job = cells.job(geo, spec);
+                let [north, south] = rows.map(|rows| cells.get(rows, open));
+                let job = BoardsJob::of_spans(
+                    geo,
+                    spec,
+                    north.rows().count_ones(),
+                    [north, south].map(|side| Placements::Device {
+                        at: side.at(),
+                        count: side.count(),
+                    }),
+                    [&|cols| north.cell_span(cols), &|cols| south.cell_span(cols)],
+                );
                 *host_seconds += started.elapsed().as_secs_f64();
                 let Some(job) = job else {
                     return Ok(None);
@@ -204,7 +193,6 @@ impl<'a> GpuTaskCounter<'a> {
         grid: &Grid,
         stop: Option<&AtomicBool>,
     ) -> Result<Option<Option<JoinTally>>, String> {
-        let (_, cells) = self.cells.as_mut().expect("cells set for this N");
         // Every stored group's boards, in one list, group after group.
         let stored_specs: Vec<(HalfSpec, u64)> = grid
             .stored
@@ -212,8 +200,9 @@ impl<'a> GpuTaskCounter<'a> {
             .flat_map(|(_, specs)| specs.iter().copied())
             .collect();
         let Some(after) = Self::make(
+            self.device,
             &mut self.stored,
-            cells,
+            self.cells,
             geo,
             &stored_specs,
             &mut self.host_seconds,
@@ -256,10 +245,10 @@ impl<'a> GpuTaskCounter<'a> {
             if meeting.is_empty() || stored_count == 0 {
                 continue;
             }
-            let (_, cells) = self.cells.as_mut().expect("cells set for this N");
             let Some(after) = Self::make(
+                self.device,
                 &mut self.queries,
-                cells,
+                self.cells,
                 geo,
                 &[(*query, 0)],
                 &mut self.host_seconds,
@@ -402,14 +391,6 @@ impl<'a> GpuTaskCounter<'a> {
             .cuda
             .download(&mut sample, self.sample.pointer)?;
         Ok(sample)
-    }
-}
-
-impl Drop for GpuTaskCounter<'_> {
-    fn drop(&mut self) {
-        if let Some(cells) = self.cells.take() {
-            KEPT_CELLS.with(|kept| *kept.borrow_mut() = Some(cells));
-        }
     }
 }
 

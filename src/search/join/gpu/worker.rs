@@ -4,9 +4,10 @@
 //! CPU's, so journals, shards and `compare` see no difference.
 
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use super::cells::DeviceCells;
 use super::device::{GpuDevice, GpuPairCounter};
 use super::whole::GpuTaskCounter;
 use crate::plan::Task;
@@ -25,14 +26,19 @@ pub struct GpuJoinWorker {
     device: Arc<GpuDevice>,
     /// Which of the GPU's feeders this is (from 0), and how many there are.
     feeder: (usize, usize),
+    /// The quadrant cells this feeder keeps on the GPU from batch to
+    /// batch (only this feeder's thread takes the lock).
+    cells: Mutex<DeviceCells>,
 }
 
 impl GpuJoinWorker {
     /// The one worker of `device`.
     pub fn new(device: GpuDevice) -> GpuJoinWorker {
+        let budget = device.cells_budget;
         GpuJoinWorker {
             device: Arc::new(device),
             feeder: (0, 1),
+            cells: Mutex::new(DeviceCells::with_budget(budget)),
         }
     }
 
@@ -44,6 +50,7 @@ impl GpuJoinWorker {
             .map(|feeder| GpuJoinWorker {
                 device: Arc::clone(&device),
                 feeder: (feeder, count),
+                cells: Mutex::new(DeviceCells::with_budget(device.cells_budget)),
             })
             .collect()
     }
@@ -51,6 +58,20 @@ impl GpuJoinWorker {
     /// The GPU.
     pub fn device(&self) -> &GpuDevice {
         &self.device
+    }
+}
+
+impl Drop for GpuJoinWorker {
+    fn drop(&mut self) {
+        // The context is the GPU's primary one, kept while the process
+        // lives: its memory goes back only when freed.
+        if self.device.enter().is_ok() {
+            let cells = self
+                .cells
+                .get_mut()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            cells.free(&self.device.cuda);
+        }
     }
 }
 
@@ -78,7 +99,11 @@ impl BatchWorker for GpuJoinWorker {
     ) -> Result<Vec<Option<BatchCount>>, String> {
         self.device.enter()?;
         let mut counter = GpuPairCounter::new(&self.device);
-        let mut whole = GpuTaskCounter::new(&self.device);
+        let mut cells = self
+            .cells
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut whole = GpuTaskCounter::new(&self.device, &mut cells);
         let mut counts = Vec::with_capacity(tasks.len());
         for task in tasks {
             let Some(join_task) = JoinTask::of(task) else {
