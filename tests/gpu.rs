@@ -64,7 +64,7 @@ fn the_gpu_alone_counts_every_n_exactly() {
             "--gpu-feeders",
             "3",
         ],
-        &[],
+        &[("FAKE_CUDA_TALLY", "1")],
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
@@ -72,6 +72,9 @@ fn the_gpu_alone_counts_every_n_exactly() {
         "{stderr}"
     );
     assert_eq!(checked(&stdout), [(14, true), (15, true), (16, true)]);
+    // Every buffer taken on the GPU was given back: a feeder takes a
+    // counter a batch, and millions of batches must not fill the GPU.
+    assert!(stderr.contains(", 0 buffers held at exit;"), "{stderr}");
 }
 
 #[test]

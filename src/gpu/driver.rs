@@ -122,6 +122,7 @@ pub(crate) struct Cuda {
     mem_free: unsafe extern "C" fn(DevicePtr) -> CuResult,
     memcpy_htod: unsafe extern "C" fn(DevicePtr, *const c_void, usize) -> CuResult,
     memcpy_dtoh: unsafe extern "C" fn(*mut c_void, DevicePtr, usize) -> CuResult,
+    memset_d32: unsafe extern "C" fn(DevicePtr, u32, usize) -> CuResult,
     mem_get_info: unsafe extern "C" fn(*mut usize, *mut usize) -> CuResult,
     #[allow(clippy::type_complexity)]
     launch_kernel: unsafe extern "C" fn(
@@ -206,6 +207,7 @@ impl Cuda {
                 mem_free: library.get("cuMemFree_v2")?,
                 memcpy_htod: library.get("cuMemcpyHtoD_v2")?,
                 memcpy_dtoh: library.get("cuMemcpyDtoH_v2")?,
+                memset_d32: library.get("cuMemsetD32_v2")?,
                 mem_get_info: library.get("cuMemGetInfo_v2")?,
                 launch_kernel: library.get("cuLaunchKernel")?,
                 get_error_string: library.get("cuGetErrorString")?,
@@ -374,6 +376,18 @@ impl Cuda {
         let result =
             unsafe { (self.memcpy_htod)(to, data.as_ptr().cast(), std::mem::size_of_val(data)) };
         self.check(result, "copy to the GPU (or run a kernel before it)")
+    }
+
+    /// Sets `words` 32-bit words at `to` to zero, in order with the
+    /// launches and without waiting (a copy of zeros from the host would
+    /// wait for every launch before it).
+    pub(crate) fn zero(&self, to: DevicePtr, words: usize) -> Result<(), String> {
+        if words == 0 {
+            return Ok(());
+        }
+        // SAFETY: `to` holds at least `words` words (callers size it).
+        let result = unsafe { (self.memset_d32)(to, 0, words) };
+        self.check(result, "clear GPU memory (or run a kernel before it)")
     }
 
     /// Copies from the GPU at `from` into `data`.

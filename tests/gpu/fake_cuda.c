@@ -36,14 +36,17 @@ static int env_int(const char *name, int fallback)
 static int launches;
 static int launches_of[10];
 static long copies;
+static long held; /* buffers allocated and not freed */
 static long long copied_bytes;
 static CUresult pending;
 
 __attribute__((destructor)) static void tally(void)
 {
     if (env_int("FAKE_CUDA_TALLY", 0)) {
-        fprintf(stderr, "fake cuda: %d launches, %ld copies, %lld bytes copied; launches of kernels 2 to 9:", launches,
-                copies, copied_bytes);
+        fprintf(stderr,
+                "fake cuda: %d launches, %ld copies, %lld bytes copied, %ld buffers held at "
+                "exit; launches of kernels 2 to 9:",
+                launches, copies, copied_bytes, held);
         for (int k = 2; k < 10; k++) {
             fprintf(stderr, " %d", launches_of[k]);
         }
@@ -172,10 +175,16 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes)
         return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
     }
     *pointer = (CUdeviceptr)(uintptr_t)memory;
+    __atomic_fetch_add(&held, 1, __ATOMIC_RELAXED);
     return 0;
 }
 
-CUresult cuMemFree_v2(CUdeviceptr pointer) { free((void *)(uintptr_t)pointer); return 0; }
+CUresult cuMemFree_v2(CUdeviceptr pointer)
+{
+    free((void *)(uintptr_t)pointer);
+    __atomic_fetch_sub(&held, 1, __ATOMIC_RELAXED);
+    return 0;
+}
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t bytes)
 {
@@ -196,6 +205,18 @@ CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t bytes)
         return pending;
     }
     memcpy(to, (const void *)(uintptr_t)from, bytes);
+    return 0;
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr to, unsigned value, size_t words)
+{
+    if (pending) {
+        return pending;
+    }
+    unsigned *at = (unsigned *)(uintptr_t)to;
+    for (size_t k = 0; k < words; k++) {
+        at[k] = value;
+    }
     return 0;
 }
 

@@ -172,7 +172,7 @@ impl DeviceCells {
         let prefixes = prefixes(side, rows, open, PREFIXES);
         self.host_seconds += started.elapsed().as_secs_f64();
         self.prefixes.put(cuda, &prefixes)?;
-        self.counts.put(cuda, &vec![0u32; cells])?;
+        self.counts.zeroed(cuda, cells)?;
         let (prefixes_at, prefix_count, counts_at) = (
             self.prefixes.pointer,
             prefixes.len() as u32,

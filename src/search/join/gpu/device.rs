@@ -193,6 +193,13 @@ impl Buffer {
         Ok(())
     }
 
+    /// Holds at least `words` 32-bit words, all zero (without waiting for
+    /// the GPU).
+    pub(super) fn zeroed(&mut self, cuda: &Cuda, words: usize) -> Result<(), String> {
+        self.reserve(cuda, words * 4)?;
+        cuda.zero(self.pointer, words)
+    }
+
     /// Copies `data` in, growing first.
     pub(super) fn put<T: Copy>(&mut self, cuda: &Cuda, data: &[T]) -> Result<(), String> {
         self.reserve(cuda, std::mem::size_of_val(data))?;
@@ -272,7 +279,7 @@ impl<'a> GpuPairCounter<'a> {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         self.queries_buffer.put(cuda, &self.queries.keys)?;
         self.patterns_buffer.put(cuda, &self.queries.patterns)?;
-        self.total_buffer.put(cuda, &[0u64])?;
+        self.total_buffer.zeroed(cuda, 2)?;
         let blocks = count.div_ceil(BLOCK_THREADS).clamp(1, 1 << 20);
         let mut stored = self.stored_buffer.pointer;
         let mut buckets = self.buckets_buffer.pointer;
@@ -394,7 +401,7 @@ impl<'a> GpuBoardMaker<'a> {
         let cuda = &self.device.cuda;
         self.out.reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
         self.capacity = capacity;
-        self.counts.put(cuda, &[0u32; 3])
+        self.counts.zeroed(cuda, 3)
     }
 
     /// Appends `job`'s boards (each key with `extra` added) to the class
@@ -438,8 +445,11 @@ impl<'a> GpuBoardMaker<'a> {
             ];
             launch_over(self.device, self.device.place, count, &mut params)?;
         }
-        self.splits.put(cuda, &job.splits)?;
-        self.item_start.put(cuda, &job.item_start)?;
+        // Both tables in one copy (each copy from the host waits for the
+        // GPU): the splits, then where each split's threads start.
+        let table: Vec<u32> = job.splits.iter().chain(&job.item_start).copied().collect();
+        self.splits.put(cuda, &table)?;
+        let item_start_at = self.splits.pointer + (job.splits.len() * 4) as DevicePtr;
         let items = job.items();
         if items > 0 {
             let mut pointers = [
@@ -448,7 +458,7 @@ impl<'a> GpuBoardMaker<'a> {
                 self.placed[4].pointer,
                 self.placed[5].pointer,
                 self.splits.pointer,
-                self.item_start.pointer,
+                item_start_at,
             ];
             let (mut split_count, mut extra, mut out, mut capacity, mut counts) = (
                 job.split_count(),

@@ -34,12 +34,23 @@ const SAMPLE: u32 = 256;
 #[derive(Default)]
 struct Laid {
     patterns: Buffer,
-    /// Per range, its bucket starts (2^cuts + 1 words, offsets into
-    /// `sorted`); during a layout, the keys per bucket.
+    /// Per range, its bucket starts (2^cuts + 1 words a range, offsets
+    /// into `sorted`), then the same again as the scatter's cursors;
+    /// during a layout, the keys per bucket.
     starts: Buffer,
-    next: Buffer,
     sorted: Buffer,
     sorted_patterns: Buffer,
+}
+
+impl Laid {
+    fn buffers(&self) -> [&Buffer; 4] {
+        [
+            &self.patterns,
+            &self.starts,
+            &self.sorted,
+            &self.sorted_patterns,
+        ]
+    }
 }
 
 /// Counts tasks wholly on one GPU.
@@ -337,7 +348,7 @@ impl<'a> GpuTaskCounter<'a> {
         count: u32,
         west_key: u64,
     ) -> Result<u64, String> {
-        self.total.put(&self.device.cuda, &[0u64])?;
+        self.total.zeroed(&self.device.cuda, 2)?;
         let (mut stored_at, mut starts_at, mut group_keys_at, mut meeting_at) = (
             self.stored_laid.sorted.pointer,
             self.stored_laid.starts.pointer,
@@ -394,6 +405,22 @@ impl<'a> GpuTaskCounter<'a> {
     }
 }
 
+impl Drop for GpuTaskCounter<'_> {
+    fn drop(&mut self) {
+        // A worker makes a counter a batch: what it took goes back.
+        let cuda = &self.device.cuda;
+        for buffer in self
+            .stored_laid
+            .buffers()
+            .into_iter()
+            .chain(self.query_laid.buffers())
+            .chain([&self.sample, &self.total, &self.group_keys, &self.meeting])
+        {
+            cuda.free(buffer.pointer);
+        }
+    }
+}
+
 /// Lays out the keys at `keys` in buckets by their bits under
 /// `cut_mask`, each range (a start and a length, in keys) in buckets of
 /// its own: `laid.sorted` the keys, range after range and bucket after
@@ -419,7 +446,7 @@ fn lay_out(
         .max()
         .unwrap_or(0);
     laid.patterns.reserve(cuda, end.max(1) * 4)?;
-    laid.starts.put(cuda, &vec![0u32; ranges.len() * stride])?;
+    laid.starts.zeroed(cuda, ranges.len() * stride)?;
     for (r, &(from, count)) in ranges.iter().enumerate() {
         if count == 0 {
             continue;
@@ -454,8 +481,12 @@ fn lay_out(
         }
         starts.push(next);
     }
+    // The starts, and after them the same again as the scatter's cursors,
+    // in one copy.
+    let words = starts.len();
+    starts.extend_from_within(..);
     laid.starts.put(cuda, &starts)?;
-    laid.next.put(cuda, &starts)?;
+    let next_at = laid.starts.pointer + (words * 4) as DevicePtr;
     laid.sorted.reserve(cuda, total.max(1) * 8)?;
     if with_patterns {
         laid.sorted_patterns.reserve(cuda, total.max(1) * 4)?;
@@ -468,7 +499,7 @@ fn lay_out(
             keys + u64::from(from) * 8,
             laid.patterns.pointer + u64::from(from) * 4,
             count,
-            laid.next.pointer + (r * stride * 4) as u64,
+            next_at + (r * stride * 4) as u64,
             laid.sorted.pointer,
         );
         let mut sorted_patterns = if with_patterns {
