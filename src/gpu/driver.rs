@@ -205,11 +205,18 @@ impl Cuda {
                 module_get_function: library.get("cuModuleGetFunction")?,
                 mem_alloc: library.get("cuMemAlloc_v2")?,
                 mem_free: library.get("cuMemFree_v2")?,
-                memcpy_htod: library.get("cuMemcpyHtoD_v2")?,
-                memcpy_dtoh: library.get("cuMemcpyDtoH_v2")?,
-                memset_d32: library.get("cuMemsetD32_v2")?,
+                // Copies, clears and launches on the calling thread's own
+                // default stream (the "_ptds"/"_ptsz" entry points, as
+                // CUDA's per-thread default stream builds call them): the
+                // host threads feeding one GPU each wait for their own
+                // work only, so one's round trip overlaps another's
+                // kernels, where the context's one shared stream made
+                // every copy wait for every thread's launches.
+                memcpy_htod: library.get("cuMemcpyHtoD_v2_ptds")?,
+                memcpy_dtoh: library.get("cuMemcpyDtoH_v2_ptds")?,
+                memset_d32: library.get("cuMemsetD32_v2_ptds")?,
                 mem_get_info: library.get("cuMemGetInfo_v2")?,
-                launch_kernel: library.get("cuLaunchKernel")?,
+                launch_kernel: library.get("cuLaunchKernel_ptsz")?,
                 get_error_string: library.get("cuGetErrorString")?,
                 _library: library,
             }

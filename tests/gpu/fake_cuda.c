@@ -381,3 +381,27 @@ int nvrtcDestroyProgram(void **handle)
     *handle = NULL;
     return 0;
 }
+
+/* The per-thread default stream's entry points, which the program calls:
+ * the stand-in runs everything at once, so they are the same calls. */
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr to, const void *from, size_t bytes)
+{
+    return cuMemcpyHtoD_v2(to, from, bytes);
+}
+
+CUresult cuMemcpyDtoH_v2_ptds(void *to, CUdeviceptr from, size_t bytes)
+{
+    return cuMemcpyDtoH_v2(to, from, bytes);
+}
+
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr to, unsigned value, size_t words)
+{
+    return cuMemsetD32_v2(to, value, words);
+}
+
+CUresult cuLaunchKernel_ptsz(void *function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                             unsigned by, unsigned bz, unsigned shared, void *stream,
+                             void **params, void **extra)
+{
+    return cuLaunchKernel(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra);
+}

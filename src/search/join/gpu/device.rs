@@ -50,8 +50,10 @@ pub struct GpuDevice {
     info: DeviceInfo,
     /// Bytes of quadrant cells each feeder keeps on the GPU.
     pub(super) cells_budget: u64,
-    /// One batch of queries on the GPU at a time: the host threads that
-    /// feed it make their half boards side by side and take turns here.
+    /// The first design's batches of queries (`GpuPairCounter`) on the GPU
+    /// one at a time: the host threads that feed it make their half boards
+    /// side by side and take turns here. Whole tasks need no turns: each
+    /// feeder has its own buffers and its own stream.
     pub(super) turn: std::sync::Mutex<()>,
 }
 
@@ -407,12 +409,8 @@ impl<'a> GpuBoardMaker<'a> {
     /// Appends `job`'s boards (each key with `extra` added) to the class
     /// lists: how many keys each list has now, kept or not.
     pub(super) fn append(&mut self, job: &BoardsJob<'_>, extra: u64) -> Result<[u32; 3], String> {
+        // No turn taken: each feeder has its own buffers and stream.
         let cuda = &self.device.cuda;
-        let _turn = self
-            .device
-            .turn
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
         for (side, (placements, how)) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
             .into_iter()
             .enumerate()
