@@ -2,13 +2,16 @@
 //! more worker of a count ([`crate::run::workers`]), beside the CPU
 //! threads, on the same plan, journal and shards.
 //!
-//! What runs where: the host thread that feeds the GPU makes each task's
-//! half boards from the quadrant cells, as a CPU thread does; the GPU
-//! counts the pairs of half boards whose diagonals do not meet, the
-//! matcher's work, with the kernel in `pairs.cuh`. That kernel is compiled
+//! What runs where: each task wholly on the GPU (`whole.rs`): its
+//! quadrant cells (`cells.cuh`), half boards (`boards.cuh`), buckets
+//! (`layout.cuh`) and pairs of half boards whose diagonals do not meet
+//! (`pairs.cuh`), the host thread that feeds it sending tables of column
+//! splits and reading back counts; or, as first designed
+//! (`NQUEENS_GPU_BOARDS=host`), the feeding thread makes the half boards as
+//! a CPU thread does and the GPU matches them. The kernels are compiled
 //! by NVRTC for the GPU met at run time, and by the host's C compiler for
 //! the tests, which check on the CPU, against the CPU join, the very code
-//! the GPU runs ([`HostPairCounter`]). The CUDA driver and NVRTC are loaded
+//! the GPU runs ([`HostPairCounter`], and each kernel's own test). The CUDA driver and NVRTC are loaded
 //! with `dlopen` ([`crate::gpu`], which names no method): the program
 //! builds and runs where no CUDA is installed.
 

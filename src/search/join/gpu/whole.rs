@@ -1,7 +1,8 @@
-//! A join task counted wholly on the GPU: its half boards made there by
-//! the board kernels, laid out in buckets there, matched there; the host
-//! only builds the quadrant cells, sends them with a table of column
-//! splits a spec, and reads back a count a query group and class.
+//! A join task counted wholly on the GPU: its quadrant cells built there
+//! (and kept, `cells.rs`), its half boards made there by the board
+//! kernels, laid out in buckets there, matched there; the host sends a
+//! table of column splits a spec and reads back a count a query group and
+//! class.
 //!
 //! Every task is a grid (a join is a grid of one group a side): the
 //! stored groups' boards are made into one list, each group laid out in
