@@ -391,6 +391,16 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
         assert_eq!(code, Some(0), "N = {n}: {stderr}");
         assert!(stdout.contains("counted alike"), "{stdout}");
     }
+    // Query groups matched a few at a time (or one: a chunk takes at
+    // least one), as the largest tasks are.
+    for (n, boards) in [("17", "1"), ("24", "1"), ("25", "3000")] {
+        let (code, stdout, stderr) = on_fake(
+            &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "4"],
+            &[("NQUEENS_GPU_CHUNK_BOARDS", boards)],
+        );
+        assert_eq!(code, Some(0), "N = {n}: {stderr}");
+        assert!(stdout.contains("counted alike"), "{stdout}");
+    }
     let (code, _, stderr) = on_fake(&["gpu", "20"], &[("NQUEENS_GPU_CELLS_MIB", "lots")]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(

@@ -123,6 +123,7 @@ pub(crate) struct Cuda {
     memcpy_htod: unsafe extern "C" fn(DevicePtr, *const c_void, usize) -> CuResult,
     memcpy_dtoh: unsafe extern "C" fn(*mut c_void, DevicePtr, usize) -> CuResult,
     memset_d32: unsafe extern "C" fn(DevicePtr, u32, usize) -> CuResult,
+    memcpy_dtod: unsafe extern "C" fn(DevicePtr, DevicePtr, usize) -> CuResult,
     mem_get_info: unsafe extern "C" fn(*mut usize, *mut usize) -> CuResult,
     #[allow(clippy::type_complexity)]
     launch_kernel: unsafe extern "C" fn(
@@ -215,6 +216,7 @@ impl Cuda {
                 memcpy_htod: library.get("cuMemcpyHtoD_v2_ptds")?,
                 memcpy_dtoh: library.get("cuMemcpyDtoH_v2_ptds")?,
                 memset_d32: library.get("cuMemsetD32_v2_ptds")?,
+                memcpy_dtod: library.get("cuMemcpyDtoD_v2_ptds")?,
                 mem_get_info: library.get("cuMemGetInfo_v2")?,
                 launch_kernel: library.get("cuLaunchKernel_ptsz")?,
                 get_error_string: library.get("cuGetErrorString")?,
@@ -395,6 +397,19 @@ impl Cuda {
         // SAFETY: `to` holds at least `words` words (callers size it).
         let result = unsafe { (self.memset_d32)(to, 0, words) };
         self.check(result, "clear GPU memory (or run a kernel before it)")
+    }
+
+    /// Copies `bytes` from `from` to `to`, both on the GPU, in order with
+    /// the launches and without waiting.
+    pub(crate) fn copy_on_device(
+        &self,
+        to: DevicePtr,
+        from: DevicePtr,
+        bytes: usize,
+    ) -> Result<(), String> {
+        // SAFETY: both hold at least `bytes` (callers size them).
+        let result = unsafe { (self.memcpy_dtod)(to, from, bytes) };
+        self.check(result, "copy on the GPU (or run a kernel before it)")
     }
 
     /// Copies from the GPU at `from` into `data`.

@@ -305,7 +305,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
     if (kernel == 9) {
         for (nq_u32 item = 0; item < threads; item++) {
             nq_cells_item(POINTER(const nq_prefix, 0), ARG(nq_u32, 1), ARG(nq_u32, 2),
-                          ARG(nq_u32, 3), POINTER(nq_u32, 4), POINTER(nq_u64, 5), item);
+                          POINTER(nq_u32, 3), POINTER(const nq_u64, 4), item);
         }
         return 0;
     }
@@ -379,6 +379,15 @@ int nvrtcDestroyProgram(void **handle)
     free(p->source);
     free(p);
     *handle = NULL;
+    return 0;
+}
+
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr to, CUdeviceptr from, size_t bytes)
+{
+    if (pending) {
+        return pending;
+    }
+    memmove((void *)(uintptr_t)to, (const void *)(uintptr_t)from, bytes);
     return 0;
 }
 

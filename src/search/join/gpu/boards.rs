@@ -143,6 +143,16 @@ impl<'a> BoardsJob<'a> {
         })
     }
 
+    /// Half boards the job makes at most: every north placement of a split
+    /// with every south one (the pairs that no diagonal rules out).
+    pub(super) fn boards_bound(&self) -> u64 {
+        self.splits
+            .chunks(3)
+            .zip(self.item_start.windows(2))
+            .map(|(split, items)| u64::from(items[1] - items[0]) * u64::from(split[2]))
+            .sum()
+    }
+
     /// Splits with boards to pair.
     pub(super) fn split_count(&self) -> u32 {
         (self.item_start.len() - 1) as u32

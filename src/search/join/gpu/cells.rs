@@ -100,52 +100,60 @@ impl DeviceCells {
         }
     }
 
-    /// Makes sure the cells of each row set of `wanted` within `open` on
-    /// a `side` square are on the GPU, building those that are not
-    /// (dropping the least recently used others past the budget). `None`
-    /// where a row set has 2^32 placements or more.
+    /// Makes sure the cells of each row set of `wanted` (row set and open
+    /// columns) on a `side` square are on the GPU, building those that
+    /// are not in one batch (three round trips however many), after
+    /// dropping the least recently used others past the budget (the
+    /// wanted are all kept). `None` where a row set has 2^32 placements
+    /// or more.
     pub(super) fn load(
         &mut self,
         device: &GpuDevice,
         side: u32,
-        wanted: &[u32],
-        open: u32,
+        wanted: &[(u32, u32)],
     ) -> Result<Option<()>, String> {
         if side != self.side {
             self.free(&device.cuda);
             self.side = side;
         }
         self.tick += 1;
-        for &rows in wanted {
-            let key = rows | open << 16;
-            if let Some(&slot) = self.slot_of.get(&key) {
-                self.entries[slot].used = self.tick;
-                continue;
+        let mut missing: Vec<(u32, u32)> = Vec::new();
+        for &(rows, open) in wanted {
+            match self.slot_of.get(&(rows | open << 16)) {
+                Some(&slot) => self.entries[slot].used = self.tick,
+                None if !missing.contains(&(rows, open)) => missing.push((rows, open)),
+                None => {}
             }
-            while self.bytes > self.budget {
-                let Some((oldest, _)) = self
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, entry)| entry.used != self.tick)
-                    .min_by_key(|(_, entry)| entry.used)
-                else {
-                    break;
-                };
-                let old = self.entries.swap_remove(oldest);
-                device.cuda.free(old.placements.pointer);
-                self.bytes -= old.bytes();
-                self.slot_of.remove(&(old.rows | old.open << 16));
-                if let Some(moved) = self.entries.get(oldest) {
-                    self.slot_of.insert(moved.rows | moved.open << 16, oldest);
-                }
-            }
-            let Some(built) = self.build(device, rows, open)? else {
-                return Ok(None);
+        }
+        if missing.is_empty() {
+            return Ok(Some(()));
+        }
+        while self.bytes > self.budget {
+            let Some((oldest, _)) = self
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, entry)| entry.used != self.tick)
+                .min_by_key(|(_, entry)| entry.used)
+            else {
+                break;
             };
-            self.bytes += built.bytes();
-            self.slot_of.insert(key, self.entries.len());
-            self.entries.push(built);
+            let old = self.entries.swap_remove(oldest);
+            device.cuda.free(old.placements.pointer);
+            self.bytes -= old.bytes();
+            self.slot_of.remove(&(old.rows | old.open << 16));
+            if let Some(moved) = self.entries.get(oldest) {
+                self.slot_of.insert(moved.rows | moved.open << 16, oldest);
+            }
+        }
+        let Some(built) = self.build(device, &missing)? else {
+            return Ok(None);
+        };
+        for entry in built {
+            self.bytes += entry.bytes();
+            self.slot_of
+                .insert(entry.rows | entry.open << 16, self.entries.len());
+            self.entries.push(entry);
         }
         Ok(Some(()))
     }
@@ -156,68 +164,91 @@ impl DeviceCells {
         &self.entries[self.slot_of[&(rows | open << 16)]]
     }
 
-    /// Builds one row set's cells with `nq_cells`: its placements counted
-    /// per column set, their starts summed on the host, then written.
+    /// Builds the cells of each of `row_sets` (row set and open columns)
+    /// with `nq_cells`, all in one launch a pass: their placements counted
+    /// per column set, the starts summed on the host, then written, each
+    /// row set's into a buffer of its own.
     fn build(
         &mut self,
         device: &GpuDevice,
-        rows: u32,
-        open: u32,
-    ) -> Result<Option<DeviceRowCells>, String> {
+        row_sets: &[(u32, u32)],
+    ) -> Result<Option<Vec<DeviceRowCells>>, String> {
         let cuda = &device.cuda;
         let side = self.side;
         let cells = 1usize << side;
-        self.builds += 1;
+        self.builds += row_sets.len() as u64;
         let started = Instant::now();
-        let prefixes = prefixes(side, rows, open, PREFIXES);
+        let mut prefix_list = Vec::new();
+        for (build, &(rows, open)) in row_sets.iter().enumerate() {
+            prefix_list.extend(
+                prefixes(side, rows, open, PREFIXES)
+                    .into_iter()
+                    .map(|prefix| Prefix {
+                        build: build as u32,
+                        ..prefix
+                    }),
+            );
+        }
         self.host_seconds += started.elapsed().as_secs_f64();
-        self.prefixes.put(cuda, &prefixes)?;
-        self.counts.zeroed(cuda, cells)?;
-        let (prefixes_at, prefix_count, counts_at) = (
-            self.prefixes.pointer,
-            prefixes.len() as u32,
-            self.counts.pointer,
-        );
-        let pass = |out: DevicePtr, counts: DevicePtr| -> Result<(), String> {
-            let (mut prefixes_at, mut prefix_count, mut side, mut open, mut counts, mut out) =
-                (prefixes_at, prefix_count, side, open, counts, out);
+        self.prefixes.put(cuda, &prefix_list)?;
+        self.counts.zeroed(cuda, row_sets.len() * cells)?;
+        let (prefixes_at, prefix_count) = (self.prefixes.pointer, prefix_list.len() as u32);
+        let pass = |counts: DevicePtr, outs: DevicePtr| -> Result<(), String> {
+            let (mut prefixes_at, mut prefix_count, mut side, mut counts, mut outs) =
+                (prefixes_at, prefix_count, side, counts, outs);
             let mut params = [
                 arg(&mut prefixes_at),
                 arg(&mut prefix_count),
                 arg(&mut side),
-                arg(&mut open),
                 arg(&mut counts),
-                arg(&mut out),
+                arg(&mut outs),
             ];
             launch_over(device, device.cells, prefix_count, &mut params)
         };
-        pass(0, counts_at)?;
-        let mut counts = vec![0u32; cells];
-        cuda.download(&mut counts, counts_at)?;
+        pass(self.counts.pointer, 0)?;
+        let mut counts = vec![0u32; row_sets.len() * cells];
+        cuda.download(&mut counts, self.counts.pointer)?;
+        // Each row set's starts; one table for the second pass: every
+        // buffer's address (two words each), then every row set's cursors.
         let started = Instant::now();
-        let mut starts = Vec::with_capacity(cells + 1);
-        let mut total = 0u64;
-        for &count in &counts {
+        let mut all_starts = Vec::with_capacity(row_sets.len());
+        for counts in counts.chunks(cells) {
+            let mut starts = Vec::with_capacity(cells + 1);
+            let mut total = 0u64;
+            for &count in counts {
+                starts.push(total as u32);
+                total += u64::from(count);
+            }
+            if total > u64::from(u32::MAX) {
+                return Ok(None);
+            }
             starts.push(total as u32);
-            total += u64::from(count);
+            all_starts.push(starts);
         }
         self.host_seconds += started.elapsed().as_secs_f64();
-        if total > u64::from(u32::MAX) {
-            return Ok(None);
+        let mut built = Vec::with_capacity(row_sets.len());
+        for (&(rows, open), starts) in row_sets.iter().zip(all_starts) {
+            let total = *starts.last().expect("2^side + 1 starts") as usize;
+            built.push(DeviceRowCells {
+                rows,
+                open,
+                placements: Buffer::exact(cuda, total * 8)?,
+                starts,
+                used: self.tick,
+            });
         }
-        starts.push(total as u32);
-        self.counts.put(cuda, &starts[..cells])?;
-        let placements = Buffer::exact(cuda, total as usize * 8)?;
-        if total > 0 {
-            pass(placements.pointer, counts_at)?;
+        let mut table: Vec<u32> = Vec::with_capacity(row_sets.len() * (cells + 2));
+        for entry in &built {
+            let at = entry.placements.pointer;
+            table.extend([at as u32, (at >> 32) as u32]);
         }
-        Ok(Some(DeviceRowCells {
-            rows,
-            open,
-            starts,
-            placements,
-            used: self.tick,
-        }))
+        for entry in &built {
+            table.extend_from_slice(&entry.starts[..cells]);
+        }
+        self.counts.put(cuda, &table)?;
+        let outs = self.counts.pointer;
+        pass(outs + (built.len() * 8) as DevicePtr, outs)?;
+        Ok(Some(built))
     }
 
     /// Frees every buffer (the context must be current).
@@ -244,13 +275,15 @@ pub(super) struct Prefix {
     cols: u32,
     left: u32,
     right: u32,
-    pad: u32,
+    open: u32,
+    build: u32,
+    unused: u32,
 }
 
 impl Prefix {
     /// The states below this one, a queen placed on its next row in each
-    /// column `open` leaves it (none where no row is left).
-    fn children(&self, side: u32, open: u32) -> impl Iterator<Item = Prefix> + '_ {
+    /// open column it leaves free (none where no row is left).
+    fn children(&self, side: u32) -> impl Iterator<Item = Prefix> + '_ {
         let next = self.rows_left.trailing_zeros();
         let gap = next.wrapping_sub(self.row);
         let left = self.left.checked_shr(gap).unwrap_or(0);
@@ -258,7 +291,7 @@ impl Prefix {
         let free = if self.rows_left == 0 {
             0
         } else {
-            !(self.cols | left | right) & open
+            !(self.cols | left | right) & self.open
         };
         (0..side)
             .filter(move |col| free & (1 << col) != 0)
@@ -271,7 +304,7 @@ impl Prefix {
                     cols: self.cols | bit,
                     left: left | bit,
                     right: right | bit,
-                    pad: 0,
+                    ..*self
                 }
             })
     }
@@ -284,6 +317,7 @@ impl Prefix {
 pub(super) fn prefixes(side: u32, rows: u32, open: u32, want: usize) -> Vec<Prefix> {
     let mut states = vec![Prefix {
         rows_left: rows,
+        open,
         ..Prefix::default()
     }];
     let mut below = Vec::new();
@@ -293,7 +327,7 @@ pub(super) fn prefixes(side: u32, rows: u32, open: u32, want: usize) -> Vec<Pref
             if state.rows_left == 0 {
                 below.push(*state);
             } else {
-                below.extend(state.children(side, open));
+                below.extend(state.children(side));
             }
         }
         std::mem::swap(&mut states, &mut below);
@@ -307,49 +341,71 @@ extern "C" {
         prefixes: *const Prefix,
         prefix_count: u32,
         side: u32,
-        open: u32,
         counts: *mut u32,
-        out: *mut u64,
+        outs: *const u64,
     );
 }
 
-/// The cells of `rows` within `open` on a `side` square, built with the
-/// kernel's code on the host from `want` prefixes or so: each column
-/// set's start (2^side + 1 words) and the placements, cell after cell.
+/// The cells of each of `row_sets` (row set and open columns) on a `side`
+/// square, built together with the kernel's code on the host from `want`
+/// prefixes or so each: each column set's start (2^side + 1 words) and
+/// the placements, cell after cell.
 #[cfg(test)]
-fn cells_on_host(side: u32, rows: u32, open: u32, want: usize) -> (Vec<u32>, Vec<u64>) {
-    let prefixes = prefixes(side, rows, open, want);
+fn cells_on_host(side: u32, row_sets: &[(u32, u32)], want: usize) -> Vec<(Vec<u32>, Vec<u64>)> {
+    let mut all = Vec::new();
+    for (build, &(rows, open)) in row_sets.iter().enumerate() {
+        all.extend(
+            prefixes(side, rows, open, want)
+                .into_iter()
+                .map(|prefix| Prefix {
+                    build: build as u32,
+                    ..prefix
+                }),
+        );
+    }
     let cells = 1usize << side;
-    // A pass of the kernel over every prefix: counting (no output), or
+    // A pass of the kernel over every prefix: counting (no outputs), or
     // writing at the cursors.
-    let pass = |counts: &mut [u32], out: *mut u64| {
-        // SAFETY: `prefixes` holds its length, `counts` a word a column
-        // set; `out`, where not null, holds every placement the counting
-        // pass found, which the cursors index.
+    let pass = |counts: &mut [u32], outs: *const u64| {
+        // SAFETY: `all` holds its length, `counts` a word a column set of
+        // each row set; `outs`, where not null, the address of a buffer a
+        // row set holding every placement the counting pass found, which
+        // the cursors index.
         unsafe {
             nq_cells_host(
-                prefixes.as_ptr(),
-                prefixes.len() as u32,
+                all.as_ptr(),
+                all.len() as u32,
                 side,
-                open,
                 counts.as_mut_ptr(),
-                out,
+                outs,
             );
         }
     };
-    let mut counts = vec![0u32; cells];
-    pass(&mut counts, std::ptr::null_mut());
-    let mut starts = Vec::with_capacity(cells + 1);
-    let mut total = 0u32;
-    for &count in &counts {
+    let mut counts = vec![0u32; row_sets.len() * cells];
+    pass(&mut counts, std::ptr::null());
+    let mut starts_of = Vec::new();
+    let mut cursors = Vec::new();
+    for counts in counts.chunks(cells) {
+        let mut starts = Vec::with_capacity(cells + 1);
+        let mut total = 0u32;
+        for &count in counts {
+            starts.push(total);
+            total += count;
+        }
         starts.push(total);
-        total += count;
+        cursors.extend_from_slice(&starts[..cells]);
+        starts_of.push(starts);
     }
-    starts.push(total);
-    let mut cursors = starts[..cells].to_vec();
-    let mut diagonals = vec![0u64; total as usize];
-    pass(&mut cursors, diagonals.as_mut_ptr());
-    (starts, diagonals)
+    let mut diagonals: Vec<Vec<u64>> = starts_of
+        .iter()
+        .map(|starts| vec![0u64; *starts.last().unwrap() as usize])
+        .collect();
+    let outs: Vec<u64> = diagonals
+        .iter_mut()
+        .map(|list| list.as_mut_ptr() as u64)
+        .collect();
+    pass(&mut cursors, outs.as_ptr());
+    starts_of.into_iter().zip(diagonals).collect()
 }
 
 #[cfg(test)]
@@ -363,37 +419,45 @@ mod tests {
         for round in 0..60u32 {
             let side = 4 + round % 10;
             let all = (1u32 << side) - 1;
-            // Rows of any count; open columns at least as many, or all.
-            let rows = (draws.next() as u32) & all;
-            let open = if round % 3 == 0 {
-                all
-            } else {
-                (draws.next() as u32 | draws.next() as u32) & all
-            };
-            let mut host = RowCells::default();
-            host.rebuild_open(side, rows, open, u64::MAX);
-            for want in [1, 7, 1000] {
-                let (starts, diagonals) = cells_on_host(side, rows, open, want);
-                assert_eq!(
-                    starts.last().copied().unwrap() as usize,
-                    host.placements(),
-                    "side {side}, rows {rows:b}, open {open:b}"
-                );
-                for cols in 0..=all {
-                    let from = starts[cols as usize] as usize;
-                    let to = starts[cols as usize + 1] as usize;
-                    let mut kernel = diagonals[from..to].to_vec();
-                    kernel.sort_unstable();
-                    let mut expected = if cols & !open == 0 {
-                        host.cell(cols).to_vec()
+            // One to three row sets built in one launch, each of rows of
+            // any count within open columns of its own (all, or at random).
+            let row_sets: Vec<(u32, u32)> = (0..=round % 3)
+                .map(|k| {
+                    let rows = (draws.next() as u32) & all;
+                    let open = if (round + k) % 3 == 0 {
+                        all
                     } else {
-                        Vec::new()
+                        (draws.next() as u32 | draws.next() as u32) & all
                     };
-                    expected.sort_unstable();
+                    (rows, open)
+                })
+                .collect();
+            for want in [1, 7, 1000] {
+                let built = cells_on_host(side, &row_sets, want);
+                for (&(rows, open), (starts, diagonals)) in row_sets.iter().zip(built) {
+                    let mut host = RowCells::default();
+                    host.rebuild_open(side, rows, open, u64::MAX);
                     assert_eq!(
-                        kernel, expected,
-                        "side {side}, rows {rows:b}, cols {cols:b}"
+                        starts.last().copied().unwrap() as usize,
+                        host.placements(),
+                        "side {side}, rows {rows:b}, open {open:b}"
                     );
+                    for cols in 0..=all {
+                        let from = starts[cols as usize] as usize;
+                        let to = starts[cols as usize + 1] as usize;
+                        let mut kernel = diagonals[from..to].to_vec();
+                        kernel.sort_unstable();
+                        let mut expected = if cols & !open == 0 {
+                            host.cell(cols).to_vec()
+                        } else {
+                            Vec::new()
+                        };
+                        expected.sort_unstable();
+                        assert_eq!(
+                            kernel, expected,
+                            "side {side}, rows {rows:b}, cols {cols:b}"
+                        );
+                    }
                 }
             }
         }

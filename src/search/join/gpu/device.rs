@@ -50,6 +50,8 @@ pub struct GpuDevice {
     info: DeviceInfo,
     /// Bytes of quadrant cells each feeder keeps on the GPU.
     pub(super) cells_budget: u64,
+    /// Half boards a chunk of query groups may make at most.
+    pub(super) chunk_boards: u64,
     /// The first design's batches of queries (`GpuPairCounter`) on the GPU
     /// one at a time: the host threads that feed it make their half boards
     /// side by side and take turns here. Whole tasks need no turns: each
@@ -117,6 +119,15 @@ impl GpuDevice {
                     )
                 })?,
         };
+        let chunk_boards = match std::env::var("NQUEENS_GPU_CHUNK_BOARDS") {
+            Err(_) => super::whole::CHUNK_BOARDS,
+            Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+                format!(
+                    "NQUEENS_GPU_CHUNK_BOARDS={text}: expected a whole number \
+                     (half boards a chunk of query groups may make at most)"
+                )
+            })?,
+        };
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
         let [function, place, boards, sample, histogram, scatter, grid, cells] = cuda.functions(
@@ -145,6 +156,7 @@ impl GpuDevice {
             cells,
             info,
             cells_budget,
+            chunk_boards,
             turn: std::sync::Mutex::new(()),
         })
     }
@@ -368,8 +380,10 @@ pub struct GpuBoardMaker<'a> {
     device: &'a GpuDevice,
     /// North and south placements, their checks and keys.
     placed: [Buffer; 6],
+    /// The jobs' tables: each one's splits and their threads' starts.
     splits: Buffer,
-    item_start: Buffer,
+    /// The class counts after each job.
+    after: Buffer,
     out: Buffer,
     counts: Buffer,
     /// Keys a class holds at most on the GPU (the last job's).
@@ -383,7 +397,7 @@ impl<'a> GpuBoardMaker<'a> {
             device,
             placed: Default::default(),
             splits: Buffer::default(),
-            item_start: Buffer::default(),
+            after: Buffer::default(),
             out: Buffer::default(),
             counts: Buffer::default(),
             capacity: 0,
@@ -409,81 +423,113 @@ impl<'a> GpuBoardMaker<'a> {
     /// Appends `job`'s boards (each key with `extra` added) to the class
     /// lists: how many keys each list has now, kept or not.
     pub(super) fn append(&mut self, job: &BoardsJob<'_>, extra: u64) -> Result<[u32; 3], String> {
+        let after = self.append_all(&[(job, extra)])?;
+        Ok(after[0])
+    }
+
+    /// Appends each job's boards (each key with its extra added) to the
+    /// class lists, job after job: how many keys each list has after each
+    /// job, kept or not. The jobs' tables go over in one copy and the
+    /// counts come back in one (each copy from the host waits for the
+    /// GPU); between, the launches and a copy of the counts on the GPU
+    /// after each job go in order without waiting.
+    pub(super) fn append_all(
+        &mut self,
+        jobs: &[(&BoardsJob<'_>, u64)],
+    ) -> Result<Vec<[u32; 3]>, String> {
         // No turn taken: each feeder has its own buffers and stream.
         let cuda = &self.device.cuda;
-        for (side, (placements, how)) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
-            .into_iter()
-            .enumerate()
-        {
-            let count = placements.count();
-            if count == 0 {
-                continue;
-            }
-            let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
-                unreachable!("three buffers a side")
-            };
-            let diags_at = match placements {
-                Placements::Host(diags) => {
-                    diags_buffer.put(cuda, diags)?;
-                    diags_buffer.pointer
-                }
-                Placements::Device { at, .. } => at,
-            };
-            checks.reserve(cuda, count as usize * 8)?;
-            keys.reserve(cuda, count as usize * 8)?;
-            let mut how = *how;
-            let (mut diags_at, mut checks_at, mut keys_at, mut count_arg) =
-                (diags_at, checks.pointer, keys.pointer, count);
-            let mut params = [
-                arg(&mut diags_at),
-                arg(&mut count_arg),
-                arg(&mut how),
-                arg(&mut checks_at),
-                arg(&mut keys_at),
-            ];
-            launch_over(self.device, self.device.place, count, &mut params)?;
+        // Per job, its splits, then where each split's threads start.
+        let mut table: Vec<u32> = Vec::new();
+        let mut table_at = Vec::with_capacity(jobs.len());
+        for (job, _) in jobs {
+            table_at.push(table.len());
+            table.extend_from_slice(&job.splits);
+            table.extend_from_slice(&job.item_start);
         }
-        // Both tables in one copy (each copy from the host waits for the
-        // GPU): the splits, then where each split's threads start.
-        let table: Vec<u32> = job.splits.iter().chain(&job.item_start).copied().collect();
         self.splits.put(cuda, &table)?;
-        let item_start_at = self.splits.pointer + (job.splits.len() * 4) as DevicePtr;
-        let items = job.items();
-        if items > 0 {
-            let mut pointers = [
-                self.placed[1].pointer,
-                self.placed[2].pointer,
-                self.placed[4].pointer,
-                self.placed[5].pointer,
-                self.splits.pointer,
-                item_start_at,
-            ];
-            let (mut split_count, mut extra, mut out, mut capacity, mut counts) = (
-                job.split_count(),
-                extra,
-                self.out.pointer,
-                self.capacity,
+        self.after.reserve(cuda, jobs.len().max(1) * 12)?;
+        for (index, ((job, extra), &at)) in jobs.iter().zip(&table_at).enumerate() {
+            for (side, (placements, how)) in
+                [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
+                    .into_iter()
+                    .enumerate()
+            {
+                let count = placements.count();
+                if count == 0 {
+                    continue;
+                }
+                let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
+                    unreachable!("three buffers a side")
+                };
+                let diags_at = match placements {
+                    Placements::Host(diags) => {
+                        diags_buffer.put(cuda, diags)?;
+                        diags_buffer.pointer
+                    }
+                    Placements::Device { at, .. } => at,
+                };
+                checks.reserve(cuda, count as usize * 8)?;
+                keys.reserve(cuda, count as usize * 8)?;
+                let mut how = *how;
+                let (mut diags_at, mut checks_at, mut keys_at, mut count_arg) =
+                    (diags_at, checks.pointer, keys.pointer, count);
+                let mut params = [
+                    arg(&mut diags_at),
+                    arg(&mut count_arg),
+                    arg(&mut how),
+                    arg(&mut checks_at),
+                    arg(&mut keys_at),
+                ];
+                launch_over(self.device, self.device.place, count, &mut params)?;
+            }
+            let items = job.items();
+            if items > 0 {
+                let splits_at = self.splits.pointer + (at * 4) as DevicePtr;
+                let mut pointers = [
+                    self.placed[1].pointer,
+                    self.placed[2].pointer,
+                    self.placed[4].pointer,
+                    self.placed[5].pointer,
+                    splits_at,
+                    splits_at + (job.splits.len() * 4) as DevicePtr,
+                ];
+                let (mut split_count, mut extra, mut out, mut capacity, mut counts) = (
+                    job.split_count(),
+                    *extra,
+                    self.out.pointer,
+                    self.capacity,
+                    self.counts.pointer,
+                );
+                let [p0, p1, p2, p3, p4, p5] = &mut pointers;
+                let mut params = [
+                    arg(p0),
+                    arg(p1),
+                    arg(p2),
+                    arg(p3),
+                    arg(p4),
+                    arg(p5),
+                    arg(&mut split_count),
+                    arg(&mut extra),
+                    arg(&mut out),
+                    arg(&mut capacity),
+                    arg(&mut counts),
+                ];
+                launch_over(self.device, self.device.boards, items, &mut params)?;
+            }
+            // The counts after this job (the next appends to them).
+            cuda.copy_on_device(
+                self.after.pointer + (index * 12) as DevicePtr,
                 self.counts.pointer,
-            );
-            let [p0, p1, p2, p3, p4, p5] = &mut pointers;
-            let mut params = [
-                arg(p0),
-                arg(p1),
-                arg(p2),
-                arg(p3),
-                arg(p4),
-                arg(p5),
-                arg(&mut split_count),
-                arg(&mut extra),
-                arg(&mut out),
-                arg(&mut capacity),
-                arg(&mut counts),
-            ];
-            launch_over(self.device, self.device.boards, items, &mut params)?;
+                12,
+            )?;
         }
-        let mut counts = [0u32; 3];
-        cuda.download(&mut counts, self.counts.pointer)?;
-        Ok(counts)
+        let mut after = vec![0u32; jobs.len() * 3];
+        cuda.download(&mut after, self.after.pointer)?;
+        Ok(after
+            .chunks(3)
+            .map(|counts| [counts[0], counts[1], counts[2]])
+            .collect())
     }
 
     /// Keys a class holds at most.
@@ -512,10 +558,10 @@ impl<'a> GpuBoardMaker<'a> {
 impl Drop for GpuBoardMaker<'_> {
     fn drop(&mut self) {
         let cuda = &self.device.cuda;
-        for buffer in
-            self.placed
-                .iter()
-                .chain([&self.splits, &self.item_start, &self.out, &self.counts])
+        for buffer in self
+            .placed
+            .iter()
+            .chain([&self.splits, &self.after, &self.out, &self.counts])
         {
             cuda.free(buffer.pointer);
         }

@@ -37,10 +37,10 @@ void nq_boards_host(const nq_u64 *north_checks, const nq_u64 *north_keys,
     }
 }
 
-void nq_cells_host(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side, nq_u32 open,
-                   nq_u32 *counts, nq_u64 *out)
+void nq_cells_host(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side, nq_u32 *counts,
+                   const nq_u64 *outs)
 {
     for (nq_u32 item = 0; item < prefix_count; item++) {
-        nq_cells_item(prefixes, prefix_count, side, open, counts, out, item);
+        nq_cells_item(prefixes, prefix_count, side, counts, outs, item);
     }
 }

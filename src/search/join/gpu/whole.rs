@@ -31,6 +31,12 @@ use crate::gpu::driver::DevicePtr;
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
 const SAMPLE: u32 = 256;
 
+/// Half boards a chunk of query groups may make at most by default (by the
+/// bound of their pairs of placements; setting `NQUEENS_GPU_CHUNK_BOARDS`):
+/// 2^26, so their lists stay within about 1.5 GiB of GPU memory (three
+/// classes of 8-byte keys).
+pub(super) const CHUNK_BOARDS: u64 = 1 << 26;
+
 /// Keys laid out in buckets on the GPU.
 #[derive(Default)]
 struct Laid {
@@ -52,6 +58,13 @@ impl Laid {
             &self.sorted_patterns,
         ]
     }
+}
+
+/// The cut bits chosen for a grid's buckets, and each stored group's keys
+/// a bucket pattern may meet.
+struct GridCuts {
+    mask: u64,
+    within: Vec<Vec<u64>>,
 }
 
 /// Counts tasks wholly on one GPU.
@@ -135,70 +148,86 @@ impl<'a> GpuTaskCounter<'a> {
         Ok(Some(Some(tally)))
     }
 
-    /// Makes the boards of `specs` into `maker`'s lists (each spec's with
-    /// its extra key), growing them until they hold every board: the
-    /// class counts after each spec, or `None` where the GPU cannot (see
-    /// [`GpuTaskCounter::count`]).
-    fn make(
-        device: &GpuDevice,
-        maker: &mut GpuBoardMaker<'_>,
-        cells: &mut DeviceCells,
+    /// The board jobs of `specs` (each with its extra key), their row
+    /// sets' cells built on the GPU first, all in one batch; `None` where
+    /// the GPU cannot (see [`GpuTaskCounter::count`]).
+    fn jobs(
+        &mut self,
         geo: &Geometry,
         specs: &[(HalfSpec, u64)],
-        host_seconds: &mut f64,
-    ) -> Result<Option<Vec<[u32; 3]>>, String> {
+    ) -> Result<Option<Vec<(BoardsJob<'static>, u64)>>, String> {
+        // Up to the side whose cells the CPU's threads share, a row set's
+        // cells in every column serve every task (a split asks only for
+        // cells within its spec's open columns); above it, as the CPU
+        // builds them, within those columns (each fixed column cuts a
+        // queen's choices).
+        let open_of = |spec: &HalfSpec| {
+            if geo.h <= SHARED_MAX_SIDE {
+                (1 << geo.h) - 1
+            } else {
+                spec.cols
+            }
+        };
+        let wanted: Vec<(u32, u32)> = specs
+            .iter()
+            .flat_map(|(spec, _)| quadrant_rows(geo, spec).map(|rows| (rows, open_of(spec))))
+            .collect();
+        let cells_host = self.cells.host_seconds;
+        let loaded = self.cells.load(self.device, geo.h, &wanted)?;
+        self.host_seconds += self.cells.host_seconds - cells_host;
+        if loaded.is_none() {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let mut jobs = Vec::with_capacity(specs.len());
+        for (spec, extra) in specs {
+            let open = open_of(spec);
+            let [north, south] = quadrant_rows(geo, spec).map(|rows| self.cells.get(rows, open));
+            let Some(job) = BoardsJob::of_spans(
+                geo,
+                spec,
+                north.rows().count_ones(),
+                [north, south].map(|side| Placements::Device {
+                    at: side.at(),
+                    count: side.count(),
+                }),
+                [&|cols| north.cell_span(cols), &|cols| south.cell_span(cols)],
+            ) else {
+                return Ok(None);
+            };
+            jobs.push((job, *extra));
+        }
+        self.host_seconds += started.elapsed().as_secs_f64();
+        Ok(Some(jobs))
+    }
+
+    /// Makes the boards of `jobs` into `maker`'s lists, growing them until
+    /// they hold every board: the class counts after each job.
+    fn make(
+        maker: &mut GpuBoardMaker<'_>,
+        jobs: &[(BoardsJob<'_>, u64)],
+    ) -> Result<Vec<[u32; 3]>, String> {
+        let jobs: Vec<(&BoardsJob<'_>, u64)> =
+            jobs.iter().map(|(job, extra)| (job, *extra)).collect();
         let mut capacity = maker.capacity();
         loop {
             maker.reset(capacity)?;
-            let mut after = Vec::with_capacity(specs.len());
-            let mut counts = [0u32; 3];
-            for (spec, extra) in specs {
-                let rows = quadrant_rows(geo, spec);
-                // Up to the side whose cells the CPU's threads share, a row
-                // set's cells in every column serve every task (a split
-                // asks only for cells within its spec's open columns);
-                // above it, as the CPU builds them, within those columns
-                // (each fixed column cuts a queen's choices).
-                let open = if geo.h <= SHARED_MAX_SIDE {
-                    (1 << geo.h) - 1
-                } else {
-                    spec.cols
-                };
-                let cells_host = cells.host_seconds;
-                let loaded = cells.load(device, geo.h, &rows, open)?;
-                *host_seconds += cells.host_seconds - cells_host;
-                if loaded.is_none() {
-                    return Ok(None);
-                }
-                let started = Instant::now();
-                let [north, south] = rows.map(|rows| cells.get(rows, open));
-                let job = BoardsJob::of_spans(
-                    geo,
-                    spec,
-                    north.rows().count_ones(),
-                    [north, south].map(|side| Placements::Device {
-                        at: side.at(),
-                        count: side.count(),
-                    }),
-                    [&|cols| north.cell_span(cols), &|cols| south.cell_span(cols)],
-                );
-                *host_seconds += started.elapsed().as_secs_f64();
-                let Some(job) = job else {
-                    return Ok(None);
-                };
-                counts = maker.append(&job, *extra)?;
-                after.push(counts);
-            }
-            let wanted = counts.iter().copied().max().unwrap_or(0);
+            let after = maker.append_all(&jobs)?;
+            let wanted = after
+                .last()
+                .map_or(0, |counts| counts.iter().copied().max().unwrap_or(0));
             if wanted <= capacity {
-                return Ok(Some(after));
+                return Ok(after);
             }
             capacity = wanted;
         }
     }
 
-    /// One grid's count: `None` where a row set is not held whole,
-    /// `Some(None)` where stopped.
+    /// One grid's count: `None` where the GPU cannot, `Some(None)` where
+    /// stopped. A few round trips a chunk of query groups: their boards
+    /// made in one list, laid out by one histogram and scatter pass over
+    /// all their ranges, matched by a launch each (not waited for), the
+    /// sums read back together.
     fn count_grid(
         &mut self,
         geo: &Geometry,
@@ -211,17 +240,10 @@ impl<'a> GpuTaskCounter<'a> {
             .iter()
             .flat_map(|(_, specs)| specs.iter().copied())
             .collect();
-        let Some(after) = Self::make(
-            self.device,
-            &mut self.stored,
-            self.cells,
-            geo,
-            &stored_specs,
-            &mut self.host_seconds,
-        )?
-        else {
+        let Some(stored_jobs) = self.jobs(geo, &stored_specs)? else {
             return Ok(None);
         };
+        let after = Self::make(&mut self.stored, &stored_jobs)?;
         let mut ranges = Vec::with_capacity(grid.stored.len());
         let mut spec_index = 0;
         let mut from = 0u32;
@@ -236,173 +258,274 @@ impl<'a> GpuTaskCounter<'a> {
             from = to;
         }
         let stored_count = from;
+        let mut tally = JoinTally::default();
+        if stored_count == 0 {
+            return Ok(Some(Some(tally)));
+        }
         let group_keys: Vec<u64> = grid
             .stored
             .iter()
             .map(|(queen, _)| geo.key(queen.0, queen.1))
             .collect();
+        // The query groups that meet a stored group with boards, each with
+        // the stored groups it meets.
+        let live: Vec<(usize, Vec<u32>)> = grid
+            .queries
+            .iter()
+            .enumerate()
+            .filter_map(|(q, (west_queen, _, _))| {
+                let west_key = geo.key(west_queen.0, west_queen.1);
+                let meeting: Vec<u32> = (0..grid.stored.len() as u32)
+                    .filter(|&g| group_keys[g as usize] & west_key == 0 && ranges[g as usize].1 > 0)
+                    .collect();
+                (!meeting.is_empty()).then_some((q, meeting))
+            })
+            .collect();
+        if live.is_empty() {
+            return Ok(Some(Some(tally)));
+        }
+        let query_specs: Vec<(HalfSpec, u64)> =
+            live.iter().map(|&(q, _)| (grid.queries[q].1, 0)).collect();
+        let Some(query_jobs) = self.jobs(geo, &query_specs)? else {
+            return Ok(None);
+        };
         self.group_keys.put(&self.device.cuda, &group_keys)?;
-        let stored_keys = self.stored.class_keys(0);
-        let mut tally = JoinTally::default();
-        // Chosen at the first query group with boards to match.
-        let mut layout: Option<(u64, Vec<Vec<u64>>)> = None;
-        for (west_queen, query, weights) in &grid.queries {
+        // Chosen at the first chunk: the cut bits, and the stored groups'
+        // keys a bucket.
+        let mut layout: Option<GridCuts> = None;
+        let mut first = 0;
+        while first < live.len() {
             if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
                 return Ok(Some(None));
             }
-            let west_key = geo.key(west_queen.0, west_queen.1);
-            let meeting: Vec<u32> = (0..grid.stored.len() as u32)
-                .filter(|&g| group_keys[g as usize] & west_key == 0 && ranges[g as usize].1 > 0)
-                .collect();
-            if meeting.is_empty() || stored_count == 0 {
-                continue;
+            // As many query groups as fit the boards a chunk may make.
+            let mut end = first;
+            let mut boards = 0u64;
+            while end < live.len()
+                && (end == first
+                    || boards + query_jobs[end].0.boards_bound() <= self.device.chunk_boards)
+            {
+                boards += query_jobs[end].0.boards_bound();
+                end += 1;
             }
-            let Some(after) = Self::make(
-                self.device,
-                &mut self.queries,
-                self.cells,
-                geo,
-                &[(*query, 0)],
-                &mut self.host_seconds,
-            )?
-            else {
-                return Ok(None);
-            };
-            let query_counts = after[0];
-            let classes: Vec<usize> = (0..3)
-                .filter(|&class| weights[class] != 0 && query_counts[class] != 0)
-                .collect();
-            let Some(&first) = classes.first() else {
-                continue;
-            };
+            let counts = Self::make(&mut self.queries, &query_jobs[first..end])?;
             if layout.is_none() {
-                // The cut bits, from samples of both sides (as the CPU's
-                // split chooses them), and every stored group laid out.
-                let stored_sample = self.sample_of(stored_keys, stored_count)?;
-                let query_sample =
-                    self.sample_of(self.queries.class_keys(first), query_counts[first])?;
-                let offered = choose_cuts(&stored_sample, &query_sample, MAX_CUTS);
-                let largest = ranges.iter().map(|&(_, count)| count).max().unwrap_or(0);
-                let cut_mask = offered[..cuts_for(largest as usize, offered.len())]
-                    .iter()
-                    .fold(0, |mask, cut| mask | cut);
-                let in_bucket = lay_out(
-                    self.device,
-                    &mut self.stored_laid,
-                    stored_keys,
-                    &ranges,
-                    cut_mask,
-                    false,
-                )?;
-                let within = in_bucket.iter().map(|counts| keys_within(counts)).collect();
-                layout = Some((cut_mask, within));
+                let Some(chosen) =
+                    self.choose_layout(&ranges, stored_count, counts.last().copied())?
+                else {
+                    first = end;
+                    continue;
+                };
+                layout = Some(chosen);
             }
-            let (cut_mask, within) = layout.as_ref().expect("laid out above");
-            let cuts = cut_mask.count_ones();
-            let all = (1usize << cuts) - 1;
-            let west_pattern = gather(west_key, *cut_mask);
-            // The stored keys each query pattern may meet, over the
-            // meeting groups (the work measure of the buckets).
-            let mut met = vec![0u64; all + 1];
-            for &g in &meeting {
-                for (sum, keys) in met.iter_mut().zip(&within[g as usize]) {
-                    *sum += keys;
-                }
-            }
-            let meeting_keys: u64 = meeting
-                .iter()
-                .map(|&g| u64::from(ranges[g as usize].1))
-                .sum();
-            self.meeting.put(&self.device.cuda, &meeting)?;
-            for &class in &classes {
-                let count = query_counts[class];
-                let query_keys = self.queries.class_keys(class);
-                let query_buckets = lay_out(
-                    self.device,
-                    &mut self.query_laid,
-                    query_keys,
-                    &[(0, count)],
-                    *cut_mask,
-                    true,
-                )?;
-                self.pairs_decided += query_buckets[0]
-                    .iter()
-                    .enumerate()
-                    .map(|(pattern, &queries)| {
-                        u64::from(queries) * met[!(pattern | west_pattern as usize) & all]
-                    })
-                    .sum::<u64>();
-                let sum = self.match_grid(*cut_mask, meeting.len() as u32, count, west_key)?;
-                tally.solutions += weights[class] * sum;
-                tally.pairs += meeting_keys * u64::from(count);
-            }
+            let cuts = layout.as_ref().expect("laid out above");
+            self.match_chunk(
+                geo,
+                grid,
+                &live[first..end],
+                &counts,
+                &ranges,
+                cuts,
+                &mut tally,
+            )?;
+            first = end;
         }
         Ok(Some(Some(tally)))
     }
 
-    /// The pairs of the laid-out queries (`count` of them) and the stored
-    /// keys of the meeting groups (see `nq_grid`).
-    fn match_grid(
+    /// The cut bits, from samples of the stored keys and of a chunk's
+    /// queries (the class with most: `totals`, its counts), as the CPU's
+    /// split chooses them; then every stored group laid out in buckets.
+    /// Returns the mask and each stored group's keys a bucket; `None`
+    /// where the chunk made no query (the next chunk chooses).
+    fn choose_layout(
         &mut self,
-        cut_mask: u64,
-        meeting: u32,
-        count: u32,
-        west_key: u64,
-    ) -> Result<u64, String> {
-        self.total.zeroed(&self.device.cuda, 2)?;
-        let (mut stored_at, mut starts_at, mut group_keys_at, mut meeting_at) = (
-            self.stored_laid.sorted.pointer,
-            self.stored_laid.starts.pointer,
-            self.group_keys.pointer,
-            self.meeting.pointer,
-        );
-        let (mut meeting_count, mut cuts) = (meeting, cut_mask.count_ones());
-        let (mut queries_at, mut patterns_at, mut count_arg) = (
-            self.query_laid.sorted.pointer,
-            self.query_laid.sorted_patterns.pointer,
-            count,
-        );
-        let (mut west, mut west_pattern, mut total_at) =
-            (west_key, gather(west_key, cut_mask), self.total.pointer);
-        let mut params = [
-            arg(&mut stored_at),
-            arg(&mut starts_at),
-            arg(&mut group_keys_at),
-            arg(&mut meeting_at),
-            arg(&mut meeting_count),
-            arg(&mut cuts),
-            arg(&mut queries_at),
-            arg(&mut patterns_at),
-            arg(&mut count_arg),
-            arg(&mut west),
-            arg(&mut west_pattern),
-            arg(&mut total_at),
-        ];
-        launch_over(self.device, self.device.grid, count, &mut params)?;
-        let mut sum = [0u64];
-        self.device.cuda.download(&mut sum, self.total.pointer)?;
-        Ok(sum[0])
+        ranges: &[(u32, u32)],
+        stored_count: u32,
+        totals: Option<[u32; 3]>,
+    ) -> Result<Option<GridCuts>, String> {
+        let totals = totals.unwrap_or_default();
+        let class = (0..3).max_by_key(|&class| totals[class]).unwrap_or(0);
+        if totals[class] == 0 {
+            return Ok(None);
+        }
+        let stored_keys = self.stored.class_keys(0);
+        let query_keys = self.queries.class_keys(class);
+        let [stored_sample, query_sample] =
+            self.samples_of([(stored_keys, stored_count), (query_keys, totals[class])])?;
+        let offered = choose_cuts(&stored_sample, &query_sample, MAX_CUTS);
+        let largest = ranges.iter().map(|&(_, count)| count).max().unwrap_or(0);
+        let cut_mask = offered[..cuts_for(largest as usize, offered.len())]
+            .iter()
+            .fold(0, |mask, cut| mask | cut);
+        let in_bucket = lay_out(
+            self.device,
+            &mut self.stored_laid,
+            stored_keys,
+            ranges,
+            cut_mask,
+            false,
+        )?;
+        let within = in_bucket.iter().map(|counts| keys_within(counts)).collect();
+        Ok(Some(GridCuts {
+            mask: cut_mask,
+            within,
+        }))
     }
 
-    /// Every step-th of `count` keys at `keys` (the CPU split's sample).
-    fn sample_of(&mut self, keys: DevicePtr, count: u32) -> Result<Vec<u64>, String> {
-        let step = count.div_ceil(SAMPLE).max(1);
-        let taken = count.div_ceil(step);
-        self.sample.reserve(&self.device.cuda, taken as usize * 8)?;
-        let (mut keys_at, mut step_arg, mut taken_arg, mut out) =
-            (keys, step, taken, self.sample.pointer);
-        let mut params = [
-            arg(&mut keys_at),
-            arg(&mut step_arg),
-            arg(&mut taken_arg),
-            arg(&mut out),
-        ];
-        launch_over(self.device, self.device.sample, taken, &mut params)?;
-        let mut sample = vec![0u64; taken as usize];
-        self.device
-            .cuda
-            .download(&mut sample, self.sample.pointer)?;
-        Ok(sample)
+    /// Matches a chunk of query groups (`live`: each group's index and the
+    /// stored groups it meets; `counts`: the class counts after each
+    /// group's boards) against the stored buckets, adding to `tally`.
+    #[allow(clippy::too_many_arguments)]
+    fn match_chunk(
+        &mut self,
+        geo: &Geometry,
+        grid: &Grid,
+        live: &[(usize, Vec<u32>)],
+        counts: &[[u32; 3]],
+        ranges: &[(u32, u32)],
+        GridCuts {
+            mask: cut_mask,
+            within,
+        }: &GridCuts,
+        tally: &mut JoinTally,
+    ) -> Result<(), String> {
+        let cut_mask = *cut_mask;
+        let cuda = &self.device.cuda;
+        let capacity = self.queries.capacity();
+        // Every (query group, class) with keys and a weight: a range of the
+        // class lists (class after class, `capacity` keys each).
+        let mut matches = Vec::new();
+        let mut query_ranges = Vec::new();
+        let mut before = [0u32; 3];
+        for (k, (q, _)) in live.iter().enumerate() {
+            let weights = grid.queries[*q].2;
+            for class in 0..3 {
+                let count = counts[k][class] - before[class];
+                if weights[class] != 0 && count != 0 {
+                    matches.push((k, class));
+                    query_ranges.push((class as u32 * capacity + before[class], count));
+                }
+            }
+            before = counts[k];
+        }
+        if matches.is_empty() {
+            return Ok(());
+        }
+        let query_buckets = lay_out(
+            self.device,
+            &mut self.query_laid,
+            self.queries.class_keys(0),
+            &query_ranges,
+            cut_mask,
+            true,
+        )?;
+        // The meeting lists of the chunk's groups, in one copy.
+        let mut meeting_at = Vec::with_capacity(live.len());
+        let mut meeting_table: Vec<u32> = Vec::new();
+        for (_, meeting) in live {
+            meeting_at.push(meeting_table.len());
+            meeting_table.extend_from_slice(meeting);
+        }
+        self.meeting.put(cuda, &meeting_table)?;
+        self.total.zeroed(cuda, matches.len() * 2)?;
+        let cuts = cut_mask.count_ones();
+        let all = (1usize << cuts) - 1;
+        let mut sorted_at = 0u64;
+        for (r, &(k, _)) in matches.iter().enumerate() {
+            let (q, meeting) = &live[k];
+            let west_queen = grid.queries[*q].0;
+            let west_key = geo.key(west_queen.0, west_queen.1);
+            let west_pattern = gather(west_key, cut_mask);
+            let count = query_ranges[r].1;
+            // The stored keys each query pattern may meet, over the
+            // meeting groups (the work measure of the buckets).
+            let mut met = vec![0u64; all + 1];
+            for &g in meeting {
+                for (sum, keys) in met.iter_mut().zip(&within[g as usize]) {
+                    *sum += keys;
+                }
+            }
+            self.pairs_decided += query_buckets[r]
+                .iter()
+                .enumerate()
+                .map(|(pattern, &queries)| {
+                    u64::from(queries) * met[!(pattern | west_pattern as usize) & all]
+                })
+                .sum::<u64>();
+            let meeting_keys: u64 = meeting
+                .iter()
+                .map(|&g| u64::from(ranges[g as usize].1))
+                .sum();
+            tally.pairs += meeting_keys * u64::from(count);
+            let (mut stored_at, mut starts_at, mut group_keys_at, mut meeting_ptr) = (
+                self.stored_laid.sorted.pointer,
+                self.stored_laid.starts.pointer,
+                self.group_keys.pointer,
+                self.meeting.pointer + (meeting_at[k] * 4) as DevicePtr,
+            );
+            let (mut meeting_count, mut cuts_arg) = (meeting.len() as u32, cuts);
+            let (mut queries_at, mut patterns_at, mut count_arg) = (
+                self.query_laid.sorted.pointer + sorted_at * 8,
+                self.query_laid.sorted_patterns.pointer + sorted_at * 4,
+                count,
+            );
+            let (mut west, mut west_pattern_arg, mut total_at) = (
+                west_key,
+                west_pattern,
+                self.total.pointer + (r * 8) as DevicePtr,
+            );
+            let mut params = [
+                arg(&mut stored_at),
+                arg(&mut starts_at),
+                arg(&mut group_keys_at),
+                arg(&mut meeting_ptr),
+                arg(&mut meeting_count),
+                arg(&mut cuts_arg),
+                arg(&mut queries_at),
+                arg(&mut patterns_at),
+                arg(&mut count_arg),
+                arg(&mut west),
+                arg(&mut west_pattern_arg),
+                arg(&mut total_at),
+            ];
+            launch_over(self.device, self.device.grid, count, &mut params)?;
+            sorted_at += u64::from(count);
+        }
+        let mut sums = vec![0u64; matches.len()];
+        cuda.download(&mut sums, self.total.pointer)?;
+        for (&(k, class), sum) in matches.iter().zip(sums) {
+            tally.solutions += grid.queries[live[k].0].2[class] * sum;
+        }
+        Ok(())
+    }
+
+    /// Every step-th of each side's keys (a start and a count; the CPU
+    /// split's sample), both read back in one copy.
+    fn samples_of(&mut self, sides: [(DevicePtr, u32); 2]) -> Result<[Vec<u64>; 2], String> {
+        let plans = sides.map(|(keys, count)| {
+            let step = count.div_ceil(SAMPLE).max(1);
+            (keys, step, count.div_ceil(step))
+        });
+        let total: u32 = plans.iter().map(|&(_, _, taken)| taken).sum();
+        self.sample
+            .reserve(&self.device.cuda, total.max(1) as usize * 8)?;
+        let mut out_at = self.sample.pointer;
+        for &(keys, step, taken) in &plans {
+            let (mut keys_at, mut step_arg, mut taken_arg, mut out) = (keys, step, taken, out_at);
+            let mut params = [
+                arg(&mut keys_at),
+                arg(&mut step_arg),
+                arg(&mut taken_arg),
+                arg(&mut out),
+            ];
+            launch_over(self.device, self.device.sample, taken, &mut params)?;
+            out_at += u64::from(taken) * 8;
+        }
+        let mut both = vec![0u64; total as usize];
+        self.device.cuda.download(&mut both, self.sample.pointer)?;
+        let query = both.split_off(plans[0].2 as usize);
+        Ok([both, query])
     }
 }
 
