@@ -276,29 +276,32 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
     }
     if (kernel == 6) {
         for (nq_u32 item = 0; item < threads; item++) {
-            nq_histogram_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), ARG(nq_u64, 2),
-                              POINTER(nq_u32, 3), POINTER(nq_u32, 4), item);
+            nq_histogram_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), POINTER(const nq_u32, 2),
+                              POINTER(const nq_u32, 3), ARG(nq_u64, 4), ARG(nq_u32, 5),
+                              POINTER(nq_u32, 6), POINTER(nq_u32, 7), item);
         }
         return 0;
     }
     if (kernel == 7) {
         for (nq_u32 item = 0; item < threads; item++) {
-            nq_scatter_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1), ARG(nq_u32, 2),
-                            POINTER(nq_u32, 3), POINTER(nq_u64, 4), POINTER(nq_u32, 5), item);
+            nq_scatter_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), POINTER(const nq_u32, 2),
+                            POINTER(const nq_u32, 3), ARG(nq_u32, 4), POINTER(const nq_u32, 5),
+                            POINTER(nq_u32, 6), POINTER(nq_u64, 7), POINTER(nq_u32, 8), item);
         }
         return 0;
     }
     if (kernel == 8) {
-        if (ARG(nq_u32, 5) > NQ_MAX_CUTS) {
+        if (ARG(nq_u32, 3) > NQ_MAX_CUTS) {
             pending = 700;
             return 0;
         }
-        for (nq_u32 thread = 0; thread < threads; thread++) {
-            nq_grid_thread(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
-                           POINTER(const nq_u64, 2), POINTER(const nq_u32, 3), ARG(nq_u32, 4),
-                           ARG(nq_u32, 5), POINTER(const nq_u64, 6), POINTER(const nq_u32, 7),
-                           ARG(nq_u32, 8), ARG(nq_u64, 9), ARG(nq_u32, 10), thread, threads,
-                           POINTER(nq_u64, 11));
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_grid_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
+                         POINTER(const nq_u64, 2), ARG(nq_u32, 3), POINTER(const nq_u64, 4),
+                         POINTER(const nq_u32, 5), ARG(nq_u32, 6), POINTER(const nq_u32, 7),
+                         POINTER(const nq_u64, 8), POINTER(const nq_u32, 9),
+                         POINTER(const nq_u32, 10), POINTER(const nq_u32, 11),
+                         POINTER(nq_u64, 12), item);
         }
         return 0;
     }

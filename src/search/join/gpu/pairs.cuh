@@ -79,52 +79,7 @@ NQ_DEVICE void nq_pairs_thread(const nq_u64 *stored, const nq_u32 *bucket_start,
     }
 }
 
-/* A grid's share (see whole.rs): the stored keys are the boards of
- * several groups, each laid out in its own buckets (group g's bucket
- * starts at group_starts + g * (2^cuts + 1), offsets into `stored`); the
- * queries, of one query group, meet the groups of `meeting` (indexes,
- * those whose queens' key leaves the query group's `west_key` alone).
- * A query meets a group only where it leaves the group's queens' key
- * (`group_keys`) alone, and a stored key only where that leaves
- * `west_key` alone: the query walks with `west_key` added (and its
- * pattern, `west_pattern`). */
-NQ_DEVICE void nq_grid_thread(const nq_u64 *stored, const nq_u32 *group_starts,
-                              const nq_u64 *group_keys, const nq_u32 *meeting,
-                              nq_u32 meeting_count, nq_u32 cuts, const nq_u64 *queries,
-                              const nq_u32 *query_patterns, nq_u32 query_count,
-                              nq_u64 west_key, nq_u32 west_pattern, nq_u32 thread,
-                              nq_u32 threads, nq_u64 *total)
-{
-    nq_u64 pairs = 0;
-    nq_u32 stride = (1u << cuts) + 1u;
-    for (nq_u32 q = thread; q < query_count; q += threads) {
-        nq_u64 query = queries[q];
-        nq_u32 pattern = query_patterns[q] | west_pattern;
-        for (nq_u32 m = 0; m < meeting_count; m++) {
-            nq_u32 group = meeting[m];
-            if ((query & group_keys[group]) == 0) {
-                pairs += nq_query_pairs(stored, group_starts + (nq_u64)group * stride, cuts,
-                                        query | west_key, pattern);
-            }
-        }
-    }
-    if (pairs != 0) {
-        NQ_ADD(total, pairs);
-    }
-}
-
 #ifdef __CUDACC__
-extern "C" __global__ void nq_grid(const nq_u64 *stored, const nq_u32 *group_starts,
-                                   const nq_u64 *group_keys, const nq_u32 *meeting,
-                                   nq_u32 meeting_count, nq_u32 cuts, const nq_u64 *queries,
-                                   const nq_u32 *query_patterns, nq_u32 query_count,
-                                   nq_u64 west_key, nq_u32 west_pattern, nq_u64 *total)
-{
-    nq_grid_thread(stored, group_starts, group_keys, meeting, meeting_count, cuts, queries,
-                   query_patterns, query_count, west_key, west_pattern,
-                   blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, total);
-}
-
 extern "C" __global__ void nq_pairs(const nq_u64 *stored, const nq_u32 *bucket_start,
                                     nq_u32 cuts, const nq_u64 *queries,
                                     const nq_u32 *query_patterns, nq_u32 query_count,

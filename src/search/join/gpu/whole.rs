@@ -289,7 +289,14 @@ impl<'a> GpuTaskCounter<'a> {
         let Some(query_jobs) = self.jobs(geo, &query_specs)? else {
             return Ok(None);
         };
-        self.group_keys.put(&self.device.cuda, &group_keys)?;
+        // The stored groups' queens' keys, then their ranges' table for
+        // the layout, in one copy.
+        let mut words: Vec<u32> = group_keys
+            .iter()
+            .flat_map(|&key| [key as u32, (key >> 32) as u32])
+            .collect();
+        words.extend(range_words(&ranges));
+        self.group_keys.put(&self.device.cuda, &words)?;
         // Chosen at the first chunk: the cut bits, and the stored groups'
         // keys a bucket.
         let mut layout: Option<GridCuts> = None;
@@ -358,11 +365,13 @@ impl<'a> GpuTaskCounter<'a> {
         let cut_mask = offered[..cuts_for(largest as usize, offered.len())]
             .iter()
             .fold(0, |mask, cut| mask | cut);
+        let table = self.group_keys.pointer + (ranges.len() * 8) as DevicePtr;
         let in_bucket = lay_out(
             self.device,
             &mut self.stored_laid,
             stored_keys,
             ranges,
+            table,
             cut_mask,
             false,
         )?;
@@ -412,32 +421,52 @@ impl<'a> GpuTaskCounter<'a> {
         if matches.is_empty() {
             return Ok(());
         }
+        // One table for the layout and the matching, in one copy: per
+        // range its query group's west key (two words), where its items
+        // start (and the total), its keys' start, its west key's pattern,
+        // where its meeting groups start among the meeting lists (and
+        // their end); then the lists.
+        let cuts = cut_mask.count_ones();
+        let all = (1usize << cuts) - 1;
+        let range_count = matches.len();
+        let mut west_keys = Vec::with_capacity(range_count);
+        let mut west_patterns = Vec::with_capacity(range_count);
+        let mut meeting_start = vec![0u32];
+        let mut meetings: Vec<u32> = Vec::new();
+        for &(k, _) in &matches {
+            let (q, meeting) = &live[k];
+            let west_queen = grid.queries[*q].0;
+            let west_key = geo.key(west_queen.0, west_queen.1);
+            west_keys.push(west_key);
+            west_patterns.push(gather(west_key, cut_mask));
+            meetings.extend_from_slice(meeting);
+            meeting_start.push(meetings.len() as u32);
+        }
+        let mut table: Vec<u32> = west_keys
+            .iter()
+            .flat_map(|&key| [key as u32, (key >> 32) as u32])
+            .collect();
+        let ranges_at = table.len();
+        table.extend(range_words(&query_ranges));
+        let patterns_at = table.len();
+        table.extend_from_slice(&west_patterns);
+        let meeting_start_at = table.len();
+        table.extend_from_slice(&meeting_start);
+        let meetings_at = table.len();
+        table.extend_from_slice(&meetings);
+        self.meeting.put(cuda, &table)?;
+        let word = |at: usize| self.meeting.pointer + (at * 4) as DevicePtr;
         let query_buckets = lay_out(
             self.device,
             &mut self.query_laid,
             self.queries.class_keys(0),
             &query_ranges,
+            word(ranges_at),
             cut_mask,
             true,
         )?;
-        // The meeting lists of the chunk's groups, in one copy.
-        let mut meeting_at = Vec::with_capacity(live.len());
-        let mut meeting_table: Vec<u32> = Vec::new();
-        for (_, meeting) in live {
-            meeting_at.push(meeting_table.len());
-            meeting_table.extend_from_slice(meeting);
-        }
-        self.meeting.put(cuda, &meeting_table)?;
-        self.total.zeroed(cuda, matches.len() * 2)?;
-        let cuts = cut_mask.count_ones();
-        let all = (1usize << cuts) - 1;
-        let mut sorted_at = 0u64;
         for (r, &(k, _)) in matches.iter().enumerate() {
-            let (q, meeting) = &live[k];
-            let west_queen = grid.queries[*q].0;
-            let west_key = geo.key(west_queen.0, west_queen.1);
-            let west_pattern = gather(west_key, cut_mask);
-            let count = query_ranges[r].1;
+            let meeting = &live[k].1;
             // The stored keys each query pattern may meet, over the
             // meeting groups (the work measure of the buckets).
             let mut met = vec![0u64; all + 1];
@@ -446,53 +475,58 @@ impl<'a> GpuTaskCounter<'a> {
                     *sum += keys;
                 }
             }
+            let west_pattern = west_patterns[r] as usize;
             self.pairs_decided += query_buckets[r]
                 .iter()
                 .enumerate()
                 .map(|(pattern, &queries)| {
-                    u64::from(queries) * met[!(pattern | west_pattern as usize) & all]
+                    u64::from(queries) * met[!(pattern | west_pattern) & all]
                 })
                 .sum::<u64>();
             let meeting_keys: u64 = meeting
                 .iter()
                 .map(|&g| u64::from(ranges[g as usize].1))
                 .sum();
-            tally.pairs += meeting_keys * u64::from(count);
-            let (mut stored_at, mut starts_at, mut group_keys_at, mut meeting_ptr) = (
-                self.stored_laid.sorted.pointer,
-                self.stored_laid.starts.pointer,
-                self.group_keys.pointer,
-                self.meeting.pointer + (meeting_at[k] * 4) as DevicePtr,
-            );
-            let (mut meeting_count, mut cuts_arg) = (meeting.len() as u32, cuts);
-            let (mut queries_at, mut patterns_at, mut count_arg) = (
-                self.query_laid.sorted.pointer + sorted_at * 8,
-                self.query_laid.sorted_patterns.pointer + sorted_at * 4,
-                count,
-            );
-            let (mut west, mut west_pattern_arg, mut total_at) = (
-                west_key,
-                west_pattern,
-                self.total.pointer + (r * 8) as DevicePtr,
-            );
-            let mut params = [
-                arg(&mut stored_at),
-                arg(&mut starts_at),
-                arg(&mut group_keys_at),
-                arg(&mut meeting_ptr),
-                arg(&mut meeting_count),
-                arg(&mut cuts_arg),
-                arg(&mut queries_at),
-                arg(&mut patterns_at),
-                arg(&mut count_arg),
-                arg(&mut west),
-                arg(&mut west_pattern_arg),
-                arg(&mut total_at),
-            ];
-            launch_over(self.device, self.device.grid, count, &mut params)?;
-            sorted_at += u64::from(count);
+            tally.pairs += meeting_keys * u64::from(query_ranges[r].1);
         }
-        let mut sums = vec![0u64; matches.len()];
+        self.total.zeroed(cuda, range_count * 2)?;
+        let items: u32 = query_ranges.iter().map(|&(_, count)| count).sum();
+        let (mut stored_at, mut starts_at, mut group_keys_at, mut cuts_arg) = (
+            self.stored_laid.sorted.pointer,
+            self.stored_laid.starts.pointer,
+            self.group_keys.pointer,
+            cuts,
+        );
+        let (mut queries_at, mut query_patterns_at, mut range_count_arg, mut item_start) = (
+            self.query_laid.sorted.pointer,
+            self.query_laid.sorted_patterns.pointer,
+            range_count as u32,
+            word(ranges_at),
+        );
+        let (mut west_keys_at, mut west_patterns_at, mut meeting_start_ptr, mut meetings_ptr) = (
+            word(0),
+            word(patterns_at),
+            word(meeting_start_at),
+            word(meetings_at),
+        );
+        let mut totals_at = self.total.pointer;
+        let mut params = [
+            arg(&mut stored_at),
+            arg(&mut starts_at),
+            arg(&mut group_keys_at),
+            arg(&mut cuts_arg),
+            arg(&mut queries_at),
+            arg(&mut query_patterns_at),
+            arg(&mut range_count_arg),
+            arg(&mut item_start),
+            arg(&mut west_keys_at),
+            arg(&mut west_patterns_at),
+            arg(&mut meeting_start_ptr),
+            arg(&mut meetings_ptr),
+            arg(&mut totals_at),
+        ];
+        launch_over(self.device, self.device.grid, items, &mut params)?;
+        let mut sums = vec![0u64; range_count];
         cuda.download(&mut sums, self.total.pointer)?;
         for (&(k, class), sum) in matches.iter().zip(sums) {
             tally.solutions += grid.queries[live[k].0].2[class] * sum;
@@ -545,57 +579,68 @@ impl Drop for GpuTaskCounter<'_> {
     }
 }
 
+/// The words a layout's launches read for `ranges` (a start and a length,
+/// in keys): where each range's items start (one more word, the total),
+/// then each range's start.
+fn range_words(ranges: &[(u32, u32)]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(2 * ranges.len() + 1);
+    let mut items = 0;
+    words.push(0);
+    for &(_, count) in ranges {
+        items += count;
+        words.push(items);
+    }
+    words.extend(ranges.iter().map(|&(from, _)| from));
+    words
+}
+
 /// Lays out the keys at `keys` in buckets by their bits under
 /// `cut_mask`, each range (a start and a length, in keys) in buckets of
-/// its own: `laid.sorted` the keys, range after range and bucket after
-/// bucket (with their patterns in `laid.sorted_patterns` where
-/// `with_patterns`), and `laid.starts` each range's bucket starts
-/// (2^cuts + 1 words a range, offsets into `laid.sorted`). Returns each
-/// range's keys per bucket.
+/// its own, with one histogram and one scatter launch: `laid.sorted` the
+/// keys, range after range and bucket after bucket (with their patterns
+/// in `laid.sorted_patterns` where `with_patterns`), and `laid.starts`
+/// each range's bucket starts (2^cuts + 1 words a range, offsets into
+/// `laid.sorted`). `table` is where the GPU holds [`range_words`] of the
+/// ranges. Returns each range's keys per bucket.
 fn lay_out(
     device: &GpuDevice,
     laid: &mut Laid,
     keys: DevicePtr,
     ranges: &[(u32, u32)],
+    table: DevicePtr,
     cut_mask: u64,
     with_patterns: bool,
 ) -> Result<Vec<Vec<u32>>, String> {
     let cuda = &device.cuda;
-    let buckets = 1usize << cut_mask.count_ones();
+    let cuts = cut_mask.count_ones();
+    let buckets = 1usize << cuts;
     let stride = buckets + 1;
-    let total: usize = ranges.iter().map(|&(_, count)| count as usize).sum();
-    let end = ranges
-        .iter()
-        .map(|&(from, count)| (from + count) as usize)
-        .max()
-        .unwrap_or(0);
-    laid.patterns.reserve(cuda, end.max(1) * 4)?;
+    let total: u32 = ranges.iter().map(|&(_, count)| count).sum();
+    let range_count = ranges.len() as u32;
+    let from_at = table + u64::from(range_count + 1) * 4;
+    laid.patterns.reserve(cuda, total.max(1) as usize * 4)?;
     laid.starts.zeroed(cuda, ranges.len() * stride)?;
-    for (r, &(from, count)) in ranges.iter().enumerate() {
-        if count == 0 {
-            continue;
-        }
-        let (mut keys_at, mut count_arg, mut mask, mut patterns, mut counts) = (
-            keys + u64::from(from) * 8,
-            count,
-            cut_mask,
-            laid.patterns.pointer + u64::from(from) * 4,
-            laid.starts.pointer + (r * stride * 4) as u64,
-        );
+    {
+        let (mut keys_at, mut range_count, mut item_start, mut from, mut mask, mut cuts_arg) =
+            (keys, range_count, table, from_at, cut_mask, cuts);
+        let (mut patterns, mut counts) = (laid.patterns.pointer, laid.starts.pointer);
         let mut params = [
             arg(&mut keys_at),
-            arg(&mut count_arg),
+            arg(&mut range_count),
+            arg(&mut item_start),
+            arg(&mut from),
             arg(&mut mask),
+            arg(&mut cuts_arg),
             arg(&mut patterns),
             arg(&mut counts),
         ];
-        launch_over(device, device.histogram, count, &mut params)?;
+        launch_over(device, device.histogram, total, &mut params)?;
     }
     let mut counts = vec![0u32; ranges.len() * stride];
     cuda.download(&mut counts, laid.starts.pointer)?;
     // Starts range after range, bucket after bucket: a running sum.
     let mut in_bucket = Vec::with_capacity(ranges.len());
-    let mut starts = Vec::with_capacity(ranges.len() * stride);
+    let mut starts = Vec::with_capacity(2 * ranges.len() * stride);
     let mut next = 0u32;
     for range in counts.chunks(stride) {
         in_bucket.push(range[..buckets].to_vec());
@@ -611,35 +656,31 @@ fn lay_out(
     starts.extend_from_within(..);
     laid.starts.put(cuda, &starts)?;
     let next_at = laid.starts.pointer + (words * 4) as DevicePtr;
-    laid.sorted.reserve(cuda, total.max(1) * 8)?;
+    laid.sorted.reserve(cuda, total.max(1) as usize * 8)?;
     if with_patterns {
-        laid.sorted_patterns.reserve(cuda, total.max(1) * 4)?;
+        laid.sorted_patterns
+            .reserve(cuda, total.max(1) as usize * 4)?;
     }
-    for (r, &(from, count)) in ranges.iter().enumerate() {
-        if count == 0 {
-            continue;
-        }
-        let (mut keys_at, mut patterns, mut count_arg, mut next_at, mut sorted) = (
-            keys + u64::from(from) * 8,
-            laid.patterns.pointer + u64::from(from) * 4,
-            count,
-            next_at + (r * stride * 4) as u64,
-            laid.sorted.pointer,
-        );
-        let mut sorted_patterns = if with_patterns {
-            laid.sorted_patterns.pointer
-        } else {
-            0
-        };
-        let mut params = [
-            arg(&mut keys_at),
-            arg(&mut patterns),
-            arg(&mut count_arg),
-            arg(&mut next_at),
-            arg(&mut sorted),
-            arg(&mut sorted_patterns),
-        ];
-        launch_over(device, device.scatter, count, &mut params)?;
-    }
+    let (mut keys_at, mut range_count_arg, mut item_start, mut from, mut cuts_arg) =
+        (keys, range_count, table, from_at, cuts);
+    let (mut patterns, mut next_arg, mut sorted) =
+        (laid.patterns.pointer, next_at, laid.sorted.pointer);
+    let mut sorted_patterns = if with_patterns {
+        laid.sorted_patterns.pointer
+    } else {
+        0
+    };
+    let mut params = [
+        arg(&mut keys_at),
+        arg(&mut range_count_arg),
+        arg(&mut item_start),
+        arg(&mut from),
+        arg(&mut cuts_arg),
+        arg(&mut patterns),
+        arg(&mut next_arg),
+        arg(&mut sorted),
+        arg(&mut sorted_patterns),
+    ];
+    launch_over(device, device.scatter, total, &mut params)?;
     Ok(in_bucket)
 }
