@@ -180,14 +180,7 @@ impl DeviceCells {
         let started = Instant::now();
         let mut prefix_list = Vec::new();
         for (build, &(rows, open)) in row_sets.iter().enumerate() {
-            prefix_list.extend(
-                prefixes(side, rows, open, PREFIXES)
-                    .into_iter()
-                    .map(|prefix| Prefix {
-                        build: build as u32,
-                        ..prefix
-                    }),
-            );
+            prefix_list.extend(prefixes_of(side, rows, open, PREFIXES, build as u32));
         }
         self.host_seconds += started.elapsed().as_secs_f64();
         self.prefixes.put(cuda, &prefix_list)?;
@@ -281,58 +274,69 @@ pub(super) struct Prefix {
 }
 
 impl Prefix {
-    /// The states below this one, a queen placed on its next row in each
-    /// open column it leaves free (none where no row is left).
-    fn children(&self, side: u32) -> impl Iterator<Item = Prefix> + '_ {
+    /// Pushes the states below this one onto `below`, a queen placed on
+    /// its next row in each open column it leaves free (none where no row
+    /// is left).
+    fn push_children(&self, side: u32, below: &mut Vec<Prefix>) {
+        if self.rows_left == 0 {
+            return;
+        }
         let next = self.rows_left.trailing_zeros();
         let gap = next.wrapping_sub(self.row);
         let left = self.left.checked_shr(gap).unwrap_or(0);
         let right = self.right.checked_shl(gap).unwrap_or(0) & ((1 << side) - 1);
-        let free = if self.rows_left == 0 {
-            0
-        } else {
-            !(self.cols | left | right) & self.open
-        };
-        (0..side)
-            .filter(move |col| free & (1 << col) != 0)
-            .map(move |col| {
-                let bit = 1 << col;
-                Prefix {
-                    diag: self.diag | 1u64 << (next + side - 1 - col) | 1u64 << (32 + next + col),
-                    rows_left: self.rows_left & (self.rows_left - 1),
-                    row: next,
-                    cols: self.cols | bit,
-                    left: left | bit,
-                    right: right | bit,
-                    ..*self
-                }
-            })
+        let mut free = !(self.cols | left | right) & self.open;
+        while free != 0 {
+            let col = free.trailing_zeros();
+            free &= free - 1;
+            let bit = 1 << col;
+            below.push(Prefix {
+                diag: self.diag | 1u64 << (next + side - 1 - col) | 1u64 << (32 + next + col),
+                rows_left: self.rows_left & (self.rows_left - 1),
+                row: next,
+                cols: self.cols | bit,
+                left: left | bit,
+                right: right | bit,
+                ..*self
+            });
+        }
     }
 }
 
 /// The search of the placements on `rows` within `open` columns of a
-/// `side` square expanded row by row until there are at least `want`
-/// states or no row is left: the prefixes the kernel's threads start from
-/// (a placement already whole is a prefix with no rows left).
-pub(super) fn prefixes(side: u32, rows: u32, open: u32, want: usize) -> Vec<Prefix> {
-    let mut states = vec![Prefix {
+/// `side` square expanded, shallowest states first, until there are at
+/// least `want` states (at most a side more) or no row is left: the
+/// prefixes the kernel's threads start from (a placement already whole is
+/// a prefix with no rows left).
+#[cfg(test)]
+fn prefixes(side: u32, rows: u32, open: u32, want: usize) -> Vec<Prefix> {
+    prefixes_of(side, rows, open, want, 0)
+}
+
+/// [`prefixes`], each naming row set `build` of a launch.
+fn prefixes_of(side: u32, rows: u32, open: u32, want: usize, build: u32) -> Vec<Prefix> {
+    let mut states = std::collections::VecDeque::from([Prefix {
         rows_left: rows,
         open,
+        build,
         ..Prefix::default()
-    }];
-    let mut below = Vec::new();
-    while states.len() < want && states.iter().any(|state| state.rows_left != 0) {
-        below.clear();
-        for state in &states {
-            if state.rows_left == 0 {
-                below.push(*state);
-            } else {
-                below.extend(state.children(side));
-            }
+    }]);
+    let mut done = Vec::new();
+    let mut below = Vec::with_capacity(side as usize);
+    while done.len() + states.len() < want {
+        let Some(state) = states.pop_front() else {
+            break;
+        };
+        if state.rows_left == 0 {
+            done.push(state);
+            continue;
         }
-        std::mem::swap(&mut states, &mut below);
+        below.clear();
+        state.push_children(side, &mut below);
+        states.extend(&below);
     }
-    states
+    done.extend(states);
+    done
 }
 
 #[cfg(test)]
