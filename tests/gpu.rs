@@ -392,11 +392,15 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
         assert!(stdout.contains("counted alike"), "{stdout}");
     }
     // Query groups matched a few at a time (or one: a chunk takes at
-    // least one), as the largest tasks are.
-    for (n, boards) in [("17", "1"), ("24", "1"), ("25", "3000")] {
+    // least one), and row sets placed a few at a time, as the largest
+    // tasks are.
+    for (n, boards, placed) in [("17", "1", "1"), ("24", "1", "5000"), ("25", "3000", "1")] {
         let (code, stdout, stderr) = on_fake(
             &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "4"],
-            &[("NQUEENS_GPU_CHUNK_BOARDS", boards)],
+            &[
+                ("NQUEENS_GPU_CHUNK_BOARDS", boards),
+                ("NQUEENS_GPU_PLACED_AT_ONCE", placed),
+            ],
         );
         assert_eq!(code, Some(0), "N = {n}: {stderr}");
         assert!(stdout.contains("counted alike"), "{stdout}");

@@ -250,10 +250,10 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 #define ARG(type, i) (*(type *)params[i])
 #define POINTER(type, i) ((type *)(uintptr_t)ARG(CUdeviceptr, i))
     if (kernel == 3) {
-        nq_move how = ARG(nq_move, 2);
         for (nq_u32 item = 0; item < threads; item++) {
-            nq_place_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1), &how, POINTER(nq_u64, 3),
-                          POINTER(nq_u64, 4), item);
+            nq_place_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1), ARG(nq_u32, 2),
+                          POINTER(const nq_move, 3), POINTER(nq_u64, 4), POINTER(nq_u64, 5),
+                          item);
         }
         return 0;
     }

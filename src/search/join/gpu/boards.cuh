@@ -93,15 +93,6 @@ NQ_DEVICE void nq_place_one(nq_u64 diag, const nq_move *how, nq_u64 *check, nq_u
     *key = k;
 }
 
-/* Placement `item` of `count`. */
-NQ_DEVICE void nq_place_item(const nq_u64 *diags, nq_u32 count, const nq_move *how,
-                             nq_u64 *checks, nq_u64 *keys, nq_u32 item)
-{
-    if (item < count) {
-        nq_place_one(diags[item], how, &checks[item], &keys[item]);
-    }
-}
-
 /* The split holding north placement `item`: the last s with
  * item_start[s] <= item (item_start rises, item_start[0] = 0). */
 NQ_DEVICE nq_u32 nq_split_of(const nq_u32 *item_start, nq_u32 split_count, nq_u32 item)
@@ -116,6 +107,20 @@ NQ_DEVICE nq_u32 nq_split_of(const nq_u32 *item_start, nq_u32 split_count, nq_u3
         }
     }
     return low;
+}
+
+/* Placement `item` of several lists, each moved its own way: list l's
+ * placements are at the address lists[l], items item_start[l] to
+ * item_start[l + 1] - 1 (item_start[0] = 0), moved by moves[l]; their
+ * checks and keys go to checks[item] and keys[item]. */
+NQ_DEVICE void nq_place_item(const nq_u64 *lists, const nq_u32 *item_start, nq_u32 list_count,
+                             const nq_move *moves, nq_u64 *checks, nq_u64 *keys, nq_u32 item)
+{
+    if (item < item_start[list_count]) {
+        nq_u32 list = nq_split_of(item_start, list_count, item);
+        const nq_u64 *diags = (const nq_u64 *)lists[list];
+        nq_place_one(diags[item - item_start[list]], &moves[list], &checks[item], &keys[item]);
+    }
 }
 
 /* The half boards of north placement `item` (counted over every split's
@@ -155,10 +160,12 @@ NQ_DEVICE void nq_boards_item(const nq_u64 *north_checks, const nq_u64 *north_ke
 }
 
 #ifdef __CUDACC__
-extern "C" __global__ void nq_place(const nq_u64 *diags, nq_u32 count, nq_move how,
-                                    nq_u64 *checks, nq_u64 *keys)
+extern "C" __global__ void nq_place(const nq_u64 *lists, const nq_u32 *item_start,
+                                    nq_u32 list_count, const nq_move *moves, nq_u64 *checks,
+                                    nq_u64 *keys)
 {
-    nq_place_item(diags, count, &how, checks, keys, blockIdx.x * blockDim.x + threadIdx.x);
+    nq_place_item(lists, item_start, list_count, moves, checks, keys,
+                  blockIdx.x * blockDim.x + threadIdx.x);
 }
 
 extern "C" __global__ void nq_boards(const nq_u64 *north_checks, const nq_u64 *north_keys,

@@ -36,6 +36,32 @@ pub(super) struct KernelMove {
 }
 
 impl KernelMove {
+    /// Its bytes as the kernels read them (`nq_move`, little-endian as
+    /// both the host and the GPU are).
+    pub(super) fn bytes(&self) -> [u8; 48] {
+        let mut bytes = [0u8; 48];
+        for (k, word) in [self.forbid1, self.forbid2, self.class_keys]
+            .into_iter()
+            .enumerate()
+        {
+            bytes[8 * k..8 * k + 8].copy_from_slice(&word.to_le_bytes());
+        }
+        for (k, word) in [
+            self.shift1,
+            self.shift2,
+            self.overlap1,
+            self.overlap2,
+            self.lo,
+            self.width,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            bytes[24 + 4 * k..28 + 4 * k].copy_from_slice(&word.to_le_bytes());
+        }
+        bytes
+    }
+
     fn of(how: &Move) -> KernelMove {
         KernelMove {
             forbid1: how.forbid.0,
@@ -380,6 +406,26 @@ fn cpu_boards_with<G: Glue>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_moves_bytes_are_its_memory() {
+        assert_eq!(std::mem::size_of::<KernelMove>(), 48);
+        let how = KernelMove {
+            forbid1: 0x0102_0304_0506_0708,
+            forbid2: 0x1112_1314_1516_1718,
+            class_keys: 0x2122_2324_2526_2728,
+            shift1: 0x3132_3334,
+            shift2: 0x4142_4344,
+            overlap1: 0x5152_5354,
+            overlap2: 0x6162_6364,
+            lo: 0x7172_7374,
+            width: 0x8182_8384,
+        };
+        // SAFETY: a repr(C) struct of integers, read as its 48 bytes.
+        let memory: &[u8] =
+            unsafe { std::slice::from_raw_parts((&how as *const KernelMove).cast(), 48) };
+        assert_eq!(how.bytes(), memory);
+    }
+
     use super::super::super::cells::{CellCache, MadeCells};
     use super::super::super::glue::PortableGlue;
     use super::super::super::halves::{half_boards, Cursor};

@@ -52,6 +52,8 @@ pub struct GpuDevice {
     pub(super) cells_budget: u64,
     /// Half boards a chunk of query groups may make at most.
     pub(super) chunk_boards: u64,
+    /// Placements a board maker moves onto the board in one launch.
+    pub(super) placed_at_once: u64,
     /// The first design's batches of queries (`GpuPairCounter`) on the GPU
     /// one at a time: the host threads that feed it make their half boards
     /// side by side and take turns here. Whole tasks need no turns: each
@@ -128,6 +130,15 @@ impl GpuDevice {
                 )
             })?,
         };
+        let placed_at_once = match std::env::var("NQUEENS_GPU_PLACED_AT_ONCE") {
+            Err(_) => PLACED_AT_ONCE,
+            Ok(text) => text.trim().parse::<u64>().map_err(|_| {
+                format!(
+                    "NQUEENS_GPU_PLACED_AT_ONCE={text}: expected a whole number \
+                     (placements moved onto the board in one launch at most)"
+                )
+            })?,
+        };
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
         let [function, place, boards, sample, histogram, scatter, grid, cells] = cuda.functions(
@@ -157,6 +168,7 @@ impl GpuDevice {
             info,
             cells_budget,
             chunk_boards,
+            placed_at_once,
             turn: std::sync::Mutex::new(()),
         })
     }
@@ -373,13 +385,18 @@ impl Drop for GpuPairCounter<'_> {
     }
 }
 
+/// Placements a board maker moves onto the board in one launch at most
+/// (their checks and keys: 512 MiB); a job with more takes a launch alone.
+pub(super) const PLACED_AT_ONCE: u64 = 1 << 25;
+
 /// Makes half boards on a GPU with the kernels of `boards.cuh`: a job's
 /// placements copied over, moved onto the board (`nq_place`) and paired
 /// (`nq_boards`), the keys left on the GPU by class.
 pub struct GpuBoardMaker<'a> {
     device: &'a GpuDevice,
-    /// North and south placements, their checks and keys.
-    placed: [Buffer; 6],
+    /// The host's placements (where a job has them), then every
+    /// placement's check and key.
+    placed: [Buffer; 3],
     /// The jobs' tables: each one's splits and their threads' starts.
     splits: Buffer,
     /// The class counts after each job.
@@ -429,70 +446,145 @@ impl<'a> GpuBoardMaker<'a> {
 
     /// Appends each job's boards (each key with its extra added) to the
     /// class lists, job after job: how many keys each list has after each
-    /// job, kept or not. The jobs' tables go over in one copy and the
-    /// counts come back in one (each copy from the host waits for the
-    /// GPU); between, the launches and a copy of the counts on the GPU
-    /// after each job go in order without waiting.
+    /// job, kept or not. A batch of jobs (up to [`PLACED_AT_ONCE`]
+    /// placements, or `NQUEENS_GPU_PLACED_AT_ONCE`) has its tables sent in one copy and every placement
+    /// of its row sets moved onto the board by one `nq_place` launch, then
+    /// one `nq_boards` launch a job and a copy of the counts on the GPU
+    /// after each (the jobs' boards must follow each other in the lists);
+    /// the counts come back in one copy at the end. Only the copies from
+    /// the host wait for the GPU.
     pub(super) fn append_all(
         &mut self,
         jobs: &[(&BoardsJob<'_>, u64)],
     ) -> Result<Vec<[u32; 3]>, String> {
         // No turn taken: each feeder has its own buffers and stream.
         let cuda = &self.device.cuda;
-        // Per job, its splits, then where each split's threads start.
-        let mut table: Vec<u32> = Vec::new();
-        let mut table_at = Vec::with_capacity(jobs.len());
-        for (job, _) in jobs {
-            table_at.push(table.len());
-            table.extend_from_slice(&job.splits);
-            table.extend_from_slice(&job.item_start);
-        }
-        self.splits.put(cuda, &table)?;
         self.after.reserve(cuda, jobs.len().max(1) * 12)?;
-        for (index, ((job, extra), &at)) in jobs.iter().zip(&table_at).enumerate() {
-            for (side, (placements, how)) in
-                [(job.north, &job.moves[0]), (job.south, &job.moves[1])]
-                    .into_iter()
-                    .enumerate()
-            {
-                let count = placements.count();
-                if count == 0 {
-                    continue;
+        let mut first = 0;
+        while first < jobs.len() {
+            let mut end = first;
+            let mut placements = 0u64;
+            while end < jobs.len() {
+                let more = u64::from(jobs[end].0.north.count() + jobs[end].0.south.count());
+                if end > first && placements + more > self.device.placed_at_once {
+                    break;
                 }
-                let [diags_buffer, checks, keys] = &mut self.placed[3 * side..3 * side + 3] else {
-                    unreachable!("three buffers a side")
-                };
-                let diags_at = match placements {
+                placements += more;
+                end += 1;
+            }
+            self.append_batch(&jobs[first..end], first, placements)?;
+            first = end;
+        }
+        let mut after = vec![0u32; jobs.len() * 3];
+        cuda.download(&mut after, self.after.pointer)?;
+        Ok(after
+            .chunks(3)
+            .map(|counts| [counts[0], counts[1], counts[2]])
+            .collect())
+    }
+
+    /// [`GpuBoardMaker::append_all`]'s jobs from `first` on, `placements`
+    /// in all.
+    fn append_batch(
+        &mut self,
+        jobs: &[(&BoardsJob<'_>, u64)],
+        first: usize,
+        placements: u64,
+    ) -> Result<(), String> {
+        let cuda = &self.device.cuda;
+        // The placements the host holds (the tests' and the timing's
+        // jobs), in one copy.
+        let host: Vec<u64> = jobs
+            .iter()
+            .flat_map(|(job, _)| [job.north, job.south])
+            .flat_map(|placements| match placements {
+                Placements::Host(diags) => diags,
+                Placements::Device { .. } => &[],
+            })
+            .copied()
+            .collect();
+        self.placed[0].put(cuda, &host)?;
+        // One table: each list's address, its move, where its items start
+        // (and the total); then each job's splits and where each split's
+        // threads start.
+        let lists = 2 * jobs.len();
+        let mut table: Vec<u8> = Vec::new();
+        let mut host_at = 0u64;
+        let mut item_start = vec![0u32];
+        let mut moves: Vec<u8> = Vec::with_capacity(lists * 48);
+        for (job, _) in jobs {
+            for (placements, how) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])] {
+                let at = match placements {
                     Placements::Host(diags) => {
-                        diags_buffer.put(cuda, diags)?;
-                        diags_buffer.pointer
+                        let at = self.placed[0].pointer + host_at * 8;
+                        host_at += diags.len() as u64;
+                        at
                     }
                     Placements::Device { at, .. } => at,
                 };
-                checks.reserve(cuda, count as usize * 8)?;
-                keys.reserve(cuda, count as usize * 8)?;
-                let mut how = *how;
-                let (mut diags_at, mut checks_at, mut keys_at, mut count_arg) =
-                    (diags_at, checks.pointer, keys.pointer, count);
-                let mut params = [
-                    arg(&mut diags_at),
-                    arg(&mut count_arg),
-                    arg(&mut how),
-                    arg(&mut checks_at),
-                    arg(&mut keys_at),
-                ];
-                launch_over(self.device, self.device.place, count, &mut params)?;
+                table.extend_from_slice(&at.to_le_bytes());
+                moves.extend_from_slice(&how.bytes());
+                let last = *item_start.last().expect("starts at 0");
+                item_start.push(last + placements.count());
             }
+        }
+        table.extend_from_slice(&moves);
+        let item_start_at = table.len();
+        for start in &item_start {
+            table.extend_from_slice(&start.to_le_bytes());
+        }
+        let mut splits_at = Vec::with_capacity(jobs.len());
+        for (job, _) in jobs {
+            splits_at.push(table.len());
+            for word in job.splits.iter().chain(&job.item_start) {
+                table.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        self.splits.put(cuda, &table)?;
+        let table_at = self.splits.pointer;
+        let placed = placements as usize;
+        let [_, checks, keys, ..] = &mut self.placed;
+        checks.reserve(cuda, placed.max(1) * 8)?;
+        keys.reserve(cuda, placed.max(1) * 8)?;
+        let (checks_at, keys_at) = (checks.pointer, keys.pointer);
+        if placements > 0 {
+            let (mut lists_at, mut item_start_ptr, mut list_count, mut moves_at) = (
+                table_at,
+                table_at + item_start_at as DevicePtr,
+                lists as u32,
+                table_at + (lists * 8) as DevicePtr,
+            );
+            let (mut checks_arg, mut keys_arg) = (checks_at, keys_at);
+            let mut params = [
+                arg(&mut lists_at),
+                arg(&mut item_start_ptr),
+                arg(&mut list_count),
+                arg(&mut moves_at),
+                arg(&mut checks_arg),
+                arg(&mut keys_arg),
+            ];
+            launch_over(
+                self.device,
+                self.device.place,
+                placements as u32,
+                &mut params,
+            )?;
+        }
+        for (index, ((job, extra), &at)) in jobs.iter().zip(&splits_at).enumerate() {
             let items = job.items();
             if items > 0 {
-                let splits_at = self.splits.pointer + (at * 4) as DevicePtr;
+                let (north, south) = (
+                    u64::from(item_start[2 * index]) * 8,
+                    u64::from(item_start[2 * index + 1]) * 8,
+                );
+                let splits = table_at + at as DevicePtr;
                 let mut pointers = [
-                    self.placed[1].pointer,
-                    self.placed[2].pointer,
-                    self.placed[4].pointer,
-                    self.placed[5].pointer,
-                    splits_at,
-                    splits_at + (job.splits.len() * 4) as DevicePtr,
+                    checks_at + north,
+                    keys_at + north,
+                    checks_at + south,
+                    keys_at + south,
+                    splits,
+                    splits + (job.splits.len() * 4) as DevicePtr,
                 ];
                 let (mut split_count, mut extra, mut out, mut capacity, mut counts) = (
                     job.split_count(),
@@ -519,17 +611,12 @@ impl<'a> GpuBoardMaker<'a> {
             }
             // The counts after this job (the next appends to them).
             cuda.copy_on_device(
-                self.after.pointer + (index * 12) as DevicePtr,
+                self.after.pointer + ((first + index) * 12) as DevicePtr,
                 self.counts.pointer,
                 12,
             )?;
         }
-        let mut after = vec![0u32; jobs.len() * 3];
-        cuda.download(&mut after, self.after.pointer)?;
-        Ok(after
-            .chunks(3)
-            .map(|counts| [counts[0], counts[1], counts[2]])
-            .collect())
+        Ok(())
     }
 
     /// Keys a class holds at most.

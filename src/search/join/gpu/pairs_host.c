@@ -1,5 +1,7 @@
 /* The GPU kernels' logic on the host: one loop plays every thread of a
  * launch (tests run it against the CPU join). */
+#include <stdint.h>
+
 #include "pairs.cuh"
 #include "boards.cuh"
 #include "layout.cuh"
@@ -17,11 +19,14 @@ nq_u64 nq_pairs_host(const nq_u64 *stored, const nq_u32 *bucket_start, nq_u32 cu
     return total;
 }
 
+/* One list of placements moved by `how`, through the kernel's code. */
 void nq_place_host(const nq_u64 *diags, nq_u32 count, const nq_move *how, nq_u64 *checks,
                    nq_u64 *keys)
 {
+    nq_u64 lists[1] = {(nq_u64)(uintptr_t)diags};
+    nq_u32 item_start[2] = {0, count};
     for (nq_u32 item = 0; item < count; item++) {
-        nq_place_item(diags, count, how, checks, keys, item);
+        nq_place_item(lists, item_start, 1, how, checks, keys, item);
     }
 }
 

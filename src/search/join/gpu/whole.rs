@@ -6,12 +6,16 @@
 //!
 //! Every task is a grid (a join is a grid of one group a side): the
 //! stored groups' boards are made into one list, each group laid out in
-//! its own buckets on cut bits chosen once a task; each query group's
-//! boards are made and laid out in turn, and one launch a class matches
-//! them against every stored group whose queens its own leave alone
-//! (`nq_grid` in `pairs.cuh`), a query meeting a group only where it
-//! leaves that group's queens alone, and a stored key only where it
-//! leaves the query group's queens alone, as the CPU's grid filters them.
+//! its own buckets on cut bits chosen once a grid; the query groups'
+//! boards are made a chunk of groups at a time into another list, each
+//! group and class laid out as a range of its own, and one launch matches
+//! the chunk against every stored group whose queens each query group's
+//! leave alone (`nq_grid` in `layout.cuh`), a query meeting a group only
+//! where it leaves that group's queens alone, and a stored key only where
+//! it leaves the query group's queens alone, as the CPU's grid filters
+//! them. Every copy from the host waits for the GPU, so a chunk takes a
+//! few: its tables in one, its class counts back in one, its layout's
+//! counts back and starts over, its sums back.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
