@@ -394,23 +394,49 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     // Query groups matched a few at a time (or one: a chunk takes at
     // least one), and row sets placed a few at a time, as the largest
     // tasks are.
-    for (n, boards, placed) in [("17", "1", "1"), ("24", "1", "5000"), ("25", "3000", "1")] {
+    // Their cells built a window of groups at a time.
+    for (n, boards, placed, window) in [
+        ("17", "1", "1", "64"),
+        ("24", "1", "5000", "2"),
+        ("25", "3000", "1", "1"),
+        ("24", "100000000", "100000000", "3"),
+    ] {
         let (code, stdout, stderr) = on_fake(
             &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "4"],
             &[
                 ("NQUEENS_GPU_CHUNK_BOARDS", boards),
                 ("NQUEENS_GPU_PLACED_AT_ONCE", placed),
+                ("NQUEENS_GPU_QUERY_WINDOW", window),
             ],
         );
         assert_eq!(code, Some(0), "N = {n}: {stderr}");
         assert!(stdout.contains("counted alike"), "{stdout}");
     }
-    let (code, _, stderr) = on_fake(&["gpu", "20"], &[("NQUEENS_GPU_CELLS_MIB", "lots")]);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert!(
-        stderr.contains("NQUEENS_GPU_CELLS_MIB=lots: expected a whole number of MiB"),
-        "{stderr}"
-    );
+    for (setting, value, says) in [
+        (
+            "NQUEENS_GPU_CELLS_MIB",
+            "lots",
+            "expected a whole number of MiB",
+        ),
+        ("NQUEENS_GPU_CHUNK_BOARDS", "-1", "expected a whole number"),
+        (
+            "NQUEENS_GPU_PLACED_AT_ONCE",
+            "1e6",
+            "expected a whole number",
+        ),
+        (
+            "NQUEENS_GPU_QUERY_WINDOW",
+            "0",
+            "expected a whole number from 1",
+        ),
+    ] {
+        let (code, _, stderr) = on_fake(&["gpu", "20"], &[(setting, value)]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{setting}={value}: {says}")),
+            "{stderr}"
+        );
+    }
     // A whole count through the host's half boards, for the other path
     // end to end.
     let (code, stdout, stderr) = on_fake(

@@ -54,6 +54,8 @@ pub struct GpuDevice {
     pub(super) chunk_boards: u64,
     /// Placements a board maker moves onto the board in one launch.
     pub(super) placed_at_once: u64,
+    /// Query groups of a grid whose cells are on the GPU at once.
+    pub(super) query_window: usize,
     /// The first design's batches of queries (`GpuPairCounter`) on the GPU
     /// one at a time: the host threads that feed it make their half boards
     /// side by side and take turns here. Whole tasks need no turns: each
@@ -139,6 +141,20 @@ impl GpuDevice {
                 )
             })?,
         };
+        let query_window = match std::env::var("NQUEENS_GPU_QUERY_WINDOW") {
+            Err(_) => super::whole::QUERY_WINDOW,
+            Ok(text) => text
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&groups| groups > 0)
+                .ok_or_else(|| {
+                    format!(
+                        "NQUEENS_GPU_QUERY_WINDOW={text}: expected a whole number from 1 \
+                         (query groups whose cells are on the GPU at once)"
+                    )
+                })?,
+        };
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
         let [function, place, boards, sample, histogram, scatter, grid, cells] = cuda.functions(
@@ -169,6 +185,7 @@ impl GpuDevice {
             cells_budget,
             chunk_boards,
             placed_at_once,
+            query_window,
             turn: std::sync::Mutex::new(()),
         })
     }

@@ -41,6 +41,11 @@ const SAMPLE: u32 = 256;
 /// classes of 8-byte keys).
 pub(super) const CHUNK_BOARDS: u64 = 1 << 26;
 
+/// Query groups whose cells are built and held on the GPU at once by
+/// default (setting `NQUEENS_GPU_QUERY_WINDOW`): a grid's groups each take
+/// their own row sets (within the columns their queens leave open).
+pub(super) const QUERY_WINDOW: usize = 64;
+
 /// Keys laid out in buckets on the GPU.
 #[derive(Default)]
 struct Laid {
@@ -288,11 +293,6 @@ impl<'a> GpuTaskCounter<'a> {
         if live.is_empty() {
             return Ok(Some(Some(tally)));
         }
-        let query_specs: Vec<(HalfSpec, u64)> =
-            live.iter().map(|&(q, _)| (grid.queries[q].1, 0)).collect();
-        let Some(query_jobs) = self.jobs(geo, &query_specs)? else {
-            return Ok(None);
-        };
         // The stored groups' queens' keys, then their ranges' table for
         // the layout, in one copy.
         let mut words: Vec<u32> = group_keys
@@ -304,42 +304,53 @@ impl<'a> GpuTaskCounter<'a> {
         // Chosen at the first chunk: the cut bits, and the stored groups'
         // keys a bucket.
         let mut layout: Option<GridCuts> = None;
-        let mut first = 0;
-        while first < live.len() {
-            if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
-                return Ok(Some(None));
+        // A window of query groups at a time has its cells on the GPU (the
+        // memory a grid's cells take stays bounded), split into chunks of
+        // as many groups as fit the boards a chunk may make.
+        for window in live.chunks(self.device.query_window) {
+            let query_specs: Vec<(HalfSpec, u64)> = window
+                .iter()
+                .map(|&(q, _)| (grid.queries[q].1, 0))
+                .collect();
+            let Some(query_jobs) = self.jobs(geo, &query_specs)? else {
+                return Ok(None);
+            };
+            let mut first = 0;
+            while first < window.len() {
+                if stop.is_some_and(|stop| stop.load(Ordering::Relaxed)) {
+                    return Ok(Some(None));
+                }
+                let mut end = first;
+                let mut boards = 0u64;
+                while end < window.len()
+                    && (end == first
+                        || boards + query_jobs[end].0.boards_bound() <= self.device.chunk_boards)
+                {
+                    boards += query_jobs[end].0.boards_bound();
+                    end += 1;
+                }
+                let counts = Self::make(&mut self.queries, &query_jobs[first..end])?;
+                if layout.is_none() {
+                    let Some(chosen) =
+                        self.choose_layout(&ranges, stored_count, counts.last().copied())?
+                    else {
+                        first = end;
+                        continue;
+                    };
+                    layout = Some(chosen);
+                }
+                let cuts = layout.as_ref().expect("laid out above");
+                self.match_chunk(
+                    geo,
+                    grid,
+                    &window[first..end],
+                    &counts,
+                    &ranges,
+                    cuts,
+                    &mut tally,
+                )?;
+                first = end;
             }
-            // As many query groups as fit the boards a chunk may make.
-            let mut end = first;
-            let mut boards = 0u64;
-            while end < live.len()
-                && (end == first
-                    || boards + query_jobs[end].0.boards_bound() <= self.device.chunk_boards)
-            {
-                boards += query_jobs[end].0.boards_bound();
-                end += 1;
-            }
-            let counts = Self::make(&mut self.queries, &query_jobs[first..end])?;
-            if layout.is_none() {
-                let Some(chosen) =
-                    self.choose_layout(&ranges, stored_count, counts.last().copied())?
-                else {
-                    first = end;
-                    continue;
-                };
-                layout = Some(chosen);
-            }
-            let cuts = layout.as_ref().expect("laid out above");
-            self.match_chunk(
-                geo,
-                grid,
-                &live[first..end],
-                &counts,
-                &ranges,
-                cuts,
-                &mut tally,
-            )?;
-            first = end;
         }
         Ok(Some(Some(tally)))
     }
