@@ -84,9 +84,13 @@ pub(super) struct GpuTaskCounter<'a> {
     stored_laid: Laid,
     query_laid: Laid,
     sample: Buffer,
-    total: Buffer,
-    group_keys: Buffer,
-    meeting: Buffer,
+    /// A chunk's sums, one a range.
+    sums: Buffer,
+    /// The stored groups' queens' keys and their ranges' table.
+    stored_table: Buffer,
+    /// A chunk's table: its ranges' west keys, item starts, key starts,
+    /// west patterns and meeting lists.
+    chunk_table: Buffer,
     /// The quadrant cells this counter's feeder keeps on the GPU.
     cells: &'a mut DeviceCells,
     /// Pairs the GPU decided (those its buckets let each query meet).
@@ -110,9 +114,9 @@ impl<'a> GpuTaskCounter<'a> {
             stored_laid: Laid::default(),
             query_laid: Laid::default(),
             sample: Buffer::default(),
-            total: Buffer::default(),
-            group_keys: Buffer::default(),
-            meeting: Buffer::default(),
+            sums: Buffer::default(),
+            stored_table: Buffer::default(),
+            chunk_table: Buffer::default(),
             cells,
             pairs_decided: 0,
             tasks: 0,
@@ -300,7 +304,7 @@ impl<'a> GpuTaskCounter<'a> {
             .flat_map(|&key| [key as u32, (key >> 32) as u32])
             .collect();
         words.extend(range_words(&ranges));
-        self.group_keys.put(&self.device.cuda, &words)?;
+        self.stored_table.put(&self.device.cuda, &words)?;
         // Chosen at the first chunk: the cut bits, and the stored groups'
         // keys a bucket.
         let mut layout: Option<GridCuts> = None;
@@ -380,7 +384,7 @@ impl<'a> GpuTaskCounter<'a> {
         let cut_mask = offered[..cuts_for(largest as usize, offered.len())]
             .iter()
             .fold(0, |mask, cut| mask | cut);
-        let table = self.group_keys.pointer + (ranges.len() * 8) as DevicePtr;
+        let table = self.stored_table.pointer + (ranges.len() * 8) as DevicePtr;
         let in_bucket = lay_out(
             self.device,
             &mut self.stored_laid,
@@ -469,8 +473,8 @@ impl<'a> GpuTaskCounter<'a> {
         table.extend_from_slice(&meeting_start);
         let meetings_at = table.len();
         table.extend_from_slice(&meetings);
-        self.meeting.put(cuda, &table)?;
-        let word = |at: usize| self.meeting.pointer + (at * 4) as DevicePtr;
+        self.chunk_table.put(cuda, &table)?;
+        let word = |at: usize| self.chunk_table.pointer + (at * 4) as DevicePtr;
         let query_buckets = lay_out(
             self.device,
             &mut self.query_laid,
@@ -504,12 +508,12 @@ impl<'a> GpuTaskCounter<'a> {
                 .sum();
             tally.pairs += meeting_keys * u64::from(query_ranges[r].1);
         }
-        self.total.zeroed(cuda, range_count * 2)?;
+        self.sums.zeroed(cuda, range_count * 2)?;
         let items: u32 = query_ranges.iter().map(|&(_, count)| count).sum();
         let (mut stored_at, mut starts_at, mut group_keys_at, mut cuts_arg) = (
             self.stored_laid.sorted.pointer,
             self.stored_laid.starts.pointer,
-            self.group_keys.pointer,
+            self.stored_table.pointer,
             cuts,
         );
         let (mut queries_at, mut query_patterns_at, mut range_count_arg, mut item_start) = (
@@ -524,7 +528,7 @@ impl<'a> GpuTaskCounter<'a> {
             word(meeting_start_at),
             word(meetings_at),
         );
-        let mut totals_at = self.total.pointer;
+        let mut totals_at = self.sums.pointer;
         let mut params = [
             arg(&mut stored_at),
             arg(&mut starts_at),
@@ -542,7 +546,7 @@ impl<'a> GpuTaskCounter<'a> {
         ];
         launch_over(self.device, self.device.grid, items, &mut params)?;
         let mut sums = vec![0u64; range_count];
-        cuda.download(&mut sums, self.total.pointer)?;
+        cuda.download(&mut sums, self.sums.pointer)?;
         for (&(k, class), sum) in matches.iter().zip(sums) {
             tally.solutions += grid.queries[live[k].0].2[class] * sum;
         }
@@ -587,7 +591,12 @@ impl Drop for GpuTaskCounter<'_> {
             .buffers()
             .into_iter()
             .chain(self.query_laid.buffers())
-            .chain([&self.sample, &self.total, &self.group_keys, &self.meeting])
+            .chain([
+                &self.sample,
+                &self.sums,
+                &self.stored_table,
+                &self.chunk_table,
+            ])
         {
             cuda.free(buffer.pointer);
         }
