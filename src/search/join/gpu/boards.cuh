@@ -5,8 +5,9 @@
  * the GPU and by the host's C compiler for the tests, where one loop
  * plays every thread.
  *
- * nq_place moves every placement of a quadrant's row set onto the board:
- * its overlap check and its key, with two flags in the key's top bits
+ * nq_place moves every placement of several lists (quadrants' row sets,
+ * each with its own move, in one launch) onto the board: for each, its
+ * overlap check and its key, with two flags in the key's top bits
  * (which no key uses: a key has 2 (N - 1) <= 54 bits): NQ_BARRED where
  * the half forbids one of its diagonals, NQ_CLASSED where it takes a
  * class diagonal. nq_boards pairs, for every split of the open columns
