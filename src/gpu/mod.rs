@@ -5,6 +5,7 @@
 //! `search/join/gpu/`, re-exported here for the program.
 
 pub(crate) mod driver;
+pub(crate) mod nvrtc;
 
 pub use crate::search::join::gpu::{
     sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker, GpuPairCounter,

@@ -17,7 +17,7 @@ use super::super::halves::{half_boards, moves, north_splits, Cursor};
 use super::super::matcher::{matcher_path, MatcherPath};
 use super::super::specs::{quadrant_rows, task_specs, HalfSpec};
 use super::super::JoinTask;
-use super::device::GpuBoardMaker;
+use super::board_maker::GpuBoardMaker;
 use crate::gpu::driver::DevicePtr;
 
 /// A [`Move`] as the kernels take it (`nq_move`).

@@ -19,12 +19,6 @@ use crate::gpu::driver::{Cuda, DevicePtr};
 /// stays small.
 const PREFIXES: usize = 1024;
 
-/// Bytes of placements a feeder keeps on its GPU by default (setting
-/// `NQUEENS_GPU_CELLS_MIB`): every row set of a task, and the groups' row
-/// sets of a grid, many times over (the largest row set at side 14 holds
-/// 29.6 million placements, 236 MB).
-pub(super) const DEVICE_CELLS_BUDGET: u64 = 2 << 30;
-
 /// One row set's cells within some open columns, on the GPU.
 pub(super) struct DeviceRowCells {
     rows: u32,

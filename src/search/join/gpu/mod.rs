@@ -15,17 +15,21 @@
 //! with `dlopen` ([`crate::gpu`], which names no method): the program
 //! builds and runs where no CUDA is installed.
 
+mod board_maker;
 mod boards;
 mod buckets;
 mod cells;
 mod device;
 mod host;
+mod laid;
+mod settings;
 mod timing;
 mod whole;
 mod worker;
 
+pub use board_maker::GpuBoardMaker;
 pub use boards::BoardsTiming;
-pub use device::{GpuBoardMaker, GpuDevice, GpuPairCounter};
+pub use device::{GpuDevice, GpuPairCounter};
 pub use host::HostPairCounter;
 pub use timing::{sample_ids, time_tasks, TaskTiming, Timing};
 pub use worker::{GpuJoinWorker, GPU_BATCH};

@@ -7,9 +7,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::board_maker::GpuBoardMaker;
 use super::boards::{time_boards, BoardsTiming};
 use super::cells::DeviceCells;
-use super::device::{GpuBoardMaker, GpuDevice, GpuPairCounter};
+use super::device::{GpuDevice, GpuPairCounter};
 use super::whole::GpuTaskCounter;
 use super::worker::count_on_gpu;
 use crate::plan::Plan;
@@ -92,7 +93,7 @@ pub fn time_tasks(
     ids: &[u64],
     cpu_tasks: usize,
 ) -> Result<Timing, String> {
-    let mut cells = DeviceCells::with_budget(device.cells_budget);
+    let mut cells = DeviceCells::with_budget(device.settings.cells_budget);
     let timing = time_tasks_with(device, plan, ids, cpu_tasks, &mut cells);
     cells.free(&device.cuda);
     timing

@@ -26,48 +26,16 @@ use super::super::grid::{task_grid, Grid};
 use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::super::split::{choose_cuts, MAX_CUTS};
 use super::super::{JoinTally, JoinTask, Parts};
+use super::board_maker::GpuBoardMaker;
 use super::boards::{BoardsJob, Placements};
 use super::buckets::{cuts_for, gather, keys_within};
 use super::cells::DeviceCells;
-use super::device::{arg, launch_over, Buffer, GpuBoardMaker, GpuDevice};
+use super::device::{arg, launch_over, Buffer, GpuDevice};
+use super::laid::{lay_out, range_words, Laid};
 use crate::gpu::driver::DevicePtr;
 
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
 const SAMPLE: u32 = 256;
-
-/// Half boards a chunk of query groups may make at most by default (by the
-/// bound of their pairs of placements; setting `NQUEENS_GPU_CHUNK_BOARDS`):
-/// 2^26, so their lists stay within about 1.5 GiB of GPU memory (three
-/// classes of 8-byte keys).
-pub(super) const CHUNK_BOARDS: u64 = 1 << 26;
-
-/// Query groups whose cells are built and held on the GPU at once by
-/// default (setting `NQUEENS_GPU_QUERY_WINDOW`): a grid's groups each take
-/// their own row sets (within the columns their queens leave open).
-pub(super) const QUERY_WINDOW: usize = 64;
-
-/// Keys laid out in buckets on the GPU.
-#[derive(Default)]
-struct Laid {
-    patterns: Buffer,
-    /// Per range, its bucket starts (2^cuts + 1 words a range, offsets
-    /// into `sorted`), then the same again as the scatter's cursors;
-    /// during a layout, the keys per bucket.
-    starts: Buffer,
-    sorted: Buffer,
-    sorted_patterns: Buffer,
-}
-
-impl Laid {
-    fn buffers(&self) -> [&Buffer; 4] {
-        [
-            &self.patterns,
-            &self.starts,
-            &self.sorted,
-            &self.sorted_patterns,
-        ]
-    }
-}
 
 /// The cut bits chosen for a grid's buckets, and each stored group's keys
 /// a bucket pattern may meet.
@@ -311,7 +279,7 @@ impl<'a> GpuTaskCounter<'a> {
         // A window of query groups at a time has its cells on the GPU (the
         // memory a grid's cells take stays bounded), split into chunks of
         // as many groups as fit the boards a chunk may make.
-        for window in live.chunks(self.device.query_window) {
+        for window in live.chunks(self.device.settings.query_window) {
             let query_specs: Vec<(HalfSpec, u64)> = window
                 .iter()
                 .map(|&(q, _)| (grid.queries[q].1, 0))
@@ -328,7 +296,8 @@ impl<'a> GpuTaskCounter<'a> {
                 let mut boards = 0u64;
                 while end < window.len()
                     && (end == first
-                        || boards + query_jobs[end].0.boards_bound() <= self.device.chunk_boards)
+                        || boards + query_jobs[end].0.boards_bound()
+                            <= self.device.settings.chunk_boards)
                 {
                     boards += query_jobs[end].0.boards_bound();
                     end += 1;
@@ -601,110 +570,4 @@ impl Drop for GpuTaskCounter<'_> {
             cuda.free(buffer.pointer);
         }
     }
-}
-
-/// The words a layout's launches read for `ranges` (a start and a length,
-/// in keys): where each range's items start (one more word, the total),
-/// then each range's start.
-fn range_words(ranges: &[(u32, u32)]) -> Vec<u32> {
-    let mut words = Vec::with_capacity(2 * ranges.len() + 1);
-    let mut items = 0;
-    words.push(0);
-    for &(_, count) in ranges {
-        items += count;
-        words.push(items);
-    }
-    words.extend(ranges.iter().map(|&(from, _)| from));
-    words
-}
-
-/// Lays out the keys at `keys` in buckets by their bits under
-/// `cut_mask`, each range (a start and a length, in keys) in buckets of
-/// its own, with one histogram and one scatter launch: `laid.sorted` the
-/// keys, range after range and bucket after bucket (with their patterns
-/// in `laid.sorted_patterns` where `with_patterns`), and `laid.starts`
-/// each range's bucket starts (2^cuts + 1 words a range, offsets into
-/// `laid.sorted`). `table` is where the GPU holds [`range_words`] of the
-/// ranges. Returns each range's keys per bucket.
-fn lay_out(
-    device: &GpuDevice,
-    laid: &mut Laid,
-    keys: DevicePtr,
-    ranges: &[(u32, u32)],
-    table: DevicePtr,
-    cut_mask: u64,
-    with_patterns: bool,
-) -> Result<Vec<Vec<u32>>, String> {
-    let cuda = &device.cuda;
-    let cuts = cut_mask.count_ones();
-    let buckets = 1usize << cuts;
-    let stride = buckets + 1;
-    let total: u32 = ranges.iter().map(|&(_, count)| count).sum();
-    let range_count = ranges.len() as u32;
-    let from_at = table + u64::from(range_count + 1) * 4;
-    laid.patterns.reserve(cuda, total.max(1) as usize * 4)?;
-    laid.starts.zeroed(cuda, ranges.len() * stride)?;
-    {
-        let (mut keys_at, mut range_count, mut item_start, mut from, mut mask, mut cuts_arg) =
-            (keys, range_count, table, from_at, cut_mask, cuts);
-        let (mut patterns, mut counts) = (laid.patterns.pointer, laid.starts.pointer);
-        let mut params = [
-            arg(&mut keys_at),
-            arg(&mut range_count),
-            arg(&mut item_start),
-            arg(&mut from),
-            arg(&mut mask),
-            arg(&mut cuts_arg),
-            arg(&mut patterns),
-            arg(&mut counts),
-        ];
-        launch_over(device, device.histogram, total, &mut params)?;
-    }
-    let mut counts = vec![0u32; ranges.len() * stride];
-    cuda.download(&mut counts, laid.starts.pointer)?;
-    // Starts range after range, bucket after bucket: a running sum.
-    let mut in_bucket = Vec::with_capacity(ranges.len());
-    let mut starts = Vec::with_capacity(2 * ranges.len() * stride);
-    let mut next = 0u32;
-    for range in counts.chunks(stride) {
-        in_bucket.push(range[..buckets].to_vec());
-        for &keys in &range[..buckets] {
-            starts.push(next);
-            next += keys;
-        }
-        starts.push(next);
-    }
-    // The starts, and after them the same again as the scatter's cursors,
-    // in one copy.
-    let words = starts.len();
-    starts.extend_from_within(..);
-    laid.starts.put(cuda, &starts)?;
-    let next_at = laid.starts.pointer + (words * 4) as DevicePtr;
-    laid.sorted.reserve(cuda, total.max(1) as usize * 8)?;
-    if with_patterns {
-        laid.sorted_patterns
-            .reserve(cuda, total.max(1) as usize * 4)?;
-    }
-    let (mut keys_at, mut range_count_arg, mut item_start, mut from, mut cuts_arg) =
-        (keys, range_count, table, from_at, cuts);
-    let (mut patterns, mut next_arg, mut sorted) =
-        (laid.patterns.pointer, next_at, laid.sorted.pointer);
-    let mut sorted_patterns = if with_patterns {
-        laid.sorted_patterns.pointer
-    } else {
-        0
-    };
-    let mut params = [
-        arg(&mut keys_at),
-        arg(&mut range_count_arg),
-        arg(&mut item_start),
-        arg(&mut from),
-        arg(&mut cuts_arg),
-        arg(&mut patterns),
-        arg(&mut next_arg),
-        arg(&mut sorted),
-        arg(&mut sorted_patterns),
-    ];
-    launch_over(device, device.scatter, total, &mut params)?;
-    Ok(in_bucket)
 }

@@ -34,7 +34,7 @@ pub struct GpuJoinWorker {
 impl GpuJoinWorker {
     /// The one worker of `device`.
     pub fn new(device: GpuDevice) -> GpuJoinWorker {
-        let budget = device.cells_budget;
+        let budget = device.settings.cells_budget;
         GpuJoinWorker {
             device: Arc::new(device),
             feeder: (0, 1),
@@ -50,7 +50,7 @@ impl GpuJoinWorker {
             .map(|feeder| GpuJoinWorker {
                 device: Arc::clone(&device),
                 feeder: (feeder, count),
-                cells: Mutex::new(DeviceCells::with_budget(device.cells_budget)),
+                cells: Mutex::new(DeviceCells::with_budget(device.settings.cells_budget)),
             })
             .collect()
     }

@@ -1,0 +1,91 @@
+//! How much a GPU's counters hold and batch at once: GPU memory against
+//! round trips. Each has a default and a setting, read when the GPU is
+//! opened; a malformed one is refused in one line saying what it expects.
+
+use std::str::FromStr;
+
+/// Bytes of quadrant cells each feeder keeps on its GPU by default: every
+/// row set of a task, and the groups' row sets of a grid, many times over
+/// (the largest row set at side 14 holds 29.6 million placements, 236 MB).
+const CELLS_MIB: u64 = 2048;
+
+/// Half boards a chunk of query groups may make at most by default (by the
+/// bound of their pairs of placements): 2^26, so their lists stay within
+/// about 1.5 GiB (three classes of 8-byte keys).
+const CHUNK_BOARDS: u64 = 1 << 26;
+
+/// Placements moved onto the board in one launch at most by default
+/// (their checks and keys: 512 MiB); a job with more takes a launch alone.
+const PLACED_AT_ONCE: u64 = 1 << 25;
+
+/// Query groups of a grid whose cells are built and held on the GPU at
+/// once by default: each group takes its own row sets (within the columns
+/// its queens leave open).
+const QUERY_WINDOW: usize = 64;
+
+/// The settings of one GPU's counters.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct GpuSettings {
+    /// Bytes of quadrant cells each feeder keeps (`NQUEENS_GPU_CELLS_MIB`).
+    pub(super) cells_budget: u64,
+    /// Half boards a chunk of query groups may make at most
+    /// (`NQUEENS_GPU_CHUNK_BOARDS`).
+    pub(super) chunk_boards: u64,
+    /// Placements a board maker moves onto the board in one launch
+    /// (`NQUEENS_GPU_PLACED_AT_ONCE`).
+    pub(super) placed_at_once: u64,
+    /// Query groups of a grid whose cells are on the GPU at once
+    /// (`NQUEENS_GPU_QUERY_WINDOW`, at least 1).
+    pub(super) query_window: usize,
+}
+
+impl GpuSettings {
+    /// The defaults, each replaced by its setting where one is given.
+    pub(super) fn from_env() -> Result<GpuSettings, String> {
+        Ok(GpuSettings {
+            cells_budget: setting(
+                "NQUEENS_GPU_CELLS_MIB",
+                CELLS_MIB,
+                "a whole number of MiB (GPU memory for each feeder's quadrant cells)",
+                |_| true,
+            )? << 20,
+            chunk_boards: setting(
+                "NQUEENS_GPU_CHUNK_BOARDS",
+                CHUNK_BOARDS,
+                "a whole number (half boards a chunk of query groups may make at most)",
+                |_| true,
+            )?,
+            placed_at_once: setting(
+                "NQUEENS_GPU_PLACED_AT_ONCE",
+                PLACED_AT_ONCE,
+                "a whole number (placements moved onto the board in one launch at most)",
+                |_| true,
+            )?,
+            query_window: setting(
+                "NQUEENS_GPU_QUERY_WINDOW",
+                QUERY_WINDOW,
+                "a whole number from 1 (query groups whose cells are on the GPU at once)",
+                |&groups| groups > 0,
+            )?,
+        })
+    }
+}
+
+/// The setting `name`: `default` where it is not set, else its value if
+/// it parses and is `valid`, else an error saying it expected `expects`.
+fn setting<T: FromStr>(
+    name: &str,
+    default: T,
+    expects: &str,
+    valid: impl Fn(&T) -> bool,
+) -> Result<T, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(text) => text
+            .trim()
+            .parse::<T>()
+            .ok()
+            .filter(valid)
+            .ok_or_else(|| format!("{name}={text}: expected {expects}")),
+    }
+}
