@@ -29,12 +29,12 @@ const LONG_COUNT: [&str; 9] = [
     "--checkpoint",
 ];
 
-/// Starts a long checkpointed count, lets it work for `after`, sends
-/// `signal`, and returns its exit status and stderr. A stop (anything but
-/// `-9`) is sent once a task is saved too, so that the saved work the
-/// callers check is there on a loaded machine; a kill comes at its moment,
-/// whatever it meets.
-fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, String) {
+/// Starts a long checkpointed count, sends `signal` and returns its exit
+/// status and stderr. A stop (anything but `-9`) is sent once a task is
+/// saved, so that the saved work the callers check is there however
+/// loaded the machine; a kill comes once the count has run `work` of CPU
+/// time, whatever it meets.
+fn interrupt(journal: &Path, signal: &str, work: Duration) -> (Option<i32>, String) {
     let child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
         .args(LONG_COUNT)
         .arg(journal)
@@ -42,8 +42,9 @@ fn interrupt(journal: &Path, signal: &str, after: Duration) -> (Option<i32>, Str
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(after);
-    if signal != "-9" {
+    if signal == "-9" {
+        common::process::await_cpu_work(child.id(), work);
+    } else {
         common::await_journaled_task(journal);
     }
     let _ = StdCommand::new("kill")
@@ -72,7 +73,7 @@ fn sigint_and_sigterm_stop_cleanly_and_resume_exactly() {
     let dir = scratch_dir.path();
     for signal in ["-INT", "-TERM"] {
         let journal = dir.join(format!("run{signal}.ckpt"));
-        let (code, stderr) = interrupt(&journal, signal, Duration::from_millis(500));
+        let (code, stderr) = interrupt(&journal, signal, Duration::ZERO);
         assert_eq!(code, Some(130), "{signal}: {stderr}");
         assert!(stderr.contains("resume with:"), "{stderr}");
         assert!(stderr.contains("--checkpoint"), "{stderr}");
@@ -458,11 +459,11 @@ fn depth_first_tasks_of_large_n_are_abandoned_after_the_grace() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_secs(2));
+        common::process::await_handlers(child.id());
+        common::process::await_cpu_work(child.id(), Duration::from_secs(2));
         if checkpoint {
             // Counting has begun once the journal has its header (written
-            // after the plan is built): on a loaded machine 2 s may not
-            // reach it.
+            // after the plan is built).
             let waited = std::time::Instant::now();
             while std::fs::metadata(&journal).map_or(true, |meta| meta.len() == 0) {
                 assert!(

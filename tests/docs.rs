@@ -51,7 +51,8 @@ fn trim_blank_tail(lines: &mut Vec<String>) {
 }
 
 /// Runs `command` in bash in `dir`, standard error merged into standard
-/// output; interrupted (SIGINT to its process group) after `interrupt`.
+/// output; interrupted (SIGINT to its process group) once it has run
+/// `interrupt` of CPU time (with a checkpoint, once a task is saved).
 fn run(command: &str, dir: &Path, interrupt: Option<Duration>) -> (Option<i32>, Vec<String>) {
     use std::os::unix::process::CommandExt;
     let binary = assert_cmd::cargo::cargo_bin("nqueens");
@@ -62,6 +63,16 @@ fn run(command: &str, dir: &Path, interrupt: Option<Duration>) -> (Option<i32>, 
     );
     // The Quick start runs the command through cargo: the same binary.
     let script = command.replace("cargo run --release -- ", "nqueens ");
+    // A count with a checkpoint is interrupted once it has saved a task
+    // (else a resumed run would have nothing to resume; a resume is
+    // interrupted once it has saved one more).
+    let words = shell_words(&script);
+    let journal = words
+        .iter()
+        .position(|word| word == "--checkpoint")
+        .and_then(|at| words.get(at + 1))
+        .map(|name| dir.join(name));
+    let saved_before = journal.as_deref().map_or(0, common::journaled_tasks);
     let child = Command::new("bash")
         .arg("-c")
         .arg(format!("exec 2>&1; {script}"))
@@ -74,19 +85,12 @@ fn run(command: &str, dir: &Path, interrupt: Option<Duration>) -> (Option<i32>, 
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    if let Some(after) = interrupt {
-        std::thread::sleep(after);
-        // A count with a checkpoint is interrupted once a task is saved
-        // too: on a loaded machine two seconds may not reach the first
-        // (the resumed run then has nothing to resume).
-        let words = shell_words(&script);
-        let journal = words
-            .iter()
-            .position(|word| word == "--checkpoint")
-            .and_then(|at| words.get(at + 1))
-            .map(|name| dir.join(name));
-        if let Some(journal) = &journal {
-            common::wait_for_journaled_task(journal, Duration::from_secs(120));
+    if let Some(work) = interrupt {
+        match &journal {
+            Some(journal) => {
+                common::wait_for_journaled_task(journal, saved_before, Duration::from_secs(120));
+            }
+            None => common::process::await_cpu_work(child.id(), work),
         }
         // bash's own kill: no procps needed.
         let _ = Command::new("bash")

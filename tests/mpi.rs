@@ -143,13 +143,14 @@ fn journaled(journal: &std::path::Path) -> Command {
     command
 }
 
-/// Starts `command`, sends `signal` to mpirun `after` the first task is
-/// journaled (the ranks are then up, their handlers set), and waits.
+/// Starts `command`, sends `signal` to mpirun once the first task is
+/// journaled (the ranks are then up, their handlers set) and its ranks
+/// have run `work` more of CPU time, and waits.
 fn stop_after(
     mut command: Command,
     journal: &std::path::Path,
     signal: &str,
-    after: std::time::Duration,
+    work: std::time::Duration,
 ) -> Output {
     let child = command
         .stdout(std::process::Stdio::piped())
@@ -163,7 +164,7 @@ fn stop_after(
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    std::thread::sleep(after);
+    common::process::await_cpu_work(child.id(), work);
     let _ = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status();
@@ -277,7 +278,8 @@ fn a_stopped_mpi_count_ends_within_seconds_with_tasks_in_flight() {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // Its ranks are then inside their tasks.
+    common::process::await_cpu_work(child.id(), std::time::Duration::from_secs(1));
     let signalled = std::time::Instant::now();
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

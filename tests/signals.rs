@@ -22,7 +22,9 @@ fn a_signal_during_setup_ends_the_count_at_once() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // Once its handlers are set the signal stops it (before, it would
+    // kill it), still seconds from the end of the setup.
+    common::process::await_handlers(child.id());
     let (code, stderr) = interrupt(&mut child);
     assert_eq!(code, Some(130), "{stderr}");
     assert!(stderr.contains("nothing was counted"), "{stderr}");
@@ -59,7 +61,8 @@ fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
 #[test]
 fn a_signal_ends_an_estimate_a_search_a_benchmark_or_a_cross_check_at_once() {
     // Each runs for minutes. It is signalled once a line of its output
-    // starting so is out (else after half a second), and must end within
+    // starting so is out and it has worked a while (by its CPU time), and
+    // must end within
     // 3 s with one line that starts and ends so, and the rest of its
     // output holding what it kept (if anything).
     type Case<'a> = (&'a [&'a str], Option<&'a str>, &'a str, &'a str, &'a str);
@@ -99,9 +102,9 @@ fn a_signal_ends_an_estimate_a_search_a_benchmark_or_a_cross_check_at_once() {
         ),
     ];
     for (args, ready, starts, ends, kept) in cases {
-        // On a loaded machine the first task may take longer than the wait
-        // after the ready line; a stop before it is its own message, and
-        // the run is tried again with twice the wait, until a task is in.
+        // The first task may take longer than the work waited for after
+        // the ready line; a stop before it is its own message, and the run
+        // is tried again with twice the work, until a task is in.
         let mut wait = Duration::from_millis(300);
         let (stderr, mut stdout) = loop {
             let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("nqueens"))
@@ -120,9 +123,12 @@ fn a_signal_ends_an_estimate_a_search_a_benchmark_or_a_cross_check_at_once() {
                         let read = std::io::BufRead::read_line(&mut stdout, &mut line).unwrap();
                         assert!(read > 0, "{args:?}: no line starting {prefix:?}");
                     }
-                    std::thread::sleep(wait);
+                    common::process::await_cpu_work(child.id(), wait);
                 }
-                None => std::thread::sleep(Duration::from_millis(500)),
+                None => {
+                    common::process::await_handlers(child.id());
+                    common::process::await_cpu_work(child.id(), Duration::from_millis(300));
+                }
             }
             let (code, stderr) = interrupt(&mut child);
             assert_eq!(code, Some(130), "{args:?}: {stderr}");

@@ -5,6 +5,7 @@
 #[allow(dead_code)]
 pub mod fake_gpu;
 pub mod pages;
+pub mod process;
 pub mod slurm;
 
 use std::path::{Path, PathBuf};
@@ -185,24 +186,21 @@ pub fn seal_line(header_line: &str, text: &str) -> String {
 #[allow(dead_code)]
 pub fn await_journaled_task(path: &Path) {
     assert!(
-        wait_for_journaled_task(path, std::time::Duration::from_secs(120)),
+        wait_for_journaled_task(path, 0, std::time::Duration::from_secs(120)),
         "no task journaled in 2 minutes in {}",
         path.display()
     );
 }
 
-/// Waits until the journal at `path` holds a task line (its count has
-/// begun), for at most `limit`: whether it came. A signal sent before it
-/// meets a count still building its plan, for seconds on a loaded machine.
+/// Waits until the journal at `path` holds more than `more_than` task
+/// lines (its count, or its resumed count, has begun), for at most
+/// `limit`: whether they came. A signal sent before meets a count still
+/// building its plan, for seconds on a loaded machine.
 #[allow(dead_code)]
-pub fn wait_for_journaled_task(path: &Path, limit: std::time::Duration) -> bool {
+pub fn wait_for_journaled_task(path: &Path, more_than: usize, limit: std::time::Duration) -> bool {
     let waited = std::time::Instant::now();
     loop {
-        let journaled = std::fs::read_to_string(path)
-            .unwrap_or_default()
-            .lines()
-            .any(|line| line.starts_with("task "));
-        if journaled {
+        if journaled_tasks(path) > more_than {
             return true;
         }
         if waited.elapsed() > limit {
@@ -210,4 +208,14 @@ pub fn wait_for_journaled_task(path: &Path, limit: std::time::Duration) -> bool 
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Task lines in the journal at `path` (none where there is no journal).
+#[allow(dead_code)]
+pub fn journaled_tasks(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| line.starts_with("task "))
+        .count()
 }

@@ -12,8 +12,10 @@
 //! time as the join walks them ([`RowCells::cell_in`]).
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::sync::{Arc, Mutex, OnceLock};
+
+use super::recent::{slot_key, CellKeyHasher, Recent};
 
 /// The placements of a quadrant on exactly the rows `rows`, grouped by
 /// column set: the same cells as the whole table's row `rows`. A row set
@@ -281,32 +283,6 @@ impl MadeCells {
     }
 }
 
-/// A hasher for the made cells' keys: one multiply, as the keys are
-/// distinct small integers.
-#[derive(Default)]
-struct CellKeyHasher(u64);
-
-impl Hasher for CellKeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(byte)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u32(&mut self, key: u32) {
-        self.write_u64(u64::from(key));
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        // The high bits of the product are the well mixed ones.
-        self.0 = key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32);
-    }
-}
-
 /// Calls `visit(cols, diagonals)` for every non-attacking placement on a
 /// `side` square with one queen on each row of `rows` and none elsewhere,
 /// in a fixed order.
@@ -429,22 +405,13 @@ pub(crate) fn shared_cells(side: u32) -> Arc<SharedCells> {
 /// budget, in one thread's scratch space.
 pub struct CellCache {
     side: u32,
-    /// Entries with the tick of their last use.
-    entries: Vec<(RowCells, u64)>,
-    /// Per row set and open columns ([`slot_key`]), its entry's position.
-    slot_of: HashMap<u32, u32, BuildHasherDefault<CellKeyHasher>>,
-    tick: u64,
+    /// Per row set and open columns, its cells.
+    entries: Recent<RowCells>,
     bytes: u64,
     budget: u64,
     /// Most placements of a row set held whole.
     whole_placements: u64,
     builds: u64,
-}
-
-/// The key of a row set's cells within `open` columns (a side is at most
-/// 16).
-fn slot_key(rows: u32, open: u32) -> u32 {
-    rows | (open << 16)
 }
 
 impl Default for CellCache {
@@ -475,9 +442,7 @@ impl CellCache {
         CellCache {
             whole_placements,
             side: 0,
-            entries: Vec::new(),
-            slot_of: HashMap::default(),
-            tick: 0,
+            entries: Recent::default(),
             bytes: 0,
             budget,
             builds: 0,
@@ -502,71 +467,56 @@ impl CellCache {
     /// size).
     pub fn load(&mut self, side: u32, wanted: &[u32], open: u32) {
         if side != self.side {
-            self.entries.clear();
-            self.slot_of.clear();
+            self.entries.drain().for_each(drop);
             self.side = side;
             self.bytes = 0;
         }
-        self.tick += 1;
-        let tick = self.tick;
+        self.entries.next_tick();
         for &rows in wanted {
-            if let Some(&slot) = self.slot_of.get(&slot_key(rows, open)) {
-                self.entries[slot as usize].1 = tick;
+            let key = slot_key(rows, open);
+            if self.entries.touch(key) {
                 continue;
             }
             self.builds += 1;
-            let slot = if self.bytes < self.budget || self.entries.len() < wanted.len() {
-                self.entries.push((RowCells::default(), tick));
-                self.entries.len() - 1
+            // Past the budget an unwanted entry is rebuilt in place (it
+            // keeps its buffers); the wanted ones are all kept.
+            let reused = if self.bytes < self.budget || self.entries.len() < wanted.len() {
+                None
             } else {
-                // The least recently used entry is never one wanted now:
-                // those all carry this tick, and there are more entries.
-                let (slot, _) = self.least_recent();
-                let old = &self.entries[slot].0;
-                self.slot_of.remove(&slot_key(old.rows, old.open));
-                self.bytes -= old.bytes();
-                slot
+                self.entries.oldest_unused()
             };
-            let (cells, used) = &mut self.entries[slot];
-            cells.rebuild_open(side, rows, open, self.whole_placements);
-            *used = tick;
-            self.bytes += cells.bytes();
-            self.slot_of.insert(slot_key(rows, open), slot as u32);
+            match reused {
+                Some(slot) => {
+                    let cells = self.entries.reuse(slot, key);
+                    self.bytes -= cells.bytes();
+                    cells.rebuild_open(side, rows, open, self.whole_placements);
+                    self.bytes += cells.bytes();
+                }
+                None => {
+                    let mut cells = RowCells::default();
+                    cells.rebuild_open(side, rows, open, self.whole_placements);
+                    self.bytes += cells.bytes();
+                    self.entries.insert(key, cells);
+                }
+            }
             // A rebuilt entry keeps its largest buffers: drop old entries
             // while that leaves the cache over its budget.
             while self.bytes > self.budget && self.entries.len() > wanted.len() {
-                let (oldest, used) = self.least_recent();
-                if used == tick {
+                let Some(oldest) = self.entries.oldest_unused() else {
                     break;
-                }
-                let (old, _) = self.entries.swap_remove(oldest);
-                self.slot_of.remove(&slot_key(old.rows, old.open));
-                self.bytes -= old.bytes();
-                if let Some((moved, _)) = self.entries.get(oldest) {
-                    self.slot_of
-                        .insert(slot_key(moved.rows, moved.open), oldest as u32);
-                }
+                };
+                self.bytes -= self.entries.take(oldest).bytes();
             }
         }
-    }
-
-    /// The position and last use of the least recently used entry (the
-    /// cache is not empty).
-    fn least_recent(&self) -> (usize, u64) {
-        self.entries
-            .iter()
-            .enumerate()
-            .map(|(slot, (_, used))| (slot, *used))
-            .min_by_key(|&(_, used)| used)
-            .expect("the cache is not empty")
     }
 
     /// The cells of `rows` within `open`, which [`CellCache::load`] must
     /// have made present.
     #[inline]
     pub fn get(&self, rows: u32, open: u32) -> &RowCells {
-        let slot = self.slot_of.get(&slot_key(rows, open));
-        &self.entries[*slot.expect("cells loaded before use") as usize].0
+        self.entries
+            .get(slot_key(rows, open))
+            .expect("cells loaded before use")
     }
 
     /// Bytes the cached cells hold.

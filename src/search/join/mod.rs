@@ -58,6 +58,7 @@ mod memory;
 mod method;
 mod parts;
 mod quadrant;
+mod recent;
 mod rows;
 mod scratch;
 mod specs;

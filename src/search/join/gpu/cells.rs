@@ -5,11 +5,12 @@
 //! turns the counts into starts, a second pass writes them in place. The
 //! host keeps only each cell's start; the placements never cross the bus.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use super::device::{arg, launch_over, Buffer, GpuDevice};
+use super::laid::starts_of;
 use crate::gpu::driver::{Cuda, DevicePtr};
+use crate::search::join::recent::{slot_key, Recent};
 
 /// Prefixes a build starts from at least (where the row set has that
 /// many; a level's expansion overshoots by up to the side): a row set's
@@ -27,7 +28,6 @@ pub(super) struct DeviceRowCells {
     /// 1 words).
     starts: Vec<u32>,
     placements: Buffer,
-    used: u64,
 }
 
 impl DeviceRowCells {
@@ -62,10 +62,8 @@ impl DeviceRowCells {
 /// the least recently used dropped past a byte budget.
 pub(super) struct DeviceCells {
     side: u32,
-    entries: Vec<DeviceRowCells>,
-    /// Per row set and open columns (`rows | open << 16`), its entry.
-    slot_of: HashMap<u32, usize>,
-    tick: u64,
+    /// Per row set and open columns, its cells.
+    entries: Recent<DeviceRowCells>,
     bytes: u64,
     budget: u64,
     prefixes: Buffer,
@@ -82,9 +80,7 @@ impl DeviceCells {
     pub(super) fn with_budget(budget: u64) -> DeviceCells {
         DeviceCells {
             side: 0,
-            entries: Vec::new(),
-            slot_of: HashMap::new(),
-            tick: 0,
+            entries: Recent::default(),
             bytes: 0,
             budget,
             prefixes: Buffer::default(),
@@ -110,44 +106,30 @@ impl DeviceCells {
             self.free(&device.cuda);
             self.side = side;
         }
-        self.tick += 1;
+        self.entries.next_tick();
         let mut missing: Vec<(u32, u32)> = Vec::new();
         for &(rows, open) in wanted {
-            match self.slot_of.get(&(rows | open << 16)) {
-                Some(&slot) => self.entries[slot].used = self.tick,
-                None if !missing.contains(&(rows, open)) => missing.push((rows, open)),
-                None => {}
+            if !self.entries.touch(slot_key(rows, open)) && !missing.contains(&(rows, open)) {
+                missing.push((rows, open));
             }
         }
         if missing.is_empty() {
             return Ok(Some(()));
         }
         while self.bytes > self.budget {
-            let Some((oldest, _)) = self
-                .entries
-                .iter()
-                .enumerate()
-                .filter(|(_, entry)| entry.used != self.tick)
-                .min_by_key(|(_, entry)| entry.used)
-            else {
+            let Some(oldest) = self.entries.oldest_unused() else {
                 break;
             };
-            let old = self.entries.swap_remove(oldest);
+            let old = self.entries.take(oldest);
             device.cuda.free(old.placements.pointer);
             self.bytes -= old.bytes();
-            self.slot_of.remove(&(old.rows | old.open << 16));
-            if let Some(moved) = self.entries.get(oldest) {
-                self.slot_of.insert(moved.rows | moved.open << 16, oldest);
-            }
         }
         let Some(built) = self.build(device, &missing)? else {
             return Ok(None);
         };
         for entry in built {
             self.bytes += entry.bytes();
-            self.slot_of
-                .insert(entry.rows | entry.open << 16, self.entries.len());
-            self.entries.push(entry);
+            self.entries.insert(slot_key(entry.rows, entry.open), entry);
         }
         Ok(Some(()))
     }
@@ -155,7 +137,9 @@ impl DeviceCells {
     /// The cells of `rows` within `open`, which [`DeviceCells::load`]
     /// must have put on the GPU.
     pub(super) fn get(&self, rows: u32, open: u32) -> &DeviceRowCells {
-        &self.entries[self.slot_of[&(rows | open << 16)]]
+        self.entries
+            .get(slot_key(rows, open))
+            .expect("cells loaded before use")
     }
 
     /// Builds the cells of each of `row_sets` (row set and open columns)
@@ -200,16 +184,9 @@ impl DeviceCells {
         let started = Instant::now();
         let mut all_starts = Vec::with_capacity(row_sets.len());
         for counts in counts.chunks(cells) {
-            let mut starts = Vec::with_capacity(cells + 1);
-            let mut total = 0u64;
-            for &count in counts {
-                starts.push(total as u32);
-                total += u64::from(count);
-            }
-            if total > u64::from(u32::MAX) {
+            let Some(starts) = starts_of(counts.iter().copied()) else {
                 return Ok(None);
-            }
-            starts.push(total as u32);
+            };
             all_starts.push(starts);
         }
         self.host_seconds += started.elapsed().as_secs_f64();
@@ -221,7 +198,6 @@ impl DeviceCells {
                 open,
                 placements: Buffer::exact(cuda, total * 8)?,
                 starts,
-                used: self.tick,
             });
         }
         let mut table: Vec<u32> = Vec::with_capacity(row_sets.len() * (cells + 2));
@@ -240,10 +216,9 @@ impl DeviceCells {
 
     /// Frees every buffer (the context must be current).
     pub(super) fn free(&mut self, cuda: &Cuda) {
-        for entry in self.entries.drain(..) {
+        for entry in self.entries.drain() {
             cuda.free(entry.placements.pointer);
         }
-        self.slot_of.clear();
         self.bytes = 0;
         for buffer in [&mut self.prefixes, &mut self.counts] {
             cuda.free(buffer.pointer);
@@ -381,20 +356,14 @@ fn cells_on_host(side: u32, row_sets: &[(u32, u32)], want: usize) -> Vec<(Vec<u3
     };
     let mut counts = vec![0u32; row_sets.len() * cells];
     pass(&mut counts, std::ptr::null());
-    let mut starts_of = Vec::new();
+    let mut all_starts = Vec::new();
     let mut cursors = Vec::new();
     for counts in counts.chunks(cells) {
-        let mut starts = Vec::with_capacity(cells + 1);
-        let mut total = 0u32;
-        for &count in counts {
-            starts.push(total);
-            total += count;
-        }
-        starts.push(total);
+        let starts = starts_of(counts.iter().copied()).unwrap();
         cursors.extend_from_slice(&starts[..cells]);
-        starts_of.push(starts);
+        all_starts.push(starts);
     }
-    let mut diagonals: Vec<Vec<u64>> = starts_of
+    let mut diagonals: Vec<Vec<u64>> = all_starts
         .iter()
         .map(|starts| vec![0u64; *starts.last().unwrap() as usize])
         .collect();
@@ -403,7 +372,7 @@ fn cells_on_host(side: u32, row_sets: &[(u32, u32)], want: usize) -> Vec<(Vec<u3
         .map(|list| list.as_mut_ptr() as u64)
         .collect();
     pass(&mut cursors, outs.as_ptr());
-    starts_of.into_iter().zip(diagonals).collect()
+    all_starts.into_iter().zip(diagonals).collect()
 }
 
 #[cfg(test)]

@@ -33,15 +33,25 @@ impl Laid {
 /// in keys): where each range's items start (one more word, the total),
 /// then each range's start.
 pub(super) fn range_words(ranges: &[(u32, u32)]) -> Vec<u32> {
-    let mut words = Vec::with_capacity(2 * ranges.len() + 1);
-    let mut items = 0;
-    words.push(0);
-    for &(_, count) in ranges {
-        items += count;
-        words.push(items);
-    }
+    let mut words = starts_of(ranges.iter().map(|&(_, count)| count))
+        .expect("a chunk's keys are counted in 32 bits");
     words.extend(ranges.iter().map(|&(from, _)| from));
     words
+}
+
+/// Where each of `counts` items starts in a table of them all, then the
+/// total (one more word than `counts`); `None` where the total passes
+/// 32 bits.
+pub(super) fn starts_of(counts: impl IntoIterator<Item = u32>) -> Option<Vec<u32>> {
+    let counts = counts.into_iter();
+    let mut starts = Vec::with_capacity(counts.size_hint().0 + 1);
+    let mut total = 0u32;
+    starts.push(0);
+    for count in counts {
+        total = total.checked_add(count)?;
+        starts.push(total);
+    }
+    Some(starts)
 }
 
 /// Lays out the keys at `keys` in buckets by their bits under
