@@ -257,6 +257,36 @@ impl Method {
     }
 }
 
+impl Method {
+    /// The method whose tasks `verify` counts again by a second code path
+    /// (the first that can).
+    pub fn cross_checked() -> Method {
+        Method::SEARCHING
+            .into_iter()
+            .find(|method| method.recounts_tasks())
+            .expect("a method recounts its tasks")
+    }
+
+    /// The method a GPU worker counts (the first that a GPU can), whose
+    /// tasks `nqueens gpu` times.
+    pub fn on_gpu() -> Method {
+        Method::SEARCHING
+            .into_iter()
+            .find(|method| method.counts_on_gpu())
+            .expect("a method counts on a GPU")
+    }
+}
+
+/// The GPU worker of the method a GPU counts ([`Method::on_gpu`]), for
+/// `crate::gpu` to offer the program.
+#[cfg(feature = "gpu")]
+pub(crate) mod gpu_worker {
+    pub use crate::search::join::gpu::{
+        sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker,
+        GpuPairCounter, HostPairCounter, TaskTiming, Timing, GPU_BATCH,
+    };
+}
+
 impl TaskKind {
     /// The implementation that counts a task of this kind (`none` and
     /// `mirror` tasks count alike: the weight tells them apart).
@@ -280,5 +310,7 @@ mod tests {
             assert_eq!(method.counts_on_gpu(), join, "{method}");
             assert_eq!(method.recounts_tasks(), join, "{method}");
         }
+        assert_eq!(Method::cross_checked(), Method::Join);
+        assert_eq!(Method::on_gpu(), Method::Join);
     }
 }

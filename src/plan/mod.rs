@@ -11,7 +11,7 @@ mod dispatch;
 mod fingerprint;
 mod hash;
 mod memory;
-mod method;
+pub(crate) mod method;
 
 use std::any::Any;
 use std::fmt;

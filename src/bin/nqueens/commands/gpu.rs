@@ -130,7 +130,7 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
     }
     let device = GpuDevice::open(args.device)
         .map_err(|reason| anyhow::anyhow!("cannot count on the GPU: {reason}"))?;
-    let plan = Plan::build(args.n, Method::Join, SplitDepth::Auto)?;
+    let plan = Plan::build(args.n, Method::on_gpu(), SplitDepth::Auto)?;
     let ids = sample_ids(plan.tasks.len() as u64, args.tasks, args.seed);
     let timing = match time_tasks(&device, &plan, &ids, args.cpu_tasks) {
         Ok(timing) => timing,

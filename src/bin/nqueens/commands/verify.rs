@@ -15,7 +15,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let threads = resolve_threads(args.threads)?;
     let plan = Plan::build_within(
         args.n,
-        Method::Join,
+        Method::cross_checked(),
         SplitDepth::Auto,
         args.max_memory,
         threads,
