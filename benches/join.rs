@@ -1,6 +1,7 @@
 //! The join's inner loop on the keys of a real N = 20 task (the median
 //! task of the plan, east keys stored, west class-0 keys queried): the
-//! plain bit-sliced matcher against the split one, loading included; and
+//! plain bit-sliced matcher against the split one, loading included, and
+//! the plain one's load (the blocks' tables) alone; and
 //! the whole task (half boards built from the quadrant table, then
 //! matched), and the on-demand build of the quadrant cells the task needs.
 //! Every measurement asserts the pairs or placements it counts. Then the
@@ -39,6 +40,12 @@ fn matchers(c: &mut Criterion) {
             matcher.load(black_box(&east));
             assert_eq!(matcher.sum_disjoint(queries, 0), expected);
         })
+    });
+    // The stored keys' tables alone (the blocks' fill), checked after.
+    group.bench_function(format!("matcher-load/{}", east.len()), |b| {
+        let mut matcher = Matcher::default();
+        b.iter(|| matcher.load(black_box(&east)));
+        assert_eq!(matcher.sum_disjoint(queries, 0), expected);
     });
     group.bench_function("split-matcher", |b| {
         let mut split = SplitMatcher::default();
