@@ -100,12 +100,12 @@ impl Leaf {
             self.lines.truncate(lines);
         }
         match layout.path() {
-            // SAFETY: a path is chosen only if the CPU runs it.
+            // SAFETY: a path is chosen only if the CPU runs it: AVX2 on
+            // both (`MatcherPath::runs_here`).
             #[cfg(target_arch = "x86_64")]
-            MatcherPath::Avx512 => unsafe { fill_blocks_avx512(layout, keys, &mut self.lines) },
-            // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
-            #[cfg(target_arch = "x86_64")]
-            MatcherPath::Avx2 => unsafe { fill_blocks_avx2(layout, keys, &mut self.lines) },
+            MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe {
+                fill_blocks_avx2(layout, keys, &mut self.lines)
+            },
             _ => fill_blocks::<false>(layout, keys, &mut self.lines),
         }
     }
@@ -465,14 +465,11 @@ fn fill_blocks<const BY_EIGHTS: bool>(layout: &Layout, keys: &[u64], lines: &mut
     }
 }
 
-/// [`fill_blocks`] built for AVX-512: a line is one register.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn fill_blocks_avx512(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
-    fill_blocks::<true>(layout, keys, lines);
-}
-
-/// [`fill_blocks`] built for AVX2: a line is two registers.
+/// [`fill_blocks`] built for AVX2 (a line is two registers), for the
+/// AVX-512 path too: built for AVX-512 the fill stores the transposed
+/// columns into the lines by scatters, slow on AMD (a load of a real
+/// N = 20 task's 15,384 stored keys, Zen 5: 21.2 us built for AVX-512,
+/// 17.3 us for AVX2; 1.9 against 1.6 at N = 18, 67.6 against 56.2 at 22).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn fill_blocks_avx2(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
@@ -515,9 +512,9 @@ fn fill_block<const BY_EIGHTS: bool>(chunks: &[Chunk], keys: &[u64], tables: &mu
         // a line stored eights before and whose second is that ANDed with
         // bit 2's: no line waits on the line stored just before it (a
         // chain through memory that had taken half the fill). The load of
-        // a real N = 20 task's 15,384 stored keys, Zen 5: AVX-512 24.3 to
-        // 22.1 us, AVX2 21.8 to 17.6 us; the portable build (SSE2, a line
-        // four of its 16 registers) spills them, and keeps the chain.
+        // a real N = 20 task's 15,384 stored keys, Zen 5, the AVX2 build:
+        // 21.8 to 17.6 us; the portable build (SSE2, a line four of its 16
+        // registers) spills them, and keeps the chain.
         let all = Line([u64::MAX; WORDS]);
         let low = [all, free[0], free[1], and(&free[0], &free[1])];
         for eight in 0..table.len() / 8 {

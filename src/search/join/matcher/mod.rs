@@ -208,9 +208,12 @@ impl MatcherPath {
     pub fn runs_here(self) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
+            // AVX2 too, which every CPU with AVX-512 has: its loads fill
+            // their blocks with the AVX2 build of the fill.
             MatcherPath::Avx512 => {
                 std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+                    && std::arch::is_x86_feature_detected!("avx2")
             }
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx2 => {
