@@ -394,12 +394,15 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     // Query groups matched a few at a time (or one: a chunk takes at
     // least one), and row sets placed a few at a time, as the largest
     // tasks are.
-    // Their cells built a window of groups at a time.
-    for (n, boards, placed, window) in [
-        ("17", "1", "1", "64"),
-        ("24", "1", "5000", "2"),
-        ("25", "3000", "1", "1"),
-        ("24", "100000000", "100000000", "3"),
+    // Their cells built a window of groups at a time. Board jobs staged in
+    // batches, or a few to a batch, or each made alone straight into the
+    // class lists (a staging bound of 0), as the largest jobs are.
+    for (n, boards, placed, window, staged) in [
+        ("17", "1", "1", "64", "0"),
+        ("24", "1", "5000", "2", "2000"),
+        ("25", "3000", "1", "1", "33554432"),
+        ("24", "100000000", "100000000", "3", "0"),
+        ("22", "100000000", "100000000", "64", "5000"),
     ] {
         let (code, stdout, stderr) = on_fake(
             &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "4"],
@@ -407,6 +410,7 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
                 ("NQUEENS_GPU_CHUNK_BOARDS", boards),
                 ("NQUEENS_GPU_PLACED_AT_ONCE", placed),
                 ("NQUEENS_GPU_QUERY_WINDOW", window),
+                ("NQUEENS_GPU_STAGED_BOARDS", staged),
             ],
         );
         assert_eq!(code, Some(0), "N = {n}: {stderr}");
@@ -428,6 +432,11 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
             "NQUEENS_GPU_QUERY_WINDOW",
             "0",
             "expected a whole number from 1",
+        ),
+        (
+            "NQUEENS_GPU_STAGED_BOARDS",
+            "half",
+            "expected a whole number",
         ),
     ] {
         let (code, _, stderr) = on_fake(&["gpu", "20"], &[(setting, value)]);

@@ -34,7 +34,7 @@ static int env_int(const char *name, int fallback)
 }
 
 static int launches;
-static int launches_of[10];
+static int launches_of[13];
 static long copies;
 static long held; /* buffers allocated and not freed */
 static long long copied_bytes;
@@ -45,9 +45,9 @@ __attribute__((destructor)) static void tally(void)
     if (env_int("FAKE_CUDA_TALLY", 0)) {
         fprintf(stderr,
                 "fake cuda: %d launches, %ld copies, %lld bytes copied, %ld buffers held at "
-                "exit; launches of kernels 2 to 9:",
+                "exit; launches of kernels 2 to 12:",
                 launches, copies, copied_bytes, held);
-        for (int k = 2; k < 10; k++) {
+        for (int k = 2; k < 13; k++) {
             fprintf(stderr, " %d", launches_of[k]);
         }
         fprintf(stderr, "\n");
@@ -149,9 +149,10 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
     (void)module;
     /* Handles 2 on: the kernels of pairs.cuh, boards.cuh, layout.cuh and
      * cells.cuh. */
-    static const char *const kernels[] = {"nq_pairs",   "nq_place", "nq_boards",
-                                          "nq_sample",  "nq_histogram", "nq_scatter",
-                                          "nq_grid",    "nq_cells"};
+    static const char *const kernels[] = {
+        "nq_pairs", "nq_place",         "nq_boards",            "nq_sample",
+        "nq_histogram", "nq_scatter",   "nq_grid",              "nq_cells",
+        "nq_boards_staged", "nq_stage_scan_kernel", "nq_unstage"};
     if (loaded_image != NULL) {
         char entry[64];
         snprintf(entry, sizeof entry, "%s%s", loaded_end == '(' ? ".entry " : "", name);
@@ -159,7 +160,7 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
             return 500; /* CUDA_ERROR_NOT_FOUND */
         }
     }
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 11; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
             return 0;
@@ -233,7 +234,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 {
     (void)stream;
     intptr_t kernel = (intptr_t)function;
-    if (kernel < 2 || kernel > 9 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    if (kernel < 2 || kernel > 12 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
@@ -309,6 +310,28 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
         for (nq_u32 item = 0; item < threads; item++) {
             nq_cells_item(POINTER(const nq_prefix, 0), ARG(nq_u32, 1), ARG(nq_u32, 2),
                           POINTER(nq_u32, 3), POINTER(const nq_u64, 4), item);
+        }
+        return 0;
+    }
+    if (kernel == 10) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_boards_staged_item(POINTER(const nq_u64, 0), POINTER(const nq_u64, 1),
+                                  POINTER(const nq_u32, 2), POINTER(const nq_u32, 3),
+                                  POINTER(const nq_u32, 4), ARG(nq_u32, 5), POINTER(nq_u64, 6),
+                                  POINTER(nq_u32, 7), item);
+        }
+        return 0;
+    }
+    if (kernel == 11) {
+        nq_stage_scan(POINTER(const nq_u32, 0), ARG(nq_u32, 1), POINTER(nq_u32, 2),
+                      POINTER(nq_u32, 3), POINTER(nq_u32, 4), POINTER(nq_u32, 5));
+        return 0;
+    }
+    if (kernel == 12) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_unstage_items(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
+                             POINTER(const nq_u32, 2), ARG(nq_u32, 3), POINTER(nq_u32, 4),
+                             POINTER(nq_u64, 5), ARG(nq_u32, 6), item, threads);
         }
         return 0;
     }

@@ -6,6 +6,13 @@ use super::boards::{BoardsJob, Placements};
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use crate::gpu::driver::DevicePtr;
 
+/// Words of a staged batch's table a job (`NQ_JOB_WORDS`).
+const JOB_WORDS: usize = 8;
+
+/// Threads of an `nq_unstage` launch at most (each moves every so many
+/// staged boards).
+const UNSTAGE_THREADS: u64 = 1 << 20;
+
 /// Makes half boards on a GPU with the kernels of `boards.cuh`: a job's
 /// placements copied over, moved onto the board (`nq_place`) and paired
 /// (`nq_boards`), the keys left on the GPU by class.
@@ -20,6 +27,12 @@ pub struct GpuBoardMaker<'a> {
     after: Buffer,
     out: Buffer,
     counts: Buffer,
+    /// A staged batch's boards, a region a job; its counts (four words a
+    /// job); its cursors in the class lists (three a job) and where each
+    /// job's staged boards start among them all.
+    stage: Buffer,
+    stage_counts: Buffer,
+    cursors: Buffer,
     /// Keys a class holds at most on the GPU (the last job's).
     capacity: u32,
 }
@@ -34,6 +47,9 @@ impl<'a> GpuBoardMaker<'a> {
             after: Buffer::default(),
             out: Buffer::default(),
             counts: Buffer::default(),
+            stage: Buffer::default(),
+            stage_counts: Buffer::default(),
+            cursors: Buffer::default(),
             capacity: 0,
         }
     }
@@ -64,12 +80,19 @@ impl<'a> GpuBoardMaker<'a> {
     /// Appends each job's boards (each key with its extra added) to the
     /// class lists, job after job: how many keys each list has after each
     /// job, kept or not. A batch of jobs (up to
-    /// [`GpuSettings::placed_at_once`] placements) has its tables sent in one copy and every placement
-    /// of its row sets moved onto the board by one `nq_place` launch, then
-    /// one `nq_boards` launch a job and a copy of the counts on the GPU
-    /// after each (the jobs' boards must follow each other in the lists);
-    /// the counts come back in one copy at the end. Only the copies from
+    /// [`GpuSettings::placed_at_once`] placements and
+    /// [`GpuSettings::staged_boards`] boards by their bound) has its
+    /// tables sent in one copy, every placement of its row sets moved
+    /// onto the board by one `nq_place` launch, and all its boards made by
+    /// one `nq_boards_staged` launch, a region a job, then put in the
+    /// lists job after job (the jobs' boards must follow each other there)
+    /// by `nq_stage_scan_kernel` and `nq_unstage`. A job past the staging
+    /// bound is a batch alone, made by `nq_boards` straight into the lists.
+    /// The counts come back in one copy at the end; only the copies from
     /// the host wait for the GPU.
+    ///
+    /// [`GpuSettings::placed_at_once`]: super::settings::GpuSettings
+    /// [`GpuSettings::staged_boards`]: super::settings::GpuSettings
     pub(super) fn append_all(
         &mut self,
         jobs: &[(&BoardsJob<'_>, u64)],
@@ -77,19 +100,31 @@ impl<'a> GpuBoardMaker<'a> {
         // No turn taken: each feeder has its own buffers and stream.
         let cuda = &self.device.cuda;
         self.after.reserve(cuda, jobs.len().max(1) * 12)?;
+        let settings = self.device.settings;
+        // A stage is indexed in 32 bits.
+        let stage_limit = settings.staged_boards.min(u64::from(u32::MAX));
         let mut first = 0;
         while first < jobs.len() {
+            let staged = jobs[first].0.boards_bound() <= stage_limit;
             let mut end = first;
-            let mut placements = 0u64;
+            let (mut placements, mut bound) = (0u64, 0u64);
             while end < jobs.len() {
-                let more = u64::from(jobs[end].0.north.count() + jobs[end].0.south.count());
-                if end > first && placements + more > self.device.settings.placed_at_once {
+                let job = jobs[end].0;
+                let more = u64::from(job.north.count() + job.south.count());
+                let job_bound = job.boards_bound();
+                if end > first
+                    && (!staged
+                        || placements + more > settings.placed_at_once
+                        || bound + job_bound > stage_limit)
+                {
                     break;
                 }
                 placements += more;
+                bound += job_bound;
                 end += 1;
             }
-            self.append_batch(&jobs[first..end], first, placements)?;
+            let stage = staged.then_some(bound);
+            self.append_batch(&jobs[first..end], first, placements, stage)?;
             first = end;
         }
         let mut after = vec![0u32; jobs.len() * 3];
@@ -101,12 +136,13 @@ impl<'a> GpuBoardMaker<'a> {
     }
 
     /// [`GpuBoardMaker::append_all`]'s jobs from `first` on, `placements`
-    /// in all.
+    /// in all; staged where `stage` gives their boards' bound.
     fn append_batch(
         &mut self,
         jobs: &[(&BoardsJob<'_>, u64)],
         first: usize,
         placements: u64,
+        stage: Option<u64>,
     ) -> Result<(), String> {
         let cuda = &self.device.cuda;
         // The placements the host holds (the tests' and the timing's
@@ -157,6 +193,35 @@ impl<'a> GpuBoardMaker<'a> {
                 table.extend_from_slice(&word.to_le_bytes());
             }
         }
+        // A staged batch's jobs (NQ_JOB_WORDS words each) and where each
+        // one's threads start.
+        let jobs_at = table.len();
+        if stage.is_some() {
+            let mut stage_at = 0u64;
+            let mut job_items = vec![0u32];
+            for (index, ((job, extra), &at)) in jobs.iter().zip(&splits_at).enumerate() {
+                // The kernel finds a job's item starts after its splits.
+                debug_assert_eq!(job.splits.len(), 3 * job.split_count() as usize);
+                let words = [
+                    item_start[2 * index],
+                    item_start[2 * index + 1],
+                    (at / 4) as u32,
+                    job.split_count(),
+                    stage_at as u32,
+                    *extra as u32,
+                    (*extra >> 32) as u32,
+                    0,
+                ];
+                for word in words {
+                    table.extend_from_slice(&word.to_le_bytes());
+                }
+                stage_at += job.boards_bound();
+                job_items.push(job_items[index] + job.items());
+            }
+            for word in job_items {
+                table.extend_from_slice(&word.to_le_bytes());
+            }
+        }
         self.splits.put(cuda, &table)?;
         let table_at = self.splits.pointer;
         let placed = placements as usize;
@@ -186,6 +251,20 @@ impl<'a> GpuBoardMaker<'a> {
                 placements as u32,
                 &mut params,
             )?;
+        }
+        if let Some(bound) = stage {
+            let jobs_at = table_at + jobs_at as DevicePtr;
+            let job_items_at = jobs_at + (jobs.len() * JOB_WORDS * 4) as DevicePtr;
+            return self.make_staged(
+                jobs,
+                first,
+                bound,
+                checks_at,
+                keys_at,
+                table_at,
+                jobs_at,
+                job_items_at,
+            );
         }
         for (index, ((job, extra), &at)) in jobs.iter().zip(&splits_at).enumerate() {
             let items = job.items();
@@ -236,6 +315,92 @@ impl<'a> GpuBoardMaker<'a> {
         Ok(())
     }
 
+    /// A staged batch's boards (`bound` at most), its placements moved
+    /// and its tables on the GPU: made by one launch into a region a job,
+    /// then put in the class lists job after job.
+    #[allow(clippy::too_many_arguments)]
+    fn make_staged(
+        &mut self,
+        jobs: &[(&BoardsJob<'_>, u64)],
+        first: usize,
+        bound: u64,
+        checks_at: DevicePtr,
+        keys_at: DevicePtr,
+        table_at: DevicePtr,
+        jobs_at: DevicePtr,
+        job_items_at: DevicePtr,
+    ) -> Result<(), String> {
+        let cuda = &self.device.cuda;
+        let job_count = jobs.len() as u32;
+        self.stage.reserve(cuda, (bound as usize).max(1) * 8)?;
+        self.stage_counts.zeroed(cuda, jobs.len() * 4)?;
+        self.cursors.reserve(cuda, (jobs.len() * 4 + 1) * 4)?;
+        let items: u32 = jobs.iter().map(|(job, _)| job.items()).sum();
+        let (stage_at, stage_counts_at) = (self.stage.pointer, self.stage_counts.pointer);
+        if items > 0 {
+            let (mut checks, mut keys, mut table, mut jobs_arg, mut job_items, mut count) = (
+                checks_at,
+                keys_at,
+                table_at,
+                jobs_at,
+                job_items_at,
+                job_count,
+            );
+            let (mut stage_arg, mut counts_arg) = (stage_at, stage_counts_at);
+            let mut params = [
+                arg(&mut checks),
+                arg(&mut keys),
+                arg(&mut table),
+                arg(&mut jobs_arg),
+                arg(&mut job_items),
+                arg(&mut count),
+                arg(&mut stage_arg),
+                arg(&mut counts_arg),
+            ];
+            launch_over(self.device, self.device.boards_staged, items, &mut params)?;
+        }
+        let cursors_at = self.cursors.pointer;
+        let unstage_start_at = cursors_at + (jobs.len() * 12) as DevicePtr;
+        {
+            let (mut counts_arg, mut count, mut list_counts, mut after, mut cursors, mut starts) = (
+                stage_counts_at,
+                job_count,
+                self.counts.pointer,
+                self.after.pointer + (first * 12) as DevicePtr,
+                cursors_at,
+                unstage_start_at,
+            );
+            let mut params = [
+                arg(&mut counts_arg),
+                arg(&mut count),
+                arg(&mut list_counts),
+                arg(&mut after),
+                arg(&mut cursors),
+                arg(&mut starts),
+            ];
+            launch_over(self.device, self.device.stage_scan, 1, &mut params)?;
+        }
+        if bound > 0 {
+            let (mut stage_arg, mut jobs_arg, mut starts, mut count, mut cursors) =
+                (stage_at, jobs_at, unstage_start_at, job_count, cursors_at);
+            let (mut out, mut capacity) = (self.out.pointer, self.capacity);
+            let mut params = [
+                arg(&mut stage_arg),
+                arg(&mut jobs_arg),
+                arg(&mut starts),
+                arg(&mut count),
+                arg(&mut cursors),
+                arg(&mut out),
+                arg(&mut capacity),
+            ];
+            // Threads enough for most stages; each takes every so many
+            // boards past its own.
+            let threads = bound.min(UNSTAGE_THREADS) as u32;
+            launch_over(self.device, self.device.unstage, threads, &mut params)?;
+        }
+        Ok(())
+    }
+
     /// Keys a class holds at most.
     pub(super) fn capacity(&self) -> u32 {
         self.capacity
@@ -266,6 +431,7 @@ impl Drop for GpuBoardMaker<'_> {
             .placed
             .iter()
             .chain([&self.splits, &self.after, &self.out, &self.counts])
+            .chain([&self.stage, &self.stage_counts, &self.cursors])
         {
             cuda.free(buffer.pointer);
         }

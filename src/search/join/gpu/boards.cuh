@@ -56,8 +56,57 @@ __device__ __forceinline__ nq_u32 nq_append(nq_u32 *counts, nq_u32 class_)
     }
     return slot;
 }
+
+/* Whether every active lane of the warp holds the same `counts`. */
+__device__ __forceinline__ bool nq_same_counts(unsigned active, const nq_u32 *counts)
+{
+    unsigned long long mine = (unsigned long long)counts;
+    return __all_sync(active, __shfl_sync(active, mine, __ffs(active) - 1) == mine);
+}
+
+/* nq_append where lanes may hold the counts of different jobs (a warp
+ * across jobs' boundary): one atomic a lane there. */
+__device__ __forceinline__ nq_u32 nq_append_to(nq_u32 *counts, nq_u32 class_)
+{
+    if (nq_same_counts(__activemask(), counts)) {
+        return nq_append(counts, class_);
+    }
+    return atomicAdd(&counts[class_], 1u);
+}
+
+/* A staged board's slot in its job's stage, `counts` the job's words (the
+ * boards staged, then each class's): a warp of one job takes one atomic
+ * for the slots and one a class; a warp across jobs, two a lane. */
+__device__ __forceinline__ nq_u32 nq_stage_slot(nq_u32 *counts, nq_u32 class_)
+{
+    unsigned active = __activemask();
+    if (!nq_same_counts(active, counts)) {
+        atomicAdd(&counts[1 + class_], 1u);
+        return atomicAdd(&counts[0], 1u);
+    }
+    unsigned lane = threadIdx.x & 31u;
+    int first = __ffs(active) - 1;
+    for (nq_u32 c = 0; c < 3; c++) {
+        unsigned group = __ballot_sync(active, class_ == c);
+        if (group != 0 && (int)lane == __ffs(group) - 1) {
+            atomicAdd(&counts[1 + c], (nq_u32)__popc(group));
+        }
+    }
+    nq_u32 base = 0;
+    if ((int)lane == first) {
+        base = atomicAdd(&counts[0], (nq_u32)__popc(active));
+    }
+    base = __shfl_sync(active, base, first);
+    return base + (nq_u32)__popc(active & ((1u << lane) - 1u));
+}
 #else
 #define nq_append(counts, class_) ((counts)[class_]++)
+#define nq_append_to(counts, class_) ((counts)[class_]++)
+NQ_DEVICE nq_u32 nq_stage_slot(nq_u32 *counts, nq_u32 class_)
+{
+    counts[1 + class_]++;
+    return counts[0]++;
+}
 #endif
 
 /* How a quadrant's placements move onto the board for one half (the
@@ -160,6 +209,100 @@ NQ_DEVICE void nq_boards_item(const nq_u64 *north_checks, const nq_u64 *north_ke
     }
 }
 
+/* A staged launch's table of jobs, NQ_JOB_WORDS words a job: where its
+ * north and its south placements start among the placed checks and keys,
+ * where its splits start in the table (in words; its item starts follow
+ * them, as nq_boards_item reads them), its split count, where its stage
+ * starts (in keys), and its extra (low and high words). */
+#define NQ_JOB_WORDS 8
+
+/* nq_boards_item for a batch of jobs in one launch: north placement
+ * `item` over every job's (job j's from job_items[j]), its boards staged
+ * in its job's region of `stage` (room for every pair of its splits),
+ * each key with its class in the two flag bits; `stage_counts` four words
+ * a job: the boards staged, then each class's. */
+NQ_DEVICE void nq_boards_staged_item(const nq_u64 *checks, const nq_u64 *keys,
+                                     const nq_u32 *table, const nq_u32 *jobs,
+                                     const nq_u32 *job_items, nq_u32 job_count, nq_u64 *stage,
+                                     nq_u32 *stage_counts, nq_u32 item)
+{
+    if (job_count == 0 || item >= job_items[job_count]) {
+        return;
+    }
+    nq_u32 job = nq_split_of(job_items, job_count, item);
+    const nq_u32 *words = jobs + NQ_JOB_WORDS * job;
+    const nq_u32 *splits = table + words[2];
+    nq_u32 split_count = words[3];
+    const nq_u32 *item_start = splits + 3 * split_count;
+    nq_u32 local = item - job_items[job];
+    if (split_count == 0 || local >= item_start[split_count]) {
+        return;
+    }
+    nq_u32 split = nq_split_of(item_start, split_count, local);
+    nq_u32 north = words[0] + splits[3 * split] + (local - item_start[split]);
+    nq_u64 north_key = keys[north];
+    if ((north_key & NQ_BARRED) != 0) {
+        return;
+    }
+    nq_u64 north_check = checks[north];
+    nq_u32 north_class = (north_key & NQ_CLASSED) != 0;
+    nq_u64 extra = (nq_u64)words[5] | ((nq_u64)words[6] << 32);
+    nq_u32 from = words[1] + splits[3 * split + 1];
+    nq_u32 to = from + splits[3 * split + 2];
+    nq_u64 *out = stage + words[4];
+    nq_u32 *counts = stage_counts + 4 * job;
+    for (nq_u32 south = from; south < to; south++) {
+        nq_u64 south_key = keys[south];
+        if ((south_key & NQ_BARRED) == 0 && (checks[south] & north_check) == 0) {
+            nq_u32 class_ = north_class + ((south_key & NQ_CLASSED) != 0);
+            nq_u32 slot = nq_stage_slot(counts, class_);
+            out[slot] = ((north_key | south_key) & ~NQ_FLAGS) | extra | ((nq_u64)class_ << 62);
+        }
+    }
+}
+
+/* After a staged launch (one thread): where each job's boards of each
+ * class go in the class lists (`cursors`, three words a job), job after
+ * job from the lists' counts, which it moves on; the counts after each
+ * job (`after`, three words a job); and where each job's staged boards
+ * start among them all (`unstage_start`, job_count + 1 words). */
+NQ_DEVICE void nq_stage_scan(const nq_u32 *stage_counts, nq_u32 job_count, nq_u32 *counts,
+                             nq_u32 *after, nq_u32 *cursors, nq_u32 *unstage_start)
+{
+    nq_u32 total = 0;
+    for (nq_u32 job = 0; job < job_count; job++) {
+        unstage_start[job] = total;
+        total += stage_counts[4 * job];
+        for (nq_u32 c = 0; c < 3; c++) {
+            cursors[3 * job + c] = counts[c];
+            counts[c] += stage_counts[4 * job + 1 + c];
+            after[3 * job + c] = counts[c];
+        }
+    }
+    unstage_start[job_count] = total;
+}
+
+/* Staged boards `first`, first + stride, ... (of all the jobs', counted
+ * by `unstage_start`) moved to their class lists, where the list has
+ * room (`capacity` keys). */
+NQ_DEVICE void nq_unstage_items(const nq_u64 *stage, const nq_u32 *jobs,
+                                const nq_u32 *unstage_start, nq_u32 job_count, nq_u32 *cursors,
+                                nq_u64 *out, nq_u32 capacity, nq_u32 first, nq_u32 stride)
+{
+    if (job_count == 0) {
+        return;
+    }
+    for (nq_u32 item = first; item < unstage_start[job_count]; item += stride) {
+        nq_u32 job = nq_split_of(unstage_start, job_count, item);
+        nq_u64 key = stage[jobs[NQ_JOB_WORDS * job + 4] + (item - unstage_start[job])];
+        nq_u32 class_ = (nq_u32)(key >> 62);
+        nq_u32 slot = nq_append_to(cursors + 3 * job, class_);
+        if (slot < capacity) {
+            out[(nq_u64)class_ * capacity + slot] = key & ~NQ_FLAGS;
+        }
+    }
+}
+
 #ifdef __CUDACC__
 extern "C" __global__ void nq_place(const nq_u64 *lists, const nq_u32 *item_start,
                                     nq_u32 list_count, const nq_move *moves, nq_u64 *checks,
@@ -178,6 +321,32 @@ extern "C" __global__ void nq_boards(const nq_u64 *north_checks, const nq_u64 *n
     nq_boards_item(north_checks, north_keys, south_checks, south_keys, splits, item_start,
                    split_count, extra, out, capacity, counts,
                    blockIdx.x * blockDim.x + threadIdx.x);
+}
+
+extern "C" __global__ void nq_boards_staged(const nq_u64 *checks, const nq_u64 *keys,
+                                            const nq_u32 *table, const nq_u32 *jobs,
+                                            const nq_u32 *job_items, nq_u32 job_count,
+                                            nq_u64 *stage, nq_u32 *stage_counts)
+{
+    nq_boards_staged_item(checks, keys, table, jobs, job_items, job_count, stage, stage_counts,
+                          blockIdx.x * blockDim.x + threadIdx.x);
+}
+
+extern "C" __global__ void nq_stage_scan_kernel(const nq_u32 *stage_counts, nq_u32 job_count,
+                                                nq_u32 *counts, nq_u32 *after, nq_u32 *cursors,
+                                                nq_u32 *unstage_start)
+{
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        nq_stage_scan(stage_counts, job_count, counts, after, cursors, unstage_start);
+    }
+}
+
+extern "C" __global__ void nq_unstage(const nq_u64 *stage, const nq_u32 *jobs,
+                                      const nq_u32 *unstage_start, nq_u32 job_count,
+                                      nq_u32 *cursors, nq_u64 *out, nq_u32 capacity)
+{
+    nq_unstage_items(stage, jobs, unstage_start, job_count, cursors, out, capacity,
+                     blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
 }
 #endif
 

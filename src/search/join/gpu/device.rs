@@ -41,6 +41,11 @@ pub struct GpuDevice {
     /// in buckets (`layout.cuh`).
     pub(super) place: CuFunction,
     pub(super) boards: CuFunction,
+    /// A batch of jobs' boards in one launch (`nq_boards_staged`), then
+    /// sorted into the class lists (`nq_stage_scan_kernel`, `nq_unstage`).
+    pub(super) boards_staged: CuFunction,
+    pub(super) stage_scan: CuFunction,
+    pub(super) unstage: CuFunction,
     pub(super) sample: CuFunction,
     pub(super) histogram: CuFunction,
     pub(super) scatter: CuFunction,
@@ -108,25 +113,32 @@ impl GpuDevice {
         let settings = GpuSettings::from_env()?;
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
-        let [function, place, boards, sample, histogram, scatter, grid, cells] = cuda.functions(
-            &image,
-            [
-                "nq_pairs",
-                "nq_place",
-                "nq_boards",
-                "nq_sample",
-                "nq_histogram",
-                "nq_scatter",
-                "nq_grid",
-                "nq_cells",
-            ],
-        )?;
+        let [function, place, boards, sample, histogram, scatter, grid, cells, boards_staged, stage_scan, unstage] =
+            cuda.functions(
+                &image,
+                [
+                    "nq_pairs",
+                    "nq_place",
+                    "nq_boards",
+                    "nq_sample",
+                    "nq_histogram",
+                    "nq_scatter",
+                    "nq_grid",
+                    "nq_cells",
+                    "nq_boards_staged",
+                    "nq_stage_scan_kernel",
+                    "nq_unstage",
+                ],
+            )?;
         Ok(GpuDevice {
             cuda,
             context,
             function,
             place,
             boards,
+            boards_staged,
+            stage_scan,
+            unstage,
             sample,
             histogram,
             scatter,

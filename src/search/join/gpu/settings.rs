@@ -18,6 +18,14 @@ const CHUNK_BOARDS: u64 = 1 << 26;
 /// (their checks and keys: 512 MiB); a job with more takes a launch alone.
 const PLACED_AT_ONCE: u64 = 1 << 25;
 
+/// Half boards a batch of board jobs stages at most by default (by the
+/// bound of their pairs, 8 bytes each: 512 MiB): the batch's boards made
+/// in one launch into a region per job, then moved into the class lists;
+/// a job with more is made alone, straight into the lists. As many as a
+/// chunk of query groups makes, so that a chunk is one batch (at 2^25 a
+/// task of N = 26 took 57 launches, at 2^26 42, on the stand-in driver).
+const STAGED_BOARDS: u64 = 1 << 26;
+
 /// Query groups of a grid whose cells are built and held on the GPU at
 /// once by default: each group takes its own row sets (within the columns
 /// its queens leave open).
@@ -37,6 +45,9 @@ pub(super) struct GpuSettings {
     /// Query groups of a grid whose cells are on the GPU at once
     /// (`NQUEENS_GPU_QUERY_WINDOW`, at least 1).
     pub(super) query_window: usize,
+    /// Half boards a batch of board jobs stages at most, by their bound
+    /// (`NQUEENS_GPU_STAGED_BOARDS`; 0 makes every job alone).
+    pub(super) staged_boards: u64,
 }
 
 impl GpuSettings {
@@ -66,6 +77,12 @@ impl GpuSettings {
                 QUERY_WINDOW,
                 "a whole number from 1 (query groups whose cells are on the GPU at once)",
                 |&groups| groups > 0,
+            )?,
+            staged_boards: setting(
+                "NQUEENS_GPU_STAGED_BOARDS",
+                STAGED_BOARDS,
+                "a whole number (half boards a batch of board jobs stages at most)",
+                |_| true,
             )?,
         })
     }
