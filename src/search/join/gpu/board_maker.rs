@@ -437,3 +437,151 @@ impl Drop for GpuBoardMaker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+extern "C" {
+    #[allow(clippy::too_many_arguments)]
+    fn nq_boards_staged_host(
+        checks: *const u64,
+        keys: *const u64,
+        table: *const u32,
+        jobs: *const u32,
+        job_items: *const u32,
+        job_count: u32,
+        stage: *mut u64,
+        stage_counts: *mut u32,
+        counts: *mut u32,
+        after: *mut u32,
+        cursors: *mut u32,
+        unstage_start: *mut u32,
+        out: *mut u64,
+        capacity: u32,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::cells::CellCache;
+    use super::super::super::geometry::Geometry;
+    use super::super::super::specs::{even_specs, quadrant_rows};
+    use super::super::super::JoinTasks;
+    use super::super::boards::{boards_on_host, place_on_host};
+    use super::*;
+
+    #[test]
+    fn staged_jobs_make_each_jobs_boards_in_its_own_ranges() {
+        // Every spec of a few even tasks in one staged batch (each with an
+        // extra of its own), against each made alone by the direct code.
+        for (n, task_ids) in [(10u32, [0u64, 5]), (12, [3, 40]), (14, [7, 100])] {
+            let geo = Geometry::new(n);
+            let tasks = JoinTasks::new(n);
+            let specs: Vec<_> = task_ids
+                .iter()
+                .flat_map(|&id| even_specs(&geo, &tasks.get(id % tasks.len()), [1, 1, 1]))
+                .flat_map(|(east, west, _)| [east, west])
+                .collect();
+            let mut caches: Vec<CellCache> = specs.iter().map(|_| CellCache::default()).collect();
+            let mut jobs = Vec::new();
+            for (spec, cache) in specs.iter().zip(&mut caches) {
+                let rows = quadrant_rows(&geo, spec);
+                cache.load(geo.h, &rows, spec.cols);
+            }
+            for (spec, cache) in specs.iter().zip(&caches) {
+                let rows = quadrant_rows(&geo, spec);
+                let cells = rows.map(|rows| cache.get(rows, spec.cols));
+                jobs.push(BoardsJob::new(&geo, spec, cells).expect("held whole"));
+            }
+            let extras: Vec<u64> = (0..jobs.len() as u64).map(|j| (j % 3) << 58).collect();
+            // The direct code's boards of each job, by class.
+            let direct: Vec<[Vec<u64>; 3]> = jobs
+                .iter()
+                .map(|job| boards_on_host(job, u32::MAX >> 4).0)
+                .collect();
+            // The staged inputs: every job's placements placed, one table.
+            let (mut checks, mut keys) = (Vec::new(), Vec::new());
+            let (mut table, mut job_words, mut job_items) = (Vec::new(), Vec::new(), vec![0u32]);
+            let mut stage_at = 0u64;
+            for ((job, extra), index) in jobs.iter().zip(&extras).zip(0u32..) {
+                let mut starts = [0u32; 2];
+                for ((placements, how), start) in [job.north, job.south]
+                    .iter()
+                    .zip(&job.moves)
+                    .zip(&mut starts)
+                {
+                    let Placements::Host(diags) = placements else {
+                        unreachable!("host cells")
+                    };
+                    *start = checks.len() as u32;
+                    let (placed_checks, placed_keys) = place_on_host(diags, how);
+                    checks.extend(placed_checks);
+                    keys.extend(placed_keys);
+                }
+                let splits_at = table.len() as u32;
+                table.extend(job.splits.iter().chain(&job.item_start));
+                job_words.extend([
+                    starts[0],
+                    starts[1],
+                    splits_at,
+                    job.split_count(),
+                    stage_at as u32,
+                    *extra as u32,
+                    (*extra >> 32) as u32,
+                    0,
+                ]);
+                stage_at += job.boards_bound();
+                job_items.push(job_items[index as usize] + job.items());
+            }
+            let job_count = jobs.len() as u32;
+            let capacity = stage_at as u32 + 1;
+            let mut stage = vec![0u64; stage_at as usize + 1];
+            let mut stage_counts = vec![0u32; 4 * jobs.len()];
+            // Lists that already hold some keys: the batch appends.
+            let held = [5u32, 0, 2];
+            let mut counts = held;
+            let mut after = vec![0u32; 3 * jobs.len()];
+            let mut cursors = vec![0u32; 3 * jobs.len()];
+            let mut unstage_start = vec![0u32; jobs.len() + 1];
+            let mut out = vec![u64::MAX; 3 * capacity as usize];
+            // SAFETY: every buffer is as long as the kernels' code reads
+            // and writes: the table holds each job's splits and item
+            // starts where its words say, the stage each job's bound, the
+            // lists `capacity` keys a class.
+            unsafe {
+                nq_boards_staged_host(
+                    checks.as_ptr(),
+                    keys.as_ptr(),
+                    table.as_ptr(),
+                    job_words.as_ptr(),
+                    job_items.as_ptr(),
+                    job_count,
+                    stage.as_mut_ptr(),
+                    stage_counts.as_mut_ptr(),
+                    counts.as_mut_ptr(),
+                    after.as_mut_ptr(),
+                    cursors.as_mut_ptr(),
+                    unstage_start.as_mut_ptr(),
+                    out.as_mut_ptr(),
+                    capacity,
+                );
+            }
+            let mut boards = 0;
+            for class in 0..3 {
+                let mut from = held[class];
+                for (index, (expected, extra)) in direct.iter().zip(&extras).enumerate() {
+                    let to = after[3 * index + class];
+                    let start = class * capacity as usize;
+                    let mut made = out[start + from as usize..start + to as usize].to_vec();
+                    let mut wanted: Vec<u64> =
+                        expected[class].iter().map(|key| key | extra).collect();
+                    made.sort_unstable();
+                    wanted.sort_unstable();
+                    assert_eq!(made, wanted, "N = {n}, job {index}, class {class}");
+                    boards += made.len();
+                    from = to;
+                }
+                assert_eq!(counts[class], from, "N = {n}: the lists' counts move on");
+            }
+            assert!(boards > 10, "N = {n}: {boards} boards");
+        }
+    }
+}

@@ -219,7 +219,7 @@ extern "C" {
 #[cfg(test)]
 /// Every placement of `diags` moved by `how` with the kernel's code:
 /// checks, and keys with their flags.
-fn place_on_host(diags: &[u64], how: &KernelMove) -> (Vec<u64>, Vec<u64>) {
+pub(super) fn place_on_host(diags: &[u64], how: &KernelMove) -> (Vec<u64>, Vec<u64>) {
     let mut checks = vec![0u64; diags.len()];
     let mut keys = vec![0u64; diags.len()];
     // SAFETY: every buffer holds `diags.len()` words (which fits u32: the

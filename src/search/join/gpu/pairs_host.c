@@ -42,6 +42,22 @@ void nq_boards_host(const nq_u64 *north_checks, const nq_u64 *north_keys,
     }
 }
 
+/* A staged batch through the three kernels' code: its jobs' boards into
+ * the stage, their places in the class lists, and the move there. */
+void nq_boards_staged_host(const nq_u64 *checks, const nq_u64 *keys, const nq_u32 *table,
+                           const nq_u32 *jobs, const nq_u32 *job_items, nq_u32 job_count,
+                           nq_u64 *stage, nq_u32 *stage_counts, nq_u32 *counts, nq_u32 *after,
+                           nq_u32 *cursors, nq_u32 *unstage_start, nq_u64 *out,
+                           nq_u32 capacity)
+{
+    for (nq_u32 item = 0; job_count > 0 && item < job_items[job_count]; item++) {
+        nq_boards_staged_item(checks, keys, table, jobs, job_items, job_count, stage,
+                              stage_counts, item);
+    }
+    nq_stage_scan(stage_counts, job_count, counts, after, cursors, unstage_start);
+    nq_unstage_items(stage, jobs, unstage_start, job_count, cursors, out, capacity, 0, 1);
+}
+
 void nq_cells_host(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side, nq_u32 *counts,
                    const nq_u64 *outs)
 {
