@@ -4,6 +4,7 @@
 
 use super::boards::{BoardsJob, Placements};
 use super::device::{arg, launch_over, Buffer, GpuDevice};
+use super::laid::starts_of;
 use crate::gpu::driver::DevicePtr;
 
 /// Words of a staged batch's table a job (`NQ_JOB_WORDS`).
@@ -198,7 +199,6 @@ impl<'a> GpuBoardMaker<'a> {
         let jobs_at = table.len();
         if stage.is_some() {
             let mut stage_at = 0u64;
-            let mut job_items = vec![0u32];
             for (index, ((job, extra), &at)) in jobs.iter().zip(&splits_at).enumerate() {
                 // The kernel finds a job's item starts after its splits.
                 debug_assert_eq!(job.splits.len(), 3 * job.split_count() as usize);
@@ -216,8 +216,9 @@ impl<'a> GpuBoardMaker<'a> {
                     table.extend_from_slice(&word.to_le_bytes());
                 }
                 stage_at += job.boards_bound();
-                job_items.push(job_items[index] + job.items());
             }
+            let job_items = starts_of(jobs.iter().map(|(job, _)| job.items()))
+                .expect("a batch's placements are counted in 32 bits");
             for word in job_items {
                 table.extend_from_slice(&word.to_le_bytes());
             }
