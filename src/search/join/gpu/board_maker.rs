@@ -164,7 +164,6 @@ impl<'a> GpuBoardMaker<'a> {
         let lists = 2 * jobs.len();
         let mut table: Vec<u8> = Vec::new();
         let mut host_at = 0u64;
-        let mut item_start = vec![0u32];
         let mut moves: Vec<u8> = Vec::with_capacity(lists * 48);
         for (job, _) in jobs {
             for (placements, how) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])] {
@@ -178,10 +177,13 @@ impl<'a> GpuBoardMaker<'a> {
                 };
                 table.extend_from_slice(&at.to_le_bytes());
                 moves.extend_from_slice(&how.bytes());
-                let last = *item_start.last().expect("starts at 0");
-                item_start.push(last + placements.count());
             }
         }
+        let item_start = starts_of(
+            jobs.iter()
+                .flat_map(|(job, _)| [job.north.count(), job.south.count()]),
+        )
+        .expect("a batch's placements are counted in 32 bits");
         table.extend_from_slice(&moves);
         let item_start_at = table.len();
         for start in &item_start {
