@@ -204,17 +204,8 @@ impl<'a> GpuBoardMaker<'a> {
             for (index, ((job, extra), &at)) in jobs.iter().zip(&splits_at).enumerate() {
                 // The kernel finds a job's item starts after its splits.
                 debug_assert_eq!(job.splits.len(), 3 * job.split_count() as usize);
-                let words = [
-                    item_start[2 * index],
-                    item_start[2 * index + 1],
-                    (at / 4) as u32,
-                    job.split_count(),
-                    stage_at as u32,
-                    *extra as u32,
-                    (*extra >> 32) as u32,
-                    0,
-                ];
-                for word in words {
+                let starts = [item_start[2 * index], item_start[2 * index + 1]];
+                for word in job_words(job, starts, (at / 4) as u32, stage_at, *extra) {
                     table.extend_from_slice(&word.to_le_bytes());
                 }
                 stage_at += job.boards_bound();
@@ -441,6 +432,29 @@ impl Drop for GpuBoardMaker<'_> {
     }
 }
 
+/// A staged job's words in its batch's table (`NQ_JOB_WORDS`, read by
+/// `nq_boards_staged` and `nq_unstage`): where its north and south
+/// placements start, where its splits lie (in words), how many, where
+/// its region of the stage starts, and its extra's two halves.
+fn job_words(
+    job: &BoardsJob<'_>,
+    item_starts: [u32; 2],
+    splits_at: u32,
+    stage_at: u64,
+    extra: u64,
+) -> [u32; JOB_WORDS] {
+    [
+        item_starts[0],
+        item_starts[1],
+        splits_at,
+        job.split_count(),
+        stage_at as u32,
+        extra as u32,
+        (extra >> 32) as u32,
+        0,
+    ]
+}
+
 #[cfg(test)]
 extern "C" {
     #[allow(clippy::too_many_arguments)]
@@ -502,9 +516,9 @@ mod tests {
                 .collect();
             // The staged inputs: every job's placements placed, one table.
             let (mut checks, mut keys) = (Vec::new(), Vec::new());
-            let (mut table, mut job_words, mut job_items) = (Vec::new(), Vec::new(), vec![0u32]);
+            let (mut table, mut job_words) = (Vec::new(), Vec::new());
             let mut stage_at = 0u64;
-            for ((job, extra), index) in jobs.iter().zip(&extras).zip(0u32..) {
+            for (job, extra) in jobs.iter().zip(&extras) {
                 let mut starts = [0u32; 2];
                 for ((placements, how), start) in [job.north, job.south]
                     .iter()
@@ -521,19 +535,10 @@ mod tests {
                 }
                 let splits_at = table.len() as u32;
                 table.extend(job.splits.iter().chain(&job.item_start));
-                job_words.extend([
-                    starts[0],
-                    starts[1],
-                    splits_at,
-                    job.split_count(),
-                    stage_at as u32,
-                    *extra as u32,
-                    (*extra >> 32) as u32,
-                    0,
-                ]);
+                job_words.extend(super::job_words(job, starts, splits_at, stage_at, *extra));
                 stage_at += job.boards_bound();
-                job_items.push(job_items[index as usize] + job.items());
             }
+            let job_items = starts_of(jobs.iter().map(BoardsJob::items)).unwrap();
             let job_count = jobs.len() as u32;
             let capacity = stage_at as u32 + 1;
             let mut stage = vec![0u64; stage_at as usize + 1];
