@@ -464,14 +464,9 @@ fn depth_first_tasks_of_large_n_are_abandoned_after_the_grace() {
         if checkpoint {
             // Counting has begun once the journal has its header (written
             // after the plan is built).
-            let waited = std::time::Instant::now();
-            while std::fs::metadata(&journal).map_or(true, |meta| meta.len() == 0) {
-                assert!(
-                    waited.elapsed() < Duration::from_secs(120),
-                    "no journal in 2 minutes"
-                );
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            common::wait::wait_for("the journal's header", Duration::from_secs(120), || {
+                std::fs::metadata(&journal).is_ok_and(|meta| meta.len() > 0)
+            });
         }
         let signalled = std::time::Instant::now();
         let _ = StdCommand::new("kill")
@@ -550,9 +545,9 @@ fn checkpoints_must_be_regular_files_used_by_one_count() {
         .spawn()
         .unwrap();
     // Until the first has written its header, it may not hold the lock.
-    while std::fs::metadata(&journal).map_or(0, |m| m.len()) == 0 {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    common::wait::wait_for("the first count's header", Duration::from_secs(120), || {
+        std::fs::metadata(&journal).is_ok_and(|meta| meta.len() > 0)
+    });
     let second = nqueens().args(LONG_COUNT).arg(&journal).output().unwrap();
     let _ = first.kill();
     let _ = first.wait();

@@ -133,11 +133,9 @@ fn a_path_that_is_not_utf8_is_quoted_in_the_resume_hint() {
         .spawn()
         .unwrap();
     // Wait for a finished task in the journal, then stop the count.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while std::fs::read_to_string(&journal).map_or(0, |text| text.lines().count()) < 2 {
-        assert!(Instant::now() < deadline, "no task finished in a minute");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    common::wait::wait_for("a finished task", Duration::from_secs(120), || {
+        std::fs::read_to_string(&journal).map_or(0, |text| text.lines().count()) >= 2
+    });
     let _ = StdCommand::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();

@@ -158,12 +158,7 @@ fn stop_after(
         .spawn()
         .unwrap();
     // MPI start-up takes seconds on a loaded machine.
-    for _ in 0..600 {
-        if task_lines(journal) > 0 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::await_journaled_task(journal);
     common::process::await_cpu_work(child.id(), work);
     let _ = Command::new("kill")
         .args([signal, &child.id().to_string()])
@@ -203,14 +198,16 @@ fn a_killed_or_stopped_mpi_count_resumes_exactly() {
         }
         // Ranks outlive a killed mpirun for a moment, holding the journal:
         // the resume is refused until they are gone.
-        let mut resumed = journaled(&journal).output().unwrap();
-        for _ in 0..40 {
-            if !String::from_utf8_lossy(&resumed.stderr).contains("in use by another process") {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(250));
-            resumed = journaled(&journal).output().unwrap();
-        }
+        let resumed = common::wait::wait_until(
+            "the stopped ranks to release the journal",
+            std::time::Duration::from_secs(120),
+            || {
+                let resumed = journaled(&journal).output().unwrap();
+                let in_use =
+                    String::from_utf8_lossy(&resumed.stderr).contains("in use by another process");
+                (!in_use).then_some(resumed)
+            },
+        );
         assert!(
             resumed.status.success(),
             "{}",
@@ -272,12 +269,11 @@ fn a_stopped_mpi_count_ends_within_seconds_with_tasks_in_flight() {
         .unwrap();
     // The journal's header is written once every rank has its handler set
     // and the plan built.
-    for _ in 0..600 {
-        if std::fs::metadata(&journal).is_ok_and(|meta| meta.len() > 0) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    common::wait::wait_for(
+        "the journal's header",
+        std::time::Duration::from_secs(120),
+        || std::fs::metadata(&journal).is_ok_and(|meta| meta.len() > 0),
+    );
     // Its ranks are then inside their tasks.
     common::process::await_cpu_work(child.id(), std::time::Duration::from_secs(1));
     let signalled = std::time::Instant::now();
@@ -312,7 +308,7 @@ fn a_stopped_mpi_count_ends_within_seconds_with_tasks_in_flight() {
 #[test]
 fn an_mpi_job_under_slurm_cancelled_with_sigterm_and_resubmitted_counts_exactly() {
     use common::slurm::{job_parts, skip_without_slurm, slurm, wait_for_job};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     if skip_without_slurm("the Slurm MPI test") {
         return;
     }
@@ -345,12 +341,18 @@ fn an_mpi_job_under_slurm_cancelled_with_sigterm_and_resubmitted_counts_exactly(
     };
     let job = submit("first.log");
     // Cancelled with SIGTERM once it has journaled some hundreds of tasks.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while std::fs::read_to_string(&journal).map_or(0, |text| text.lines().count()) < 200 {
-        assert!(Instant::now() < deadline, "the job journaled nothing");
-        assert!(!job_parts(&job, None).is_empty(), "the job ended too soon");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    common::wait::wait_for(
+        "the job to journal 200 lines",
+        Duration::from_secs(120),
+        || {
+            let lines = std::fs::read_to_string(&journal).map_or(0, |text| text.lines().count());
+            assert!(
+                lines >= 200 || !job_parts(&job, None).is_empty(),
+                "the job ended too soon"
+            );
+            lines >= 200
+        },
+    );
     slurm("scancel", &["--signal=TERM", "--batch", &job], dir);
     wait_for_job(&job, Duration::from_secs(60));
     let text = std::fs::read_to_string(&journal).unwrap();

@@ -3,6 +3,8 @@
 //! input. Each must answer with a result or a one-line refusal: no panic,
 //! no hang, nothing allocated from a size it read.
 
+mod common;
+
 use std::io::Write;
 
 use nqueens::run::journal::Journal;
@@ -79,16 +81,14 @@ fn open_journal(
     path: &std::path::Path,
     plan: &Plan,
 ) -> Result<(Journal, nqueens::run::journal::Resumed), nqueens::run::journal::JournalError> {
-    let mut waits = 0;
-    loop {
-        match Journal::open(path, plan) {
-            Err(nqueens::run::journal::JournalError::InUse { .. }) if waits < 200 => {
-                waits += 1;
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-            opened => return opened,
-        }
-    }
+    common::wait::wait_until(
+        "another test's child to let go of the journal's lock",
+        std::time::Duration::from_secs(120),
+        || match Journal::open(path, plan) {
+            Err(nqueens::run::journal::JournalError::InUse { .. }) => None,
+            opened => Some(opened),
+        },
+    )
 }
 
 proptest! {

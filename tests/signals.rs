@@ -3,7 +3,7 @@
 //! during its setup, its run, or at a second signal.
 
 use std::process::{Command as StdCommand, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod common;
 
@@ -40,19 +40,13 @@ fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
     let _ = StdCommand::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();
-    let signalled = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        // Generous for a machine at load 8: what is tested is that the
-        // run does not go on for its minutes.
-        if signalled.elapsed() > Duration::from_secs(10) {
+    // Generous for a machine at load 8: what is tested is that the run
+    // does not go on for its minutes.
+    let status = common::wait::poll(Duration::from_secs(10), || child.try_wait().unwrap())
+        .unwrap_or_else(|| {
             let _ = child.kill();
             panic!("still running 10 s after SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+        });
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     (status.code(), stderr)

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod common;
 
@@ -72,18 +72,16 @@ fn an_array_with_a_requeued_shard_merges_exactly_and_a_second_run_compares_equal
     let dir = scratch_dir.path();
     let job = submit(dir, "a");
     // Requeue an array task while it runs, once it has journaled a task.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let requeued = loop {
-        assert!(Instant::now() < deadline, "no array task seen running");
-        let running = job_parts(&job, Some("R"));
-        if let Some(part) = running.iter().find(|part| {
-            let index = part.rsplit('_').next().unwrap_or_default();
-            journal_lines(dir, "a", index) >= 2
-        }) {
-            break part.clone();
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let requeued = common::wait::wait_until(
+        "an array task running with a task journaled",
+        Duration::from_secs(120),
+        || {
+            job_parts(&job, Some("R")).into_iter().find(|part| {
+                let index = part.rsplit('_').next().unwrap_or_default();
+                journal_lines(dir, "a", index) >= 2
+            })
+        },
+    );
     slurm("scontrol", &["requeue", &requeued], dir);
     wait_for_job(&job, Duration::from_secs(300));
     // The requeued shard stopped, saved and resumed: two runs recorded.

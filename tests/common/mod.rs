@@ -7,6 +7,7 @@ pub mod fake_gpu;
 pub mod pages;
 pub mod process;
 pub mod slurm;
+pub mod wait;
 
 use std::path::{Path, PathBuf};
 
@@ -198,16 +199,7 @@ pub fn await_journaled_task(path: &Path) {
 /// building its plan, for seconds on a loaded machine.
 #[allow(dead_code)]
 pub fn wait_for_journaled_task(path: &Path, more_than: usize, limit: std::time::Duration) -> bool {
-    let waited = std::time::Instant::now();
-    loop {
-        if journaled_tasks(path) > more_than {
-            return true;
-        }
-        if waited.elapsed() > limit {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait::poll(limit, || (journaled_tasks(path) > more_than).then_some(())).is_some()
 }
 
 /// Task lines in the journal at `path` (none where there is no journal).

@@ -4,7 +4,7 @@
 //! (a newcomer's test failed so at load 5 to 8); these do not.
 #![allow(dead_code)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// SIGINT and SIGTERM in a `SigCgt` mask (bit n - 1 for signal n).
 const STOP_SIGNALS: u64 = (1 << (2 - 1)) | (1 << (15 - 1));
@@ -36,14 +36,11 @@ fn catches_stops(pid: u32) -> Option<bool> {
 /// or has ended, for at most 2 minutes: a stop sent before its handlers
 /// are set kills it instead.
 pub fn await_handlers(pid: u32) {
-    let waited = Instant::now();
-    while catches_stops(pid) == Some(false) {
-        assert!(
-            waited.elapsed() < Duration::from_secs(120),
-            "process {pid} set no SIGINT and SIGTERM handlers in 2 minutes"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    super::wait::wait_for(
+        &format!("process {pid} to set its SIGINT and SIGTERM handlers"),
+        Duration::from_secs(120),
+        || catches_stops(pid) != Some(false),
+    );
 }
 
 /// CPU time the process `pid` and every process below it have run (user
@@ -102,15 +99,9 @@ fn tree_cpu_ticks(pid: u32) -> u64 {
 pub fn await_cpu_work(pid: u32, work: Duration) {
     let ticks = (work.as_millis() as u64).div_ceil(10);
     let from = tree_cpu_ticks(pid);
-    let waited = Instant::now();
-    while tree_cpu_ticks(pid) < from + ticks {
-        if ended(pid) {
-            return;
-        }
-        assert!(
-            waited.elapsed() < Duration::from_secs(300),
-            "process {pid} ran under {work:?} of CPU time in 5 minutes"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    super::wait::wait_for(
+        &format!("process {pid} to run {work:?} more of CPU time or end"),
+        Duration::from_secs(300),
+        || tree_cpu_ticks(pid) >= from + ticks || ended(pid),
+    );
 }

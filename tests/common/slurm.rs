@@ -5,7 +5,7 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Whether a Slurm controller answers and has a node to run on.
 pub fn slurm_up() -> bool {
@@ -65,12 +65,10 @@ pub fn job_parts(job: &str, state: Option<&str>) -> Vec<String> {
 /// requeued is held about two minutes by Slurm (its begin time is moved
 /// on): it is released at once.
 pub fn wait_for_job(job: &str, limit: Duration) {
-    let started = Instant::now();
-    while !job_parts(job, None).is_empty() {
-        assert!(
-            started.elapsed() < limit,
-            "job {job} still queued after {limit:?}"
-        );
+    super::wait::wait_for(&format!("job {job} to leave the queue"), limit, || {
+        if job_parts(job, None).is_empty() {
+            return true;
+        }
         let output = Command::new("squeue")
             .args(["-h", "-j", job, "-t", "PD", "-o", "%i %r"])
             .output()
@@ -84,6 +82,6 @@ pub fn wait_for_job(job: &str, limit: Duration) {
                 }
             }
         }
-        std::thread::sleep(Duration::from_millis(200));
-    }
+        false
+    });
 }
