@@ -15,10 +15,12 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use nqueens::testing::disjoint::{
+    choose_cuts, count_disjoint_naive, Matcher, SplitMatcher, LEAF_MIN, MAX_CUTS,
+};
 use nqueens::testing::join::{
-    choose_cuts, count_disjoint_naive, count_task, count_task_by_rows, count_task_in_parts,
-    count_task_row_order, task_keys, tasks, JoinTasks, Matcher, Parts, RowCells, SplitMatcher,
-    LEAF_MIN, MAX_CUTS,
+    count_task, count_task_by_rows, count_task_in_parts, count_task_row_order, task_keys, tasks,
+    JoinTasks, Parts, RowCells,
 };
 
 const N: u32 = 20;

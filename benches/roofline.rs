@@ -28,10 +28,8 @@
 
 use std::hint::black_box;
 
-use nqueens::testing::join::{
-    count_disjoint_naive, count_task, take_leaf_work, task_keys, tasks, JoinTasks, Matcher,
-    BLOCK_KEYS,
-};
+use nqueens::testing::disjoint::{count_disjoint_naive, take_leaf_work, Matcher, BLOCK_KEYS};
+use nqueens::testing::join::{count_task, task_keys, tasks, JoinTasks};
 use nqueens::testing::thread_cpu_seconds;
 
 /// Lines a core loads per cycle (two 64-byte loads: Zen 4 and 5, Intel
@@ -108,7 +106,7 @@ struct Row {
     solutions: u64,
     pairs: u64,
     seconds: f64,
-    work: nqueens::testing::join::LeafWork,
+    work: nqueens::testing::disjoint::LeafWork,
 }
 
 /// Counts the tasks `ids` of `n` on this thread, timing each by the

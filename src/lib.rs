@@ -144,19 +144,24 @@ pub mod testing {
             classify, count_task, count_task_depth_first, rotate, Subtree,
         };
     }
+    /// Pairs of keys with no bit in common: the kernel of every join.
+    pub mod disjoint {
+        pub use crate::search::disjoint::{
+            choose_cuts, count_disjoint_naive, take_leaf_work, transpose64, transpose64_naive,
+            LeafWork, Matcher, MatcherPath, SplitMatcher, UnexpectedBits, BLOCK_KEYS, LEAF_MIN,
+            MAX_CUTS,
+        };
+    }
     /// Half boards paired on their diagonals.
     pub mod join {
         pub use crate::search::join::{
-            allocator_slack, choose_cuts, count_disjoint_naive, count_placements,
-            count_placements_on, count_task, count_task_by_rows, count_task_in_parts,
-            count_task_row_order, fill_cell, memory_needed, placements, task_cost, task_keys,
-            tasks, tasks_cut, thread_bound, thread_bytes, thread_scratch_parts, transpose64,
-            transpose64_naive, CellCache, EvenCut, JoinTask, JoinTasks, MadeCells, Matcher,
-            MatcherPath, Parts, QuadrantCounts, RowCells, ScratchBytes, SplitMatcher,
-            UnexpectedBits, BLOCK_KEYS, JOIN_MAX_N, JOIN_MIN_N, LARGEST_CELL, LARGEST_ROW_SET,
-            LEAF_MIN, MAX_CUTS, PLACEMENTS,
+            allocator_slack, count_placements, count_placements_on, count_task, count_task_by_rows,
+            count_task_in_parts, count_task_row_order, fill_cell, memory_needed, placements,
+            task_cost, task_keys, tasks, tasks_cut, thread_bound, thread_bytes,
+            thread_scratch_parts, CellCache, EvenCut, JoinTask, JoinTasks, MadeCells, Parts,
+            QuadrantCounts, RowCells, ScratchBytes, JOIN_MAX_N, JOIN_MIN_N, LARGEST_CELL,
+            LARGEST_ROW_SET, PLACEMENTS,
         };
-        pub use crate::search::join::{take_leaf_work, LeafWork};
     }
     /// Boards fixed by a half or quarter turn.
     pub mod symmetric {

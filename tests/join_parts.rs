@@ -2,7 +2,7 @@
 //! the split against the double loop, the quadrant cells against brute
 //! force, and the memory constants against the quadrants.
 
-use nqueens::testing::join::{
+use nqueens::testing::disjoint::{
     choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath,
     SplitMatcher, UnexpectedBits, BLOCK_KEYS,
 };

@@ -26,7 +26,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::search::join::{choose_cuts, count_disjoint_naive, SplitMatcher, LEAF_MIN, MAX_CUTS};
+use crate::search::disjoint::{
+    choose_cuts, count_disjoint_naive, SplitMatcher, LEAF_MIN, MAX_CUTS,
+};
 
 /// Largest N: a half board's crossing diagonals, 2N - 2 bits, fit a key.
 const MAX_JOIN_N: u32 = 32;

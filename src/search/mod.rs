@@ -7,8 +7,11 @@
 //!   (AVX-512 or AVX2), one generic body for every width.
 //! - [`d4`]: one image per class under the 8 symmetries, weighted at the
 //!   leaves; its parts run in the lanes.
+//! - [`disjoint`]: pairs of keys with no bit in common counted without
+//!   testing most of them (the bit-sliced matcher and its split): the
+//!   kernel of every join, method-neutral.
 //! - [`join`]: half boards paired on their crossing diagonals, with the
-//!   quadrant cells of their row sets and the bit-sliced matcher.
+//!   quadrant cells of their row sets, counted by [`disjoint`].
 //! - [`symmetric`]: the solutions a half or quarter turn leaves unchanged,
 //!   and the unique count by Burnside's lemma.
 //! - [`method`]: the trait every counting method implements, in its
@@ -26,6 +29,7 @@
 
 pub(crate) mod board;
 pub(crate) mod d4;
+pub(crate) mod disjoint;
 pub(crate) mod join;
 pub(crate) mod kernel;
 pub(crate) mod lanes;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::join::{parse_matcher, MatcherPath};
+use super::disjoint::{parse_matcher, MatcherPath};
 use super::lanes::{parse_lanes, Lanes};
 use crate::error::Error;
 
@@ -42,7 +42,7 @@ impl CodePaths {
     /// threads).
     pub(crate) fn enter(self) {
         super::lanes::enter(self.lanes);
-        super::join::enter_matcher(self.matcher);
+        super::disjoint::enter_matcher(self.matcher);
     }
 }
 
@@ -64,7 +64,7 @@ impl fmt::Display for CodePaths {
 /// (lanes, matcher), `off` for no lanes.
 pub(crate) fn taken_now() -> (&'static str, &'static str) {
     let lanes = super::lanes::best().map_or("off", |lanes| lanes.name());
-    (lanes, super::join::matcher_path().name())
+    (lanes, super::disjoint::matcher_path().name())
 }
 
 /// Checks the environment variables that steer the searches
@@ -73,6 +73,6 @@ pub(crate) fn taken_now() -> (&'static str, &'static str) {
 pub(crate) fn check_environment() -> Result<(), Error> {
     super::lanes::requested()
         .map(|_| ())
-        .and_then(|()| super::join::requested_matcher().map(|_| ()))
+        .and_then(|()| super::disjoint::requested_matcher().map(|_| ()))
         .map_err(Error::Environment)
 }

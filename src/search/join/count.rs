@@ -6,14 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cells::{CellCache, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::geometry::{even_weights, Geometry};
-use super::glue::{keep_disjoint, Glue, Placed};
+use super::glue::{Glue, Placed};
 use super::grid::{task_grid, Grid};
 use super::halves::{half_boards, Cursor};
-use super::matcher::{matcher_path, MatcherPath};
 use super::scratch::{Held, Scratch};
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
-use super::split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
 use super::{JoinTally, JoinTask, Parts};
+use crate::search::disjoint::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+use crate::search::disjoint::{keep_disjoint, matcher_path, MatcherPath};
 
 /// Counts pairs of stored and query keys with no bit in common somewhere
 /// other than the thread's own matcher: a device (a GPU). A task counted

@@ -11,7 +11,8 @@
 
 use super::cells::{CellCache, MadeCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::glue::PAD;
-use super::{grid_levels, Parts, ScratchBytes, MAX_CUTS, ROUTE_BATCH};
+use super::{grid_levels, Parts, ScratchBytes};
+use crate::search::disjoint::{MAX_CUTS, ROUTE_BATCH};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
 /// the whole quadrant table, which the shared cells fill up to.

@@ -11,9 +11,10 @@
 //! disjoint. Half boards are glued from two quadrant placements taken from
 //! the cells of their row sets ([`RowCells`], built on demand); the
 //! disjoint pairs are counted by a
-//! [`SplitMatcher`]: the stored keys split on a few crossing diagonals that
+//! [`SplitMatcher`](crate::search::disjoint::SplitMatcher): the stored keys split on a few crossing diagonals that
 //! most pairs collide on, so that each query meets only the keys it can
-//! pair with, each part counted by the bit-sliced [`Matcher`].
+//! pair with, each part counted by the bit-sliced
+//! [`Matcher`](crate::search::disjoint::Matcher).
 //!
 //! Symmetry, even N: only the east boards with no
 //! queen on a long diagonal are built; a west board stands for 2^k images
@@ -53,7 +54,6 @@ mod glue;
 pub(crate) mod gpu;
 mod grid;
 mod halves;
-mod matcher;
 mod memory;
 mod method;
 mod parts;
@@ -62,11 +62,11 @@ mod recent;
 mod rows;
 mod scratch;
 mod specs;
-mod split;
-mod squeeze;
 mod tasks;
 
 use std::sync::atomic::AtomicBool;
+
+use crate::search::disjoint::{matcher_path, MatcherPath};
 
 use count::count_in;
 pub(crate) use count::PairCounter;
@@ -83,12 +83,6 @@ use specs::{even_specs, quadrant_rows};
 pub use cells::{count_placements_on, fill_cell, CellCache, MadeCells, RowCells};
 pub(crate) use cells::{shared_cells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 pub use cost::{task_cost, QuadrantCounts};
-pub use matcher::{
-    count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
-};
-pub(crate) use matcher::{enter_matcher, matcher_path, parse_matcher, requested_matcher};
-#[cfg(feature = "testing")]
-pub use matcher::{take_leaf_work, LeafWork};
 pub use memory::{
     allocator_slack, memory_needed, thread_bound, thread_bytes, LARGEST_CELL, LARGEST_ROW_SET,
     PLACEMENTS,
@@ -100,8 +94,6 @@ pub use rows::{count_task_by_rows, count_task_row_order};
 pub(crate) use scratch::prepare_cells;
 pub use scratch::{thread_scratch_parts, ScratchBytes};
 use scratch::{Scratch, SCRATCH};
-pub(crate) use split::ROUTE_BATCH;
-pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
 pub(crate) use tasks::cut_queens;
 pub use tasks::{tasks, tasks_cut, EvenCut, JoinTask, JoinTasks};
 

@@ -7,9 +7,9 @@ use super::geometry::Geometry;
 use super::glue::Placed;
 use super::grid::task_row_sets;
 use super::{
-    shared_cells, CellCache, JoinTask, MadeCells, SharedCells, SplitMatcher, SHARED_MAX_SIDE,
-    WHOLE_PLACEMENTS,
+    shared_cells, CellCache, JoinTask, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
 };
+use crate::search::disjoint::SplitMatcher;
 
 impl Scratch {
     /// Bytes this thread's buffers hold by part, the shared cells not

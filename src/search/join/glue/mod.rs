@@ -7,12 +7,13 @@
 //! few operations, so they run 8 (AVX-512) or 4 (AVX2) at a time, the
 //! survivors packed to the front of the vector (a compress, or a shuffle
 //! from a table on AVX2) and stored whole. The portable loops are the naive
-//! twins the vector ones are tested against. [`keep_disjoint`] packs the
-//! same way for the split's routes.
+//! twins the vector ones are tested against.
 //!
-//! The vector loops are written once (`vector.rs`) over a vector trait;
-//! each width (`avx512.rs`, `avx2.rs`) is that trait's one-line
-//! operations and entry points built with its target features.
+//! The vector loops are written once (`vector.rs`) over the kernel's lane
+//! vector trait ([`LaneVector`](crate::search::disjoint::vector::LaneVector),
+//! whose widths' one-line operations live there); each width here
+//! (`avx512.rs`, `avx2.rs`) is the entry points built with its target
+//! features.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -22,7 +23,6 @@ mod avx512;
 mod vector;
 
 use super::geometry::Geometry;
-use super::matcher::MatcherPath;
 
 /// Slots written past the end of [`Placed`] lists and of the keys a join
 /// appends to: a vector loop reads and stores whole registers of 8.
@@ -243,85 +243,6 @@ pub(crate) use avx2::Avx2Glue;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx512::Avx512Glue;
 
-/// Copies to the front of `out` the values that share no bit with `test`,
-/// in order, on the loop `path` (which this CPU must run); returns how
-/// many. `out` holds at least as many slots as `values`.
-pub(crate) fn keep_disjoint(
-    path: MatcherPath,
-    values: &[u64],
-    test: u64,
-    out: &mut [u64],
-) -> usize {
-    assert!(out.len() >= values.len(), "room for every value");
-    match path {
-        // SAFETY: a path is chosen only if the CPU runs it.
-        #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx512 => unsafe { avx512::keep_disjoint(values, test, out) },
-        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
-        #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx2 => unsafe { avx2::keep_disjoint(values, test, out) },
-        _ => keep_disjoint_portable(values, test, out),
-    }
-}
-
-/// Reorders `keys` so that those leaving `bit` free come first, each part
-/// in its old order, on the loop `path` (which this CPU must run); returns
-/// how many leave it free. `taken` is scratch, as long as `keys`.
-pub(crate) fn split_by_bit(
-    path: MatcherPath,
-    keys: &mut [u64],
-    bit: u64,
-    taken: &mut [u64],
-) -> usize {
-    assert!(taken.len() >= keys.len(), "room for every key");
-    let (free_len, taken_len) = match path {
-        // SAFETY: a path is chosen only if the CPU runs it.
-        #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx512 => unsafe { avx512::split_by_bit(keys, bit, taken) },
-        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
-        #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx2 => unsafe { avx2::split_by_bit(keys, bit, taken) },
-        _ => split_by_bit_from(keys, 0, (0, 0), bit, taken),
-    };
-    keys[free_len..].copy_from_slice(&taken[..taken_len]);
-    free_len
-}
-
-/// Goes on splitting `keys` from `start`, with `lens` free and taken keys
-/// placed so far: the free ones moved to the front of `keys`, the taken to
-/// `taken`; returns the final lengths. Branch-free: each key is written to
-/// both places and counted in one.
-fn split_by_bit_from(
-    keys: &mut [u64],
-    start: usize,
-    (mut free_len, mut taken_len): (usize, usize),
-    bit: u64,
-    taken: &mut [u64],
-) -> (usize, usize) {
-    for index in start..keys.len() {
-        let key = keys[index];
-        // free_len <= index: the slot was already read.
-        keys[free_len] = key;
-        taken[taken_len] = key;
-        let takes = usize::from(key & bit != 0);
-        free_len += 1 - takes;
-        taken_len += takes;
-    }
-    (free_len, taken_len)
-}
-
-/// [`keep_disjoint`] one value a step, branch-free: every value is
-/// written, and the length moves past those kept (about half, in no order
-/// a predictor could learn).
-fn keep_disjoint_portable(values: &[u64], test: u64, out: &mut [u64]) -> usize {
-    let mut len = 0;
-    for &value in values {
-        out[len] = value;
-        len += usize::from(value & test == 0);
-    }
-    len
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,39 +337,6 @@ mod tests {
             }
             if let Some(glue) = Avx512Glue::here() {
                 agrees_with_portable(glue);
-            }
-        }
-    }
-
-    #[test]
-    fn every_path_keeps_the_disjoint_values() {
-        let mut state = 0x0bad_cafe_f00d_d00du64;
-        for len in 0..70 {
-            let values: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
-            let test = random(&mut state) & random(&mut state);
-            let expected: Vec<u64> = values.iter().copied().filter(|v| v & test == 0).collect();
-            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
-                let mut out = vec![0; len];
-                let kept = keep_disjoint(path, &values, test, &mut out);
-                assert_eq!(out[..kept], expected, "{path:?}, {len} values");
-            }
-        }
-    }
-
-    #[test]
-    fn every_path_splits_by_bit_in_order() {
-        let mut state = 0x5eed_1234_abcd_0001u64;
-        for len in 0..70 {
-            let keys: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
-            let bit = 1 << (random(&mut state) % 64);
-            let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
-            let taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
-            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
-                let mut split = keys.clone();
-                let mut scratch = vec![0; len];
-                let free_len = split_by_bit(path, &mut split, bit, &mut scratch);
-                assert_eq!(split[..free_len], free, "{path:?}, {len} keys");
-                assert_eq!(split[free_len..], taken, "{path:?}, {len} keys");
             }
         }
     }

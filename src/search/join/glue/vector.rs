@@ -1,6 +1,6 @@
 //! The glue's vector loops, written once for every width.
 //!
-//! The bodies are generic over [`GlueVector`], whose methods are one or two
+//! The bodies are generic over [`LaneVector`], whose methods are one or two
 //! intrinsics each; every width's entry points (`avx512.rs`, `avx2.rs`) are
 //! functions built with that width's target features that call these
 //! bodies, so everything is inlined and compiled for those features. The
@@ -10,69 +10,21 @@
 use std::arch::x86_64::__m128i;
 
 use super::{finish_place, reserve_keys, start_place, Move, Placed, PAD};
+use crate::search::disjoint::vector::LaneVector;
 
-/// A vector of u64 lanes and the operations the glue takes on it.
-///
-/// # Safety
-/// Every method runs instructions of its width: call them only from a
-/// function built with that width's target features, on a CPU that has
-/// them.
-pub(super) trait GlueVector: Copy {
-    /// Values per vector.
-    const WIDTH: usize;
-    /// One flag per lane.
-    type Lanes: Copy + PartialEq;
-
-    /// Every lane.
-    const ALL: Self::Lanes;
-    /// The first `left` lanes (all of them when `left` >= WIDTH).
-    fn first_lanes(left: usize) -> Self::Lanes;
-    /// The lanes of `first` not in `second`.
-    fn and_not(first: Self::Lanes, second: Self::Lanes) -> Self::Lanes;
-    /// How many lanes are set.
-    fn count(lanes: Self::Lanes) -> usize;
-
-    /// `word` in every lane.
-    unsafe fn splat(word: u64) -> Self;
-    /// [`Self::WIDTH`] values from `from`.
-    unsafe fn load(from: *const u64) -> Self;
-    /// The values of `lanes` from `from`, reading only those lanes' slots
-    /// (0 in the others).
-    unsafe fn load_within(from: *const u64, lanes: Self::Lanes) -> Self;
-    /// `self & other` in every lane.
-    unsafe fn and(self, other: Self) -> Self;
-    /// `self | other` in every lane.
-    unsafe fn or(self, other: Self) -> Self;
-    /// Every lane shifted left by `count` (a count in the low u64).
-    unsafe fn shl(self, count: __m128i) -> Self;
-    /// Every lane shifted right by `count`.
-    unsafe fn shr(self, count: __m128i) -> Self;
-    /// Every lane shifted left by 32.
-    unsafe fn shl32(self) -> Self;
-    /// Every lane shifted right by 32.
-    unsafe fn shr32(self) -> Self;
-    /// The lanes of `lanes` where `self & other` is 0.
-    unsafe fn disjoint_within(self, other: Self, lanes: Self::Lanes) -> Self::Lanes;
-    /// The lanes of `lanes` where `self & other` is not 0.
-    unsafe fn meets_within(self, other: Self, lanes: Self::Lanes) -> Self::Lanes;
-    /// Writes the values of `kept`, packed to the front, to the
-    /// [`Self::WIDTH`] slots from `to`.
-    unsafe fn store_packed(self, to: *mut u64, kept: Self::Lanes);
-}
-
-/// A shift count for [`GlueVector::shl`] and [`GlueVector::shr`].
+/// A shift count for [`LaneVector::shl`] and [`LaneVector::shr`].
 #[inline(always)]
 unsafe fn shift_count(bits: u32) -> __m128i {
     // SAFETY: SSE2, which every x86-64 CPU has.
     unsafe { std::arch::x86_64::_mm_cvtsi64_si128(i64::from(bits)) }
 }
 
-/// [`super::Glue::place`], [`GlueVector::WIDTH`] placements a step.
+/// [`super::Glue::place`], [`LaneVector::WIDTH`] placements a step.
 ///
 /// # Safety
-/// As [`GlueVector`].
+/// As [`LaneVector`].
 #[inline(always)]
-pub(super) unsafe fn place<V: GlueVector>(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
+pub(super) unsafe fn place<V: LaneVector>(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
     // Most moves have no class (every east half): half the packing then
     // goes.
     if how.class_keys == 0 {
@@ -88,9 +40,9 @@ pub(super) unsafe fn place<V: GlueVector>(how: &Move, cell: &[u64], out: &mut [P
 /// is not 0).
 ///
 /// # Safety
-/// As [`GlueVector`].
+/// As [`LaneVector`].
 #[inline(always)]
-unsafe fn place_in<V: GlueVector, const CLASSED: bool>(
+unsafe fn place_in<V: LaneVector, const CLASSED: bool>(
     how: &Move,
     cell: &[u64],
     out: &mut [Placed; 2],
@@ -142,12 +94,12 @@ unsafe fn place_in<V: GlueVector, const CLASSED: bool>(
     }
 }
 
-/// [`super::Glue::join`], [`GlueVector::WIDTH`] pairs a step.
+/// [`super::Glue::join`], [`LaneVector::WIDTH`] pairs a step.
 ///
 /// # Safety
-/// As [`GlueVector`].
+/// As [`LaneVector`].
 #[inline(always)]
-pub(super) unsafe fn join<V: GlueVector>(
+pub(super) unsafe fn join<V: LaneVector>(
     north_checks: &[u64],
     north_keys: &[u64],
     south: &Placed,
@@ -183,68 +135,4 @@ pub(super) unsafe fn join<V: GlueVector>(
     debug_assert!(len <= start + pairs && len + PAD <= keys.capacity());
     // SAFETY: the first `len` slots were written.
     unsafe { keys.set_len(len) };
-}
-
-/// [`super::keep_disjoint`], [`GlueVector::WIDTH`] values a step; the
-/// last few values are left to the portable loop.
-///
-/// # Safety
-/// As [`GlueVector`].
-#[inline(always)]
-pub(super) unsafe fn keep_disjoint<V: GlueVector>(
-    values: &[u64],
-    test: u64,
-    out: &mut [u64],
-) -> usize {
-    let steps = values.len() / V::WIDTH;
-    let mut len = 0;
-    // SAFETY: the caller's promise (the width's features). A step reads
-    // its WIDTH values; the store writes WIDTH slots from `len`, which is
-    // at most the values before this step, so within `out` (as long as
-    // `values`).
-    unsafe {
-        let test = V::splat(test);
-        for step in 0..steps {
-            let lanes = V::load(values.as_ptr().add(V::WIDTH * step));
-            let kept = lanes.disjoint_within(test, V::ALL);
-            lanes.store_packed(out.as_mut_ptr().add(len), kept);
-            len += V::count(kept);
-        }
-    }
-    let rest = &values[V::WIDTH * steps..];
-    len + super::keep_disjoint_portable(rest, test, &mut out[len..])
-}
-
-/// The vector steps of [`super::split_by_bit`], [`GlueVector::WIDTH`]
-/// keys a step; the last few keys are left to the portable loop.
-///
-/// # Safety
-/// As [`GlueVector`].
-#[inline(always)]
-pub(super) unsafe fn split_by_bit<V: GlueVector>(
-    keys: &mut [u64],
-    bit: u64,
-    taken: &mut [u64],
-) -> (usize, usize) {
-    let (mut free_len, mut taken_len) = (0, 0);
-    let steps = keys.len() / V::WIDTH;
-    let (keys_at, taken_at) = (keys.as_mut_ptr(), taken.as_mut_ptr());
-    // SAFETY: the caller's promise (the width's features). The load reads
-    // the step's WIDTH keys; each store writes WIDTH slots from a length
-    // that is at most the keys before this step: within both lists, and
-    // in `keys` only over keys already read.
-    unsafe {
-        let lanes_bit = V::splat(bit);
-        for step in 0..steps {
-            let lanes = V::load(keys_at.add(V::WIDTH * step));
-            let takes = lanes.meets_within(lanes_bit, V::ALL);
-            let frees = V::and_not(V::ALL, takes);
-            lanes.store_packed(keys_at.add(free_len), frees);
-            lanes.store_packed(taken_at.add(taken_len), takes);
-            let took = V::count(takes);
-            free_len += V::WIDTH - took;
-            taken_len += took;
-        }
-    }
-    super::split_by_bit_from(keys, V::WIDTH * steps, (free_len, taken_len), bit, taken)
 }

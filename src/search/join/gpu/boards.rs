@@ -14,11 +14,11 @@ use super::super::geometry::Geometry;
 use super::super::glue::{Avx2Glue, Avx512Glue};
 use super::super::glue::{Glue, Move, PortableGlue};
 use super::super::halves::{half_boards, moves, north_splits, Cursor};
-use super::super::matcher::{matcher_path, MatcherPath};
 use super::super::specs::{quadrant_rows, task_specs, HalfSpec};
 use super::super::JoinTask;
 use super::board_maker::GpuBoardMaker;
 use crate::gpu::driver::DevicePtr;
+use crate::search::disjoint::{matcher_path, MatcherPath};
 
 /// A [`Move`] as the kernels take it (`nq_move`).
 #[repr(C)]

@@ -24,7 +24,6 @@ use super::super::cells::SHARED_MAX_SIDE;
 use super::super::geometry::{even_weights, Geometry};
 use super::super::grid::{task_grid, Grid};
 use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
-use super::super::split::{choose_cuts, MAX_CUTS};
 use super::super::{JoinTally, JoinTask, Parts};
 use super::board_maker::GpuBoardMaker;
 use super::boards::{BoardsJob, Placements};
@@ -33,6 +32,7 @@ use super::cells::DeviceCells;
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::{lay_out, range_words, Laid};
 use crate::gpu::driver::DevicePtr;
+use crate::search::disjoint::{choose_cuts, MAX_CUTS};
 
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
 const SAMPLE: u32 = 256;

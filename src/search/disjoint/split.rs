@@ -14,9 +14,9 @@
 //! four at N = 20), and a query travels down the split as an *entry*: its
 //! cut bits above its position in the batch.
 
-use super::glue::{keep_disjoint, split_by_bit};
 use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed};
 use super::squeeze::{gather_bits, Squeeze};
+use super::vector::{keep_disjoint, split_by_bit};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;

@@ -1,0 +1,29 @@
+//! Counting disjoint pairs of keys: for query keys q and stored keys k
+//! (u64 bit sets), how many pairs have k & q == 0. It is the kernel of
+//! every join of half boards, the `join` counting method's and the board
+//! finder's next-row counts alike, and knows nothing of boards, tasks or
+//! symmetry: the keys are any bit sets.
+//!
+//! - [`matcher`]: the bit-sliced blocks a query ANDs a few lines of per
+//!   512 keys, the leaves' loops, and the path (AVX-512, AVX2, portable)
+//!   they run on.
+//! - [`split`]: the stored keys split on the bits most pairs collide on,
+//!   so that a query meets only the leaves it can pair with.
+//! - [`squeeze`]: the keys' bits that vary, gathered to the low end.
+//! - [`vector`]: the split's filters on every path, and the lane vector
+//!   trait their loops are written over.
+
+pub(crate) mod matcher;
+pub(crate) mod split;
+pub(crate) mod squeeze;
+pub(crate) mod vector;
+
+pub use matcher::{
+    count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
+};
+pub(crate) use matcher::{enter_matcher, matcher_path, parse_matcher, requested_matcher};
+#[cfg(feature = "testing")]
+pub use matcher::{take_leaf_work, LeafWork};
+pub(crate) use split::ROUTE_BATCH;
+pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+pub(crate) use vector::keep_disjoint;

@@ -1,0 +1,160 @@
+//! The lane vector of AVX2: 4 values, lane flags as mask bits, the kept
+//! values packed by a shuffle from a table ([`crate::search::pack`]); and
+//! the filters' entry points built with it.
+
+use std::arch::x86_64::*;
+
+use super::LaneVector;
+use crate::search::pack::pack4;
+
+/// Four lanes of 64 bits.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2(__m256i);
+
+impl Avx2 {
+    /// Mask bits of the lanes that are zero.
+    #[inline(always)]
+    unsafe fn zero_lanes(self) -> usize {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe {
+            let zero = _mm256_cmpeq_epi64(self.0, _mm256_setzero_si256());
+            _mm256_movemask_pd(_mm256_castsi256_pd(zero)) as usize
+        }
+    }
+}
+
+impl LaneVector for Avx2 {
+    const WIDTH: usize = 4;
+    /// Mask bits, lane i in bit i.
+    type Lanes = usize;
+    const ALL: usize = 0xf;
+
+    #[inline(always)]
+    fn first_lanes(left: usize) -> usize {
+        if left >= 4 {
+            0xf
+        } else {
+            (1 << left) - 1
+        }
+    }
+
+    #[inline(always)]
+    fn and_not(first: usize, second: usize) -> usize {
+        first & !second
+    }
+
+    #[inline(always)]
+    fn count(lanes: usize) -> usize {
+        lanes.count_ones() as usize
+    }
+
+    #[inline(always)]
+    unsafe fn splat(word: u64) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_set1_epi64x(word as i64)) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(from: *const u64) -> Self {
+        // SAFETY: the caller's promise: 4 readable slots.
+        Avx2(unsafe { _mm256_loadu_si256(from.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn load_within(from: *const u64, lanes: usize) -> Self {
+        // SAFETY: the caller's promise: the slots of `lanes` are readable;
+        // the masked load reads no other.
+        Avx2(unsafe {
+            if lanes == 0xf {
+                _mm256_loadu_si256(from.cast())
+            } else {
+                let mask = _mm256_setr_epi64x(
+                    -i64::from(lanes & 1 != 0),
+                    -i64::from(lanes & 2 != 0),
+                    -i64::from(lanes & 4 != 0),
+                    0,
+                );
+                _mm256_maskload_epi64(from.cast(), mask)
+            }
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_and_si256(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_or_si256(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shl(self, count: __m128i) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_sll_epi64(self.0, count)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shr(self, count: __m128i) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_srl_epi64(self.0, count)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shl32(self) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_slli_epi64::<32>(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shr32(self) -> Self {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe { Avx2(_mm256_srli_epi64::<32>(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn disjoint_within(self, other: Self, lanes: usize) -> usize {
+        // SAFETY: the caller's promise (AVX2).
+        unsafe { self.and(other).zero_lanes() & lanes }
+    }
+
+    #[inline(always)]
+    unsafe fn meets_within(self, other: Self, lanes: usize) -> usize {
+        // SAFETY: the caller's promise (AVX2), as LaneVector's contract
+        // asks of it.
+        unsafe { !self.and(other).zero_lanes() & lanes }
+    }
+
+    #[inline(always)]
+    unsafe fn store_packed(self, to: *mut u64, kept: usize) {
+        // SAFETY: the caller's promise: 4 writable slots, and AVX2.
+        unsafe { _mm256_storeu_si256(to.cast(), pack4(self.0, kept)) }
+    }
+}
+
+/// [`keep_disjoint_in`](super::keep_disjoint_in) on AVX2.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    // SAFETY: built with AVX2 and POPCNT, which
+    // `keep_disjoint_in::<Avx2>` needs of its caller.
+    unsafe { super::keep_disjoint_in::<Avx2>(values, test, out) }
+}
+
+/// [`split_by_bit_in`](super::split_by_bit_in) on AVX2.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
+    // SAFETY: built with AVX2 and POPCNT, which
+    // `split_by_bit_in::<Avx2>` needs of its caller.
+    unsafe { super::split_by_bit_in::<Avx2>(keys, bit, taken) }
+}

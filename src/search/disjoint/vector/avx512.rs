@@ -1,0 +1,140 @@
+//! The lane vector of AVX-512F: 8 values, lane flags in mask registers,
+//! the kept values packed by a compress; and the filters' entry points
+//! built with it.
+
+use std::arch::x86_64::*;
+
+use super::LaneVector;
+
+/// Eight lanes of 64 bits.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx512(__m512i);
+
+impl LaneVector for Avx512 {
+    const WIDTH: usize = 8;
+    type Lanes = __mmask8;
+    const ALL: __mmask8 = 0xff;
+
+    #[inline(always)]
+    fn first_lanes(left: usize) -> __mmask8 {
+        if left >= 8 {
+            0xff
+        } else {
+            (1u8 << left) - 1
+        }
+    }
+
+    #[inline(always)]
+    fn and_not(first: __mmask8, second: __mmask8) -> __mmask8 {
+        first & !second
+    }
+
+    #[inline(always)]
+    fn count(lanes: __mmask8) -> usize {
+        lanes.count_ones() as usize
+    }
+
+    #[inline(always)]
+    unsafe fn splat(word: u64) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_set1_epi64(word as i64)) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(from: *const u64) -> Self {
+        // SAFETY: the caller's promise: 8 readable slots.
+        Avx512(unsafe { _mm512_loadu_epi64(from.cast()) })
+    }
+
+    #[inline(always)]
+    unsafe fn load_within(from: *const u64, lanes: __mmask8) -> Self {
+        // SAFETY: the caller's promise: the slots of `lanes` are readable;
+        // the masked load reads no other.
+        Avx512(unsafe {
+            if lanes == 0xff {
+                _mm512_loadu_epi64(from.cast())
+            } else {
+                _mm512_maskz_loadu_epi64(lanes, from.cast())
+            }
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_and_si512(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_or_si512(self.0, other.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shl(self, count: __m128i) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_sll_epi64(self.0, count)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shr(self, count: __m128i) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_srl_epi64(self.0, count)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shl32(self) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_slli_epi64::<32>(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn shr32(self) -> Self {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { Avx512(_mm512_srli_epi64::<32>(self.0)) }
+    }
+
+    #[inline(always)]
+    unsafe fn disjoint_within(self, other: Self, lanes: __mmask8) -> __mmask8 {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { _mm512_mask_testn_epi64_mask(lanes, self.0, other.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn meets_within(self, other: Self, lanes: __mmask8) -> __mmask8 {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe { _mm512_mask_test_epi64_mask(lanes, self.0, other.0) }
+    }
+
+    #[inline(always)]
+    unsafe fn store_packed(self, to: *mut u64, kept: __mmask8) {
+        // SAFETY: the caller's promise: 8 writable slots.
+        unsafe { _mm512_storeu_epi64(to.cast(), _mm512_maskz_compress_epi64(kept, self.0)) }
+    }
+}
+
+/// [`keep_disjoint_in`](super::keep_disjoint_in) on AVX-512F.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    // SAFETY: built with AVX-512F and POPCNT, which
+    // `keep_disjoint_in::<Avx512>` needs of its caller.
+    unsafe { super::keep_disjoint_in::<Avx512>(values, test, out) }
+}
+
+/// [`split_by_bit_in`](super::split_by_bit_in) on AVX-512F.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
+    // SAFETY: built with AVX-512F and POPCNT, which
+    // `split_by_bit_in::<Avx512>` needs of its caller.
+    unsafe { super::split_by_bit_in::<Avx512>(keys, bit, taken) }
+}

@@ -1,0 +1,267 @@
+//! The filters of the split ([`keep_disjoint`], [`split_by_bit`]) on every
+//! path, and the vector trait their loops (and the `join` method's glue)
+//! are written over.
+//!
+//! The vector loops are written once, generic over [`LaneVector`], whose
+//! methods are one or two intrinsics each; every width's entry points
+//! (`avx512.rs`, `avx2.rs`) are functions built with that width's target
+//! features that call these bodies, so everything is inlined and compiled
+//! for those features. The kept values are packed to the front of a vector
+//! (a compress on AVX-512, a shuffle from a table on AVX2) and stored
+//! whole. The portable loops are the naive twins they are tested against.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::__m128i;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx2::Avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx512::Avx512;
+
+use super::matcher::MatcherPath;
+
+#[cfg(target_arch = "x86_64")]
+/// A vector of u64 lanes and the operations the loops over keys take on
+/// it (here the filters; the `join` method's glue too).
+///
+/// # Safety
+/// Every method runs instructions of its width: call them only from a
+/// function built with that width's target features, on a CPU that has
+/// them.
+pub(crate) trait LaneVector: Copy {
+    /// Values per vector.
+    const WIDTH: usize;
+    /// One flag per lane.
+    type Lanes: Copy + PartialEq;
+
+    /// Every lane.
+    const ALL: Self::Lanes;
+    /// The first `left` lanes (all of them when `left` >= WIDTH).
+    fn first_lanes(left: usize) -> Self::Lanes;
+    /// The lanes of `first` not in `second`.
+    fn and_not(first: Self::Lanes, second: Self::Lanes) -> Self::Lanes;
+    /// How many lanes are set.
+    fn count(lanes: Self::Lanes) -> usize;
+
+    /// `word` in every lane.
+    unsafe fn splat(word: u64) -> Self;
+    /// [`Self::WIDTH`] values from `from`.
+    unsafe fn load(from: *const u64) -> Self;
+    /// The values of `lanes` from `from`, reading only those lanes' slots
+    /// (0 in the others).
+    unsafe fn load_within(from: *const u64, lanes: Self::Lanes) -> Self;
+    /// `self & other` in every lane.
+    unsafe fn and(self, other: Self) -> Self;
+    /// `self | other` in every lane.
+    unsafe fn or(self, other: Self) -> Self;
+    /// Every lane shifted left by `count` (a count in the low u64).
+    unsafe fn shl(self, count: __m128i) -> Self;
+    /// Every lane shifted right by `count`.
+    unsafe fn shr(self, count: __m128i) -> Self;
+    /// Every lane shifted left by 32.
+    unsafe fn shl32(self) -> Self;
+    /// Every lane shifted right by 32.
+    unsafe fn shr32(self) -> Self;
+    /// The lanes of `lanes` where `self & other` is 0.
+    unsafe fn disjoint_within(self, other: Self, lanes: Self::Lanes) -> Self::Lanes;
+    /// The lanes of `lanes` where `self & other` is not 0.
+    unsafe fn meets_within(self, other: Self, lanes: Self::Lanes) -> Self::Lanes;
+    /// Writes the values of `kept`, packed to the front, to the
+    /// [`Self::WIDTH`] slots from `to`.
+    unsafe fn store_packed(self, to: *mut u64, kept: Self::Lanes);
+}
+
+/// Copies to the front of `out` the values that share no bit with `test`,
+/// in order, on the loop `path` (which this CPU must run); returns how
+/// many. `out` holds at least as many slots as `values`.
+pub(crate) fn keep_disjoint(
+    path: MatcherPath,
+    values: &[u64],
+    test: u64,
+    out: &mut [u64],
+) -> usize {
+    assert!(out.len() >= values.len(), "room for every value");
+    match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { avx512::keep_disjoint(values, test, out) },
+        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::keep_disjoint(values, test, out) },
+        _ => keep_disjoint_portable(values, test, out),
+    }
+}
+
+/// Reorders `keys` so that those leaving `bit` free come first, each part
+/// in its old order, on the loop `path` (which this CPU must run); returns
+/// how many leave it free. `taken` is scratch, as long as `keys`.
+pub(crate) fn split_by_bit(
+    path: MatcherPath,
+    keys: &mut [u64],
+    bit: u64,
+    taken: &mut [u64],
+) -> usize {
+    assert!(taken.len() >= keys.len(), "room for every key");
+    let (free_len, taken_len) = match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { avx512::split_by_bit(keys, bit, taken) },
+        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::split_by_bit(keys, bit, taken) },
+        _ => split_by_bit_from(keys, 0, (0, 0), bit, taken),
+    };
+    keys[free_len..].copy_from_slice(&taken[..taken_len]);
+    free_len
+}
+
+/// Goes on splitting `keys` from `start`, with `lens` free and taken keys
+/// placed so far: the free ones moved to the front of `keys`, the taken to
+/// `taken`; returns the final lengths. Branch-free: each key is written to
+/// both places and counted in one.
+fn split_by_bit_from(
+    keys: &mut [u64],
+    start: usize,
+    (mut free_len, mut taken_len): (usize, usize),
+    bit: u64,
+    taken: &mut [u64],
+) -> (usize, usize) {
+    for index in start..keys.len() {
+        let key = keys[index];
+        // free_len <= index: the slot was already read.
+        keys[free_len] = key;
+        taken[taken_len] = key;
+        let takes = usize::from(key & bit != 0);
+        free_len += 1 - takes;
+        taken_len += takes;
+    }
+    (free_len, taken_len)
+}
+
+/// [`keep_disjoint`] one value a step, branch-free: every value is
+/// written, and the length moves past those kept (about half, in no order
+/// a predictor could learn).
+fn keep_disjoint_portable(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    let mut len = 0;
+    for &value in values {
+        out[len] = value;
+        len += usize::from(value & test == 0);
+    }
+    len
+}
+
+/// [`keep_disjoint`], [`LaneVector::WIDTH`] values a step; the
+/// last few values are left to the portable loop.
+///
+/// # Safety
+/// As [`LaneVector`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn keep_disjoint_in<V: LaneVector>(
+    values: &[u64],
+    test: u64,
+    out: &mut [u64],
+) -> usize {
+    let steps = values.len() / V::WIDTH;
+    let mut len = 0;
+    // SAFETY: the caller's promise (the width's features). A step reads
+    // its WIDTH values; the store writes WIDTH slots from `len`, which is
+    // at most the values before this step, so within `out` (as long as
+    // `values`).
+    unsafe {
+        let test = V::splat(test);
+        for step in 0..steps {
+            let lanes = V::load(values.as_ptr().add(V::WIDTH * step));
+            let kept = lanes.disjoint_within(test, V::ALL);
+            lanes.store_packed(out.as_mut_ptr().add(len), kept);
+            len += V::count(kept);
+        }
+    }
+    let rest = &values[V::WIDTH * steps..];
+    len + keep_disjoint_portable(rest, test, &mut out[len..])
+}
+
+/// The vector steps of [`split_by_bit`], [`LaneVector::WIDTH`]
+/// keys a step; the last few keys are left to the portable loop.
+///
+/// # Safety
+/// As [`LaneVector`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(super) unsafe fn split_by_bit_in<V: LaneVector>(
+    keys: &mut [u64],
+    bit: u64,
+    taken: &mut [u64],
+) -> (usize, usize) {
+    let (mut free_len, mut taken_len) = (0, 0);
+    let steps = keys.len() / V::WIDTH;
+    let (keys_at, taken_at) = (keys.as_mut_ptr(), taken.as_mut_ptr());
+    // SAFETY: the caller's promise (the width's features). The load reads
+    // the step's WIDTH keys; each store writes WIDTH slots from a length
+    // that is at most the keys before this step: within both lists, and
+    // in `keys` only over keys already read.
+    unsafe {
+        let lanes_bit = V::splat(bit);
+        for step in 0..steps {
+            let lanes = V::load(keys_at.add(V::WIDTH * step));
+            let takes = lanes.meets_within(lanes_bit, V::ALL);
+            let frees = V::and_not(V::ALL, takes);
+            lanes.store_packed(keys_at.add(free_len), frees);
+            lanes.store_packed(taken_at.add(taken_len), takes);
+            let took = V::count(takes);
+            free_len += V::WIDTH - took;
+            taken_len += took;
+        }
+    }
+    split_by_bit_from(keys, V::WIDTH * steps, (free_len, taken_len), bit, taken)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random(state: &mut u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state
+    }
+
+    #[test]
+    fn every_path_keeps_the_disjoint_values() {
+        let mut state = 0x0bad_cafe_f00d_d00du64;
+        for len in 0..70 {
+            let values: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
+            let test = random(&mut state) & random(&mut state);
+            let expected: Vec<u64> = values.iter().copied().filter(|v| v & test == 0).collect();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut out = vec![0; len];
+                let kept = keep_disjoint(path, &values, test, &mut out);
+                assert_eq!(out[..kept], expected, "{path:?}, {len} values");
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_splits_by_bit_in_order() {
+        let mut state = 0x5eed_1234_abcd_0001u64;
+        for len in 0..70 {
+            let keys: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
+            let bit = 1 << (random(&mut state) % 64);
+            let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
+            let taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut split = keys.clone();
+                let mut scratch = vec![0; len];
+                let free_len = split_by_bit(path, &mut split, bit, &mut scratch);
+                assert_eq!(split[..free_len], free, "{path:?}, {len} keys");
+                assert_eq!(split[free_len..], taken, "{path:?}, {len} keys");
+            }
+        }
+    }
+}
