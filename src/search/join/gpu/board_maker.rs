@@ -329,7 +329,12 @@ impl<'a> GpuBoardMaker<'a> {
         self.stage.reserve(cuda, (bound as usize).max(1) * 8)?;
         self.stage_counts.zeroed(cuda, jobs.len() * 4)?;
         self.cursors.reserve(cuda, (jobs.len() * 4 + 1) * 4)?;
-        let items: u32 = jobs.iter().map(|(job, _)| job.items()).sum();
+        // Checked, as the table's job starts were (a wrapped sum would
+        // launch too few threads and lose boards silently).
+        let items = jobs
+            .iter()
+            .try_fold(0u32, |sum, (job, _)| sum.checked_add(job.items()))
+            .ok_or("a staged batch's items overflow 32 bits")?;
         let (stage_at, stage_counts_at) = (self.stage.pointer, self.stage_counts.pointer);
         if items > 0 {
             let (mut checks, mut keys, mut table, mut jobs_arg, mut job_items, mut count) = (
