@@ -117,21 +117,26 @@ impl Layout {
     }
 
     /// [`Layout::fill`] in plain Rust, `S` offsets a query: every chunk
-    /// slot is computed, the unused ones from shift, mask and start 0, so
-    /// the loop over a query's slots has a fixed length and unrolls.
+    /// slot is computed, the unused ones from rotation, mask and start 0,
+    /// so the loop over a query's slots has a fixed length and unrolls.
+    /// A chunk's pattern times the line's bytes is the query rotated left
+    /// by `LINE_SHIFT - shift` (mod 64) under the mask shifted up by
+    /// `LINE_SHIFT`: the bits that wrap around fall outside that mask
+    /// (a chunk's shift and bits add to at most 64), so one rotate and one
+    /// AND serve where a shift, an AND and a multiply did.
     fn fill_portable<const S: usize>(&self, queries: &[u64], offsets: &mut [u16]) {
-        let (mut shifts, mut masks, mut firsts) = ([0u32; S], [0u64; S], [0u16; S]);
+        let (mut turns, mut masks, mut firsts) = ([0u32; S], [0u64; S], [0u64; S]);
         for (index, chunk) in self.chunks.iter().enumerate() {
-            shifts[index] = chunk.shift;
-            masks[index] = chunk.mask;
+            turns[index] = (LINE_SHIFT as u32).wrapping_sub(chunk.shift) & 63;
+            masks[index] = chunk.mask << LINE_SHIFT;
             // A block's tables take at most BLOCK_TABLE_BYTES < 2^16.
-            firsts[index] = (chunk.first_line * LINE_BYTES) as u16;
+            firsts[index] = (chunk.first_line * LINE_BYTES) as u64;
         }
         for (lines, &query) in offsets.as_chunks_mut::<S>().0.iter_mut().zip(queries) {
-            for (line, ((&shift, &mask), &first)) in
-                lines.iter_mut().zip(shifts.iter().zip(&masks).zip(&firsts))
+            for (line, ((&turn, &mask), &first)) in
+                lines.iter_mut().zip(turns.iter().zip(&masks).zip(&firsts))
             {
-                *line = first + (((query >> shift) & mask) as u16) * LINE_BYTES as u16;
+                *line = (first + (query.rotate_left(turn) & mask)) as u16;
             }
         }
     }

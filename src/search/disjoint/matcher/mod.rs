@@ -387,6 +387,18 @@ mod tests {
                 let mut expected = Vec::new();
                 layout.replace_path(Some(MatcherPath::Portable));
                 layout.fill(&queries, &mut expected);
+                // The portable fill against the definition: chunk i's
+                // pattern, shifted down and masked, is line i's index.
+                let stride = expected.len().checked_div(len).unwrap_or(NARROW);
+                for (query, lines) in queries.iter().zip(expected.chunks(stride)) {
+                    for (index, &line) in lines.iter().enumerate() {
+                        let wanted = layout.chunks.get(index).map_or(0, |chunk| {
+                            (chunk.first_line + ((query >> chunk.shift) & chunk.mask) as usize)
+                                * LINE_BYTES
+                        });
+                        assert_eq!(usize::from(line), wanted, "width {width}, chunk {index}");
+                    }
+                }
                 // Into buffers holding stale offsets, shorter and longer
                 // than the fill: every offset is written, the unused 0.
                 let stale = [vec![7; 3], vec![7; len * WIDE + 5]];
