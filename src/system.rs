@@ -43,6 +43,8 @@ pub(crate) fn load_average() -> Option<f64> {
 /// The CPU features the searches choose their builds by, of those this CPU
 /// has.
 pub(crate) fn cpu_features() -> Vec<String> {
+    // Only x86-64 CPUs are probed; elsewhere the list stays empty.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut found = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {
@@ -70,6 +72,7 @@ pub(crate) fn cpu_features() -> Vec<String> {
 /// before Zen 3 (family 0x19), where they are microcoded at a step per set
 /// bit of the mask, tens of times the other paths' cost; the searches
 /// take their other loops there.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn fast_bit_gather() -> bool {
     #[cfg(target_arch = "x86_64")]
     {

@@ -5,7 +5,9 @@
 
 use super::{classify, D4Tally, Part, Subtree};
 use crate::search::board::{full_mask, row_slot, Board, RowBounds, Tally, MAX_N};
-use crate::search::kernel::{cpu_has_bmi, three_rows, two_rows};
+#[cfg(target_arch = "x86_64")]
+use crate::search::kernel::cpu_has_bmi;
+use crate::search::kernel::{three_rows, two_rows};
 
 /// Counts one part of a task's subtree depth first, with the columns of
 /// every board recorded.
