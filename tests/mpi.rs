@@ -166,14 +166,6 @@ fn stop_after(
     child.wait_with_output().unwrap()
 }
 
-fn task_lines(journal: &std::path::Path) -> usize {
-    std::fs::read_to_string(journal)
-        .unwrap_or_default()
-        .lines()
-        .filter(|line| line.starts_with("task "))
-        .count()
-}
-
 #[test]
 fn a_killed_or_stopped_mpi_count_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
@@ -189,7 +181,7 @@ fn a_killed_or_stopped_mpi_count_resumes_exactly() {
             !stopped.status.success(),
             "{signal}: stopped before the end"
         );
-        let saved = task_lines(&journal);
+        let saved = common::journaled_tasks(&journal);
         assert!(saved > 0, "{signal}: finished tasks were journaled");
         if signal == "-TERM" {
             let stderr = String::from_utf8_lossy(&stopped.stderr);
