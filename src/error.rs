@@ -3,6 +3,7 @@
 
 use thiserror::Error;
 
+use crate::plan::Method;
 use crate::units::human_bytes;
 
 /// Errors of the counting library.
@@ -41,27 +42,37 @@ pub enum Error {
         /// Deepest split accepted for this N.
         deepest: u32,
     },
-    /// A `join` count would not fit in memory.
+    /// A count by `method` would not fit in memory.
     #[error(
-        "the join method needs {} for N = {n} on these threads, but the memory limit is {}: count with fewer threads or with d4 (little memory), or raise the limit",
+        "the {method} method needs {} for N = {n} on these threads, but the memory limit is {}: count with fewer threads or with {instead} (little memory), or raise the limit",
         human_bytes(*needed),
         human_bytes(*limit)
     )]
-    JoinTooBig {
+    TooBig {
+        /// The method that would not fit.
+        method: Method,
         /// Board size.
         n: u32,
         /// Bytes the count needs at its peak.
         needed: u64,
         /// Bytes allowed.
         limit: u64,
+        /// The method that counts in little memory, suggested instead.
+        instead: Method,
     },
-    /// A board too large for the `join` method at all.
-    #[error("the join method counts N up to {max}, not {n}: count larger boards with d4")]
-    JoinTooLarge {
+    /// A board too large for `method` at all.
+    #[error(
+        "the {method} method counts N up to {max}, not {n}: count larger boards with {instead}"
+    )]
+    TooLarge {
+        /// The method whose range ends below `n`.
+        method: Method,
         /// Board size.
         n: u32,
         /// Largest N accepted.
         max: u32,
+        /// The method that counts boards this large, suggested instead.
+        instead: Method,
     },
     /// Zero worker threads.
     #[error("the thread count must be at least 1")]
@@ -103,11 +114,19 @@ pub enum Error {
         /// What it should have counted.
         expected: u128,
     },
-    /// A cross-check was asked of a plan that does not join half boards.
-    #[error("the cross-check recounts join tasks, but N = {n} is not counted with join here: it takes N from 4 to 28 with memory for the join (see --max-memory)")]
-    CrossCheckNeedsJoin {
+    /// A cross-check was asked of a plan whose method has no second
+    /// code path: `method` is the one that has
+    /// ([`Method::cross_checked`]), counting N in `min..=max`.
+    #[error("the cross-check recounts {method} tasks, but N = {n} is not counted with {method} here: it takes N from {min} to {max} with memory for the {method} (see --max-memory)")]
+    CrossCheckNeeds {
+        /// The method whose tasks the cross-check counts again.
+        method: Method,
         /// Board size.
         n: u32,
+        /// Smallest N that method counts.
+        min: u32,
+        /// Largest N that method counts.
+        max: u32,
     },
     /// MPI failed or the ranks disagree.
     #[error("MPI: {0}")]
@@ -129,6 +148,21 @@ pub enum Error {
         /// What the system said.
         reason: String,
     },
+}
+
+impl Error {
+    /// Refuses a cross-check of an `n` board, which the method that
+    /// recounts its tasks ([`Method::cross_checked`]) does not count here.
+    pub fn cross_check_unavailable(n: u32) -> Error {
+        let method = Method::cross_checked();
+        let range = method.own_range();
+        Error::CrossCheckNeeds {
+            method,
+            n,
+            min: *range.start(),
+            max: *range.end(),
+        }
+    }
 }
 
 /// At most `chars` characters of `text`, escaped: what a message quotes of

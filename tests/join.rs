@@ -109,10 +109,20 @@ fn plans_are_stable_one_task_per_row_set() {
 #[test]
 fn the_memory_guard_refuses_with_the_figure() {
     let err = Plan::build_within(16, Method::Join, SplitDepth::Auto, Some(1000), 2).unwrap_err();
-    let Error::JoinTooBig { n, needed, limit } = err.clone() else {
-        panic!("expected JoinTooBig, got {err}");
+    let Error::TooBig {
+        method,
+        n,
+        needed,
+        limit,
+        instead,
+    } = err.clone()
+    else {
+        panic!("expected TooBig, got {err}");
     };
-    assert_eq!((n, limit), (16, 1000));
+    assert_eq!(
+        (method, n, limit, instead),
+        (Method::Join, 16, 1000, Method::D4)
+    );
     let plan = Plan::build_within(16, Method::Join, SplitDepth::Auto, None, 2).unwrap();
     assert_eq!(needed, plan.peak_memory());
     assert_eq!(
@@ -138,7 +148,20 @@ fn the_memory_guard_refuses_with_the_figure() {
 fn boards_past_the_join_range_are_refused() {
     let max = nqueens::testing::join::JOIN_MAX_N;
     let err = Plan::build(max + 1, Method::Join, SplitDepth::Auto).unwrap_err();
-    assert!(matches!(err, Error::JoinTooLarge { .. }), "{err}");
+    let expected = Error::TooLarge {
+        method: Method::Join,
+        n: max + 1,
+        max,
+        instead: Method::D4,
+    };
+    assert_eq!(err, expected);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the join method counts N up to {max}, not {}: count larger boards with d4",
+            max + 1
+        )
+    );
     assert_eq!(effective_method(max + 1, Method::Auto), Method::D4);
 }
 

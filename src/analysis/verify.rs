@@ -55,7 +55,7 @@ pub fn cross_check(
 ) -> Result<Vec<TaskCheck>, Error> {
     let method = plan.method.counting();
     let Some(count_independently) = method.independent_count() else {
-        return Err(Error::CrossCheckNeedsJoin { n: plan.n });
+        return Err(Error::cross_check_unavailable(plan.n));
     };
     if tasks == 0 {
         return Err(Error::EmptySample);

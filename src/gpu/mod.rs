@@ -9,7 +9,7 @@ pub(crate) mod driver;
 pub(crate) mod nvrtc;
 
 pub use crate::plan::method::gpu_worker::{
-    sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker, GpuPairCounter,
+    sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuPairCounter, GpuWorker,
     HostPairCounter, TaskTiming, Timing, GPU_BATCH,
 };
 pub use driver::DeviceInfo;

@@ -42,7 +42,7 @@ impl Plan {
             .counting()
             .build_plan(n, split, memory_limit, threads)
         {
-            Err(Error::JoinTooBig { .. }) if method == Method::Auto => {
+            Err(Error::TooBig { .. }) if method == Method::Auto => {
                 let fallback = effective_method(n, Method::auto_when_memory_is_short(n));
                 fallback
                     .counting()

@@ -1,23 +1,25 @@
 //! The registry of counting methods, the one file outside their folders
 //! under `search/` that names them: their names and codes, the kinds of
-//! task they make, how `auto` picks one, and the one line per method (and
-//! per kind of task) that maps it to its [`CountingMethod`]. Adding a
-//! method adds its folder under `search/`, a variant here (with its name
-//! and code) and a line in each `counting`.
+//! task they make, how `auto` picks one, their ranges and prices, and the
+//! one line per method (and per kind of task) that maps it to its
+//! `CountingMethod` (`search/method.rs`). Adding a method adds its folder
+//! under `search/`, a variant here (with its name and code) and a line in
+//! each `counting`.
 
 use std::fmt;
+use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::search::board::Board;
+use crate::search::board::{Board, MAX_N};
 use crate::search::d4::Shape;
 pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
 use crate::search::method::CountingMethod;
 use crate::search::{d4, join, plain};
 
-use super::Fnv1a;
+use super::{Fnv1a, MIN_N};
 
 /// `auto` counts with `d4` from this N up where `join` does not apply:
 /// faster than `mirror` on one thread (`bench --runs 201` medians, one Zen 5
@@ -117,8 +119,33 @@ impl Method {
 
     /// What `auto` takes for `n` where its first pick does not fit in
     /// memory: `d4`, which needs none beyond its tasks.
-    pub(crate) fn auto_when_memory_is_short(_n: u32) -> Method {
+    pub fn auto_when_memory_is_short(_n: u32) -> Method {
         Method::D4
+    }
+
+    /// The method `auto` takes for smaller boards whose range ends below
+    /// `n`, where `auto` counts `n` with a slower one
+    /// ([`effective_method`]); `None` where `auto` takes its fastest.
+    pub fn auto_outgrown(n: u32) -> Option<Method> {
+        (n > JOIN_MAX_N).then_some(Method::Join)
+    }
+
+    /// The board sizes this method counts by its own search: below them
+    /// its plans are `mirror`'s ([`effective_method`]), past them it
+    /// refuses.
+    pub fn own_range(self) -> RangeInclusive<u32> {
+        match self {
+            Method::Join => JOIN_MIN_N..=JOIN_MAX_N,
+            Method::D4 => D4_MIN_N..=MAX_N,
+            Method::NoSymmetry | Method::Mirror | Method::Auto => MIN_N..=MAX_N,
+        }
+    }
+
+    /// Core-nanoseconds per solution a count by this method takes at the
+    /// sizes it is chosen for, where measured: what a note prices a count
+    /// at before it starts.
+    pub fn core_ns_per_solution(self) -> Option<f64> {
+        self.counting().core_ns_per_solution()
     }
 }
 
@@ -282,7 +309,7 @@ impl Method {
 #[cfg(feature = "gpu")]
 pub(crate) mod gpu_worker {
     pub use crate::search::join::gpu::{
-        sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker,
+        sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker as GpuWorker,
         GpuPairCounter, HostPairCounter, TaskTiming, Timing, GPU_BATCH,
     };
 }
@@ -312,5 +339,32 @@ mod tests {
         }
         assert_eq!(Method::cross_checked(), Method::Join);
         assert_eq!(Method::on_gpu(), Method::Join);
+    }
+
+    #[test]
+    fn auto_outgrows_a_method_exactly_past_its_range_and_takes_another() {
+        for n in 1..=MAX_N {
+            let outgrown = Method::auto_outgrown(n);
+            match outgrown {
+                Some(method) => {
+                    assert!(n > *method.own_range().end(), "N = {n}");
+                    assert_ne!(effective_method(n, Method::Auto), method, "N = {n}");
+                }
+                None => assert!(
+                    effective_method(n, Method::Auto).own_range().contains(&n),
+                    "N = {n}"
+                ),
+            }
+        }
+        assert_eq!(Method::auto_outgrown(JOIN_MAX_N), None);
+        assert_eq!(Method::auto_outgrown(JOIN_MAX_N + 1), Some(Method::Join));
+    }
+
+    #[test]
+    fn the_method_auto_falls_back_to_is_priced() {
+        let fallback = Method::auto_when_memory_is_short(JOIN_MAX_N);
+        assert_ne!(fallback, Method::Join);
+        let price = fallback.core_ns_per_solution().expect("priced");
+        assert!(price > 0.0 && price.is_finite(), "{price}");
     }
 }

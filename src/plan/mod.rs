@@ -11,7 +11,7 @@ mod dispatch;
 mod fingerprint;
 mod hash;
 mod memory;
-pub(crate) mod method;
+pub mod method;
 
 use std::any::Any;
 use std::fmt;
@@ -21,10 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cost::{estimate_costs, COST_ROWS};
 pub(crate) use hash::{fnv1a, Fnv1a};
-pub use method::{
-    effective_method, Method, SplitDepth, TaskKind, AUTO_D4_FROM, AUTO_JOIN_FROM, D4_MIN_N,
-    JOIN_MAX_N, JOIN_MIN_N,
-};
+pub use method::{effective_method, Method, SplitDepth, TaskKind};
 
 use crate::error::Error;
 use crate::search::board::{Board, MAX_N};

@@ -116,6 +116,12 @@ pub(crate) trait CountingMethod: Sync {
     /// What [`CountingMethod::offer_costs`] measures, for reports.
     fn cost_meaning(&self) -> String;
 
+    /// Core-nanoseconds per solution at the sizes the method is chosen
+    /// for, where measured (notes price a count by it before it starts).
+    fn core_ns_per_solution(&self) -> Option<f64> {
+        None
+    }
+
     /// Whether a task's cost is cheap enough to work out for every task
     /// before a count (the progress bar's weights, the plan's spread).
     fn cheap_costs(&self) -> bool {

@@ -90,6 +90,13 @@ impl CountingMethod for D4Method {
         prefix_cost_meaning()
     }
 
+    /// Measured at N = 17 and 18 on one Zen 4 core
+    /// (`scripts/compare-reference.sh 17 1 --method d4`: 2.28 s for
+    /// 95,815,104 solutions): what a fallback to d4 is priced at.
+    fn core_ns_per_solution(&self) -> Option<f64> {
+        Some(25.0)
+    }
+
     fn counts_orbits(&self) -> bool {
         true
     }

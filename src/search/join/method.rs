@@ -14,7 +14,9 @@ use super::{
 };
 use crate::error::Error;
 use crate::plan::MAX_PREFIX_ROWS;
-use crate::plan::{Fnv1a, Method, Plan, SplitDepth, Task, TaskKind, TaskList, TaskSource};
+use crate::plan::{
+    effective_method, Fnv1a, Method, Plan, SplitDepth, Task, TaskKind, TaskList, TaskSource,
+};
 use crate::search::board::Board;
 use crate::search::method::{CountingMethod, IndependentCount, ParallelMap, TaskCount};
 use crate::system;
@@ -108,16 +110,29 @@ fn join_fits(
     task_list_bytes: u64,
 ) -> Result<u64, Error> {
     if n > JOIN_MAX_N {
-        return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
+        return Err(too_large(n));
     }
     let needed = memory_needed(n, threads);
     match memory_limit.or_else(system::available_memory) {
-        Some(limit) if needed.saturating_add(task_list_bytes) > limit => Err(Error::JoinTooBig {
+        Some(limit) if needed.saturating_add(task_list_bytes) > limit => Err(Error::TooBig {
+            method: Method::Join,
             n,
             needed: needed.saturating_add(task_list_bytes),
             limit,
+            instead: Method::auto_when_memory_is_short(n),
         }),
         _ => Ok(needed),
+    }
+}
+
+/// Refuses an `n` board past the join's range, naming the method `auto`
+/// counts it with.
+fn too_large(n: u32) -> Error {
+    Error::TooLarge {
+        method: Method::Join,
+        n,
+        max: JOIN_MAX_N,
+        instead: effective_method(n, Method::Auto),
     }
 }
 
@@ -136,7 +151,7 @@ impl CountingMethod for JoinMethod {
         threads: usize,
     ) -> Result<Plan, Error> {
         if n > JOIN_MAX_N {
-            return Err(Error::JoinTooLarge { n, max: JOIN_MAX_N });
+            return Err(too_large(n));
         }
         let tasks = JoinTasks::new(n);
         let memory_bytes = join_fits(n, memory_limit, threads, tasks.bytes())?;

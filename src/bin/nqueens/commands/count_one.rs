@@ -125,7 +125,7 @@ pub fn count_one<W: Write>(
             let plan = plan_for(n, options, threads)?;
             devices.check_plan(&plan)?;
             super::warn_ignored_split(args.split_depth, &plan);
-            super::fallback::note_past_join(n, options, threads);
+            super::fallback::note_past_range(n, options, threads);
             // Where the results go is checked before anything is counted.
             let shard_out = shard
                 .map(|shard| {

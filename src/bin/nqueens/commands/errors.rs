@@ -14,13 +14,24 @@ use crate::exit_codes::ExitCode;
 /// option are worded with the option's flag.
 pub fn describe(err: &anyhow::Error) -> String {
     let flagged = match err.downcast_ref::<nqueens::Error>() {
-        Some(nqueens::Error::JoinTooBig { n, needed, limit }) => Some(format!(
-            "--method join needs {} for N = {n} on these threads, but the limit is {}: use fewer threads (-j), --method d4 (little memory), or raise --max-memory",
+        Some(nqueens::Error::TooBig {
+            method,
+            n,
+            needed,
+            limit,
+            instead,
+        }) => Some(format!(
+            "--method {method} needs {} for N = {n} on these threads, but the limit is {}: use fewer threads (-j), --method {instead} (little memory), or raise --max-memory",
             human_bytes(*needed),
             human_bytes(*limit)
         )),
-        Some(nqueens::Error::JoinTooLarge { n, max }) => Some(format!(
-            "--method join counts N up to {max}, not {n}: use --method d4 for larger boards"
+        Some(nqueens::Error::TooLarge {
+            method,
+            n,
+            max,
+            instead,
+        }) => Some(format!(
+            "--method {method} counts N up to {max}, not {n}: use --method {instead} for larger boards"
         )),
         Some(nqueens::Error::SplitTooDeep { n, depth, limit }) => Some(format!(
             "split depth {depth} is too deep for N = {n} (more than {limit} tasks, or too long to expand): use a smaller --split-depth, or leave it out to choose automatically"
@@ -84,7 +95,12 @@ mod tests {
 
     #[test]
     fn library_errors_about_options_name_their_flags() {
-        let err = anyhow::Error::new(nqueens::Error::JoinTooLarge { n: 30, max: 25 });
+        let err = anyhow::Error::new(nqueens::Error::TooLarge {
+            method: nqueens::Method::Join,
+            n: 30,
+            max: 25,
+            instead: nqueens::Method::D4,
+        });
         assert_eq!(
             describe(&err),
             "--method join counts N up to 25, not 30: use --method d4 for larger boards"

@@ -93,7 +93,7 @@ type Opened = (String, Vec<Box<dyn BatchWorker + Send>>);
 fn open_workers(index: u32, feeders: usize) -> Result<Opened, String> {
     let device = nqueens::gpu::GpuDevice::open(index)?;
     let name = device.info().describe();
-    let workers = nqueens::gpu::GpuJoinWorker::feeders(device, feeders)
+    let workers = nqueens::gpu::GpuWorker::feeders(device, feeders)
         .into_iter()
         .map(|worker| Box::new(worker) as Box<dyn BatchWorker + Send>)
         .collect();

@@ -22,7 +22,7 @@ pub fn run(args: &PlanArgs) -> anyhow::Result<ExitCode> {
     let threads = resolve_threads(args.threads)?;
     let plan = Plan::build_within(args.n, args.method, split, args.max_memory, threads)?;
     super::warn_ignored_split(args.split_depth, &plan);
-    note_join_left_out(args, &plan, threads);
+    note_first_pick_left_out(args, &plan, threads);
     let peak_memory = plan.peak_memory();
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -191,18 +191,20 @@ fn say_estimate_stopped(estimate: &Estimate) {
 }
 
 /// A plan is often made for other machines than this one: when `auto`
-/// plans d4 because join does not fit the memory here, says so on one
-/// line with what join would need (else a cluster's plan of years would
-/// pass for the best there is).
-fn note_join_left_out(args: &PlanArgs, plan: &Plan, threads: usize) {
-    let left_out = super::fallback::join_left_out(args.n, args.method, args.max_memory, threads);
-    if let Some((needed, limit)) = left_out {
+/// plans another method because its first pick does not fit the memory
+/// here, says so on one line with what the first would need (else a
+/// cluster's plan of years would pass for the best there is).
+fn note_first_pick_left_out(args: &PlanArgs, plan: &Plan, threads: usize) {
+    let left_out =
+        super::fallback::first_pick_left_out(args.n, args.method, args.max_memory, threads);
+    if let Some(short) = left_out {
         eprintln!(
-            "note: join needs {} for N = {} on {threads} thread(s) but may take {} here, so auto plans {}; for machines with the memory, plan join with --max-memory SIZE (their memory)",
-            human_bytes(needed),
+            "note: {first} needs {} for N = {} on {threads} thread(s) but may take {} here, so auto plans {}; for machines with the memory, plan {first} with --max-memory SIZE (their memory)",
+            human_bytes(short.needed),
             args.n,
-            human_bytes(limit),
+            human_bytes(short.limit),
             plan.method.name(),
+            first = short.method,
         );
     }
 }

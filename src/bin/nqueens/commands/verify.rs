@@ -23,7 +23,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     // Refused before the header, which would promise a check that never
     // runs.
     if !plan.method.recounts_tasks() {
-        return Err(nqueens::Error::CrossCheckNeedsJoin { n: plan.n }.into());
+        return Err(nqueens::Error::cross_check_unavailable(plan.n).into());
     }
     let format = args.format;
     let header = Output::VerifyHeader {
