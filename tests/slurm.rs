@@ -17,13 +17,13 @@ fn array_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm-array.sh")
 }
 
-/// Submits one run of N = 17 (8 shards, each counting the full tree of its
-/// tasks on one core: seconds, so that one can be requeued mid-run) into
-/// `dir/run`; returns the job id.
+/// Submits one run of N = 17 (8 shards, each counting its tasks with
+/// `mirror` on one core: seconds, so that one can be requeued mid-run)
+/// into `dir/run`; returns the job id.
 fn submit(dir: &Path, run: &str) -> String {
     let binary = assert_cmd::cargo::cargo_bin("nqueens");
     let export = format!(
-        "ALL,N=17,METHOD=none,THREADS=1,RUN={},NQUEENS={}",
+        "ALL,N=17,METHOD=mirror,THREADS=1,RUN={},NQUEENS={}",
         dir.join(run).display(),
         binary.display()
     );
