@@ -3,7 +3,6 @@
 
 use thiserror::Error;
 
-use crate::plan::Method;
 use crate::units::human_bytes;
 
 /// Errors of the counting library.
@@ -49,30 +48,32 @@ pub enum Error {
         human_bytes(*limit)
     )]
     TooBig {
-        /// The method that would not fit.
-        method: Method,
+        /// The name of the method that would not fit.
+        method: &'static str,
         /// Board size.
         n: u32,
         /// Bytes the count needs at its peak.
         needed: u64,
         /// Bytes allowed.
         limit: u64,
-        /// The method that counts in little memory, suggested instead.
-        instead: Method,
+        /// The name of the method that counts in little memory, suggested
+        /// instead.
+        instead: &'static str,
     },
     /// A board too large for `method` at all.
     #[error(
         "the {method} method counts N up to {max}, not {n}: count larger boards with {instead}"
     )]
     TooLarge {
-        /// The method whose range ends below `n`.
-        method: Method,
+        /// The name of the method whose range ends below `n`.
+        method: &'static str,
         /// Board size.
         n: u32,
         /// Largest N accepted.
         max: u32,
-        /// The method that counts boards this large, suggested instead.
-        instead: Method,
+        /// The name of the method that counts boards this large, suggested
+        /// instead.
+        instead: &'static str,
     },
     /// Zero worker threads.
     #[error("the thread count must be at least 1")]
@@ -115,12 +116,13 @@ pub enum Error {
         expected: u128,
     },
     /// A cross-check was asked of a plan whose method has no second
-    /// code path: `method` is the one that has
-    /// ([`Method::cross_checked`]), counting N in `min..=max`.
+    /// code path: `method` names the one that has
+    /// ([`Method::cross_checked`](crate::Method::cross_checked)), counting
+    /// N in `min..=max`.
     #[error("the cross-check recounts {method} tasks, but N = {n} is not counted with {method} here: it takes N from {min} to {max} with memory for the {method} (see --max-memory)")]
     CrossCheckNeeds {
-        /// The method whose tasks the cross-check counts again.
-        method: Method,
+        /// The name of the method whose tasks the cross-check counts again.
+        method: &'static str,
         /// Board size.
         n: u32,
         /// Smallest N that method counts.
@@ -148,21 +150,6 @@ pub enum Error {
         /// What the system said.
         reason: String,
     },
-}
-
-impl Error {
-    /// Refuses a cross-check of an `n` board, which the method that
-    /// recounts its tasks ([`Method::cross_checked`]) does not count here.
-    pub fn cross_check_unavailable(n: u32) -> Error {
-        let method = Method::cross_checked();
-        let range = method.own_range();
-        Error::CrossCheckNeeds {
-            method,
-            n,
-            min: *range.start(),
-            max: *range.end(),
-        }
-    }
 }
 
 /// At most `chars` characters of `text`, escaped: what a message quotes of

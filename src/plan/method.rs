@@ -304,6 +304,23 @@ impl Method {
     }
 }
 
+impl Error {
+    /// Refuses a cross-check of an `n` board, which the method that
+    /// recounts its tasks ([`Method::cross_checked`]) does not count here.
+    /// (Here, not in `error.rs`: the errors name methods without
+    /// depending on the registry.)
+    pub fn cross_check_unavailable(n: u32) -> Error {
+        let method = Method::cross_checked();
+        let range = method.own_range();
+        Error::CrossCheckNeeds {
+            method: method.name(),
+            n,
+            min: *range.start(),
+            max: *range.end(),
+        }
+    }
+}
+
 /// The GPU worker of the method a GPU counts ([`Method::on_gpu`]), for
 /// `crate::gpu` to offer the program.
 #[cfg(feature = "gpu")]

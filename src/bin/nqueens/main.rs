@@ -17,6 +17,7 @@ mod parse;
 mod progress;
 mod resume;
 mod signals;
+mod usage;
 
 use clap::error::ErrorKind;
 use clap::Parser;

@@ -115,11 +115,11 @@ fn join_fits(
     let needed = memory_needed(n, threads);
     match memory_limit.or_else(system::available_memory) {
         Some(limit) if needed.saturating_add(task_list_bytes) > limit => Err(Error::TooBig {
-            method: Method::Join,
+            method: Method::Join.name(),
             n,
             needed: needed.saturating_add(task_list_bytes),
             limit,
-            instead: Method::auto_when_memory_is_short(n),
+            instead: Method::auto_when_memory_is_short(n).name(),
         }),
         _ => Ok(needed),
     }
@@ -129,10 +129,10 @@ fn join_fits(
 /// counts it with.
 fn too_large(n: u32) -> Error {
     Error::TooLarge {
-        method: Method::Join,
+        method: Method::Join.name(),
         n,
         max: JOIN_MAX_N,
-        instead: effective_method(n, Method::Auto),
+        instead: effective_method(n, Method::Auto).name(),
     }
 }
 

@@ -77,17 +77,11 @@ pub fn first_pick_left_out(
         return None;
     }
     match nqueens::Plan::check_memory(n, method, memory_limit, threads) {
-        Err(nqueens::Error::TooBig {
-            method,
+        Err(nqueens::Error::TooBig { needed, limit, .. }) => Some(LeftOut {
+            method: nqueens::plan::effective_method(n, method),
             needed,
             limit,
-            instead,
-            ..
-        }) => Some(LeftOut {
-            method,
-            needed,
-            limit,
-            instead,
+            instead: nqueens::Method::auto_when_memory_is_short(n),
         }),
         _ => None,
     }

@@ -17,6 +17,7 @@ mod scheduler;
 pub mod solve;
 pub mod verify;
 
+pub use crate::usage::{usage, UsageError};
 pub use errors::{describe, exit_code_of, is_broken_pipe};
 pub use fallback::check_fallback;
 
@@ -25,23 +26,6 @@ use std::io::{self, Write};
 use nqueens::Report;
 
 use crate::exit_codes::ExitCode;
-
-/// A mistake in what the user asked for, found after parsing: exit status 2.
-#[derive(Debug)]
-pub struct UsageError(String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-/// A usage error saying `message`.
-pub fn usage(message: String) -> anyhow::Error {
-    anyhow::Error::new(UsageError(message))
-}
 
 /// The complaint about a count that disagrees with the published tables, or
 /// whose two routes to the unique count disagree.

@@ -102,7 +102,7 @@ impl Format {
             .filter(|format| format.exporter().offers(kind))
             .map(|format| format.name())
             .collect();
-        Err(crate::commands::usage(format!(
+        Err(crate::usage::usage(format!(
             "{command} prints {}, not {}: use --format {}",
             offered.join(" or "),
             self.name(),

@@ -16,6 +16,7 @@
 //! builds and runs where no CUDA is installed.
 
 mod board_maker;
+mod board_timing;
 mod boards;
 mod buckets;
 mod cells;
@@ -28,7 +29,7 @@ mod whole;
 mod worker;
 
 pub use board_maker::GpuBoardMaker;
-pub use boards::BoardsTiming;
+pub use board_timing::BoardsTiming;
 pub use device::{GpuDevice, GpuPairCounter};
 pub use host::HostPairCounter;
 pub use timing::{sample_ids, time_tasks, TaskTiming, Timing};

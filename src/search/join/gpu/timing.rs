@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::board_maker::GpuBoardMaker;
-use super::boards::{time_boards, BoardsTiming};
+use super::board_timing::{time_boards, BoardsTiming};
 use super::cells::DeviceCells;
 use super::device::{GpuDevice, GpuPairCounter};
 use super::whole::GpuTaskCounter;
