@@ -3,9 +3,12 @@
 //!
 //! A leaf decides 512 pairs of half boards per visit of a query to a block
 //! of stored keys: it loads one 64-byte line per chunk of key bits, ANDs
-//! them and counts the bits. On a core that loads two 64-byte lines per
-//! cycle (Zen 4 and 5, Intel from Ice Lake), a visit of L lines costs at
-//! least L/2 cycles: the floor this table compares against. The clock is
+//! them and counts the bits. A core that loads k lines per cycle needs
+//! at least L/k cycles for a visit of L lines: the floor this table
+//! compares against. k is 2 on the AVX-512 path where a core loads 512
+//! bits at once (Zen 5, Intel from Ice Lake), 1 where it loads two
+//! 256-bit halves a cycle (the AVX2 path everywhere, and Zen 4's AVX-512),
+//! and 0.5 on the portable path (`lines_per_cycle`). The clock is
 //! measured (a chain of dependent adds, one a cycle), since virtual
 //! machines hide the performance counters.
 //!
@@ -28,13 +31,57 @@
 
 use std::hint::black_box;
 
-use nqueens::testing::disjoint::{count_disjoint_naive, take_leaf_work, Matcher, BLOCK_KEYS};
+use nqueens::testing::disjoint::{
+    count_disjoint_naive, take_leaf_work, Matcher, MatcherPath, BLOCK_KEYS,
+};
 use nqueens::testing::join::{count_task, task_keys, tasks, JoinTasks};
 use nqueens::testing::thread_cpu_seconds;
 
-/// Lines a core loads per cycle (two 64-byte loads: Zen 4 and 5, Intel
-/// from Ice Lake; the AVX2 path loads the same bytes as two halves).
-const LINES_PER_CYCLE: f64 = 2.0;
+/// The matcher loop this run takes: `NQUEENS_MATCHER`'s, else the
+/// fastest this CPU runs (as the library picks).
+fn matcher_path() -> MatcherPath {
+    let asked = std::env::var("NQUEENS_MATCHER").unwrap_or_default();
+    MatcherPath::ALL
+        .into_iter()
+        .find(|path| path.runs_here() && (asked.is_empty() || path.name() == asked))
+        .unwrap_or(MatcherPath::Portable)
+}
+
+/// 64-byte lines a core loads per cycle on `path`, and why: the floor's
+/// divisor. Two vector loads a cycle on every x86 core the paths run on;
+/// a 512-bit load is one line only where the core loads 512 bits at once
+/// (Intel with AVX-512, AMD from Zen 5, family 26), while Zen 4 (family
+/// 25) splits it in two 256-bit halves, as the AVX2 path's loads are on
+/// every core. `ROOFLINE_LINES_PER_CYCLE` overrides it.
+fn lines_per_cycle(path: MatcherPath) -> (f64, String) {
+    if let Some(lines) = std::env::var("ROOFLINE_LINES_PER_CYCLE")
+        .ok()
+        .and_then(|value| value.parse::<f64>().ok())
+        .filter(|lines| *lines > 0.0)
+    {
+        return (lines, "ROOFLINE_LINES_PER_CYCLE".to_string());
+    }
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let amd_family = info.contains("AuthenticAMD").then(|| {
+        cpu_field(&info, "cpu family")
+            .parse::<u32>()
+            .unwrap_or_default()
+    });
+    match path {
+        MatcherPath::Avx512 if amd_family.is_none_or(|family| family >= 26) => {
+            (2.0, "two 512-bit loads a cycle".to_string())
+        }
+        MatcherPath::Avx512 => (
+            1.0,
+            "two 256-bit loads a cycle (a 512-bit load is two)".to_string(),
+        ),
+        MatcherPath::Avx2 => (1.0, "two 256-bit loads a cycle".to_string()),
+        MatcherPath::Portable => (
+            0.5,
+            "two 128-bit loads a cycle (the portable build's SSE2)".to_string(),
+        ),
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,10 +94,12 @@ fn main() {
         sizes = vec![16, 18, 20, 22, 24];
     }
     let ghz = clock_ghz();
+    let path = matcher_path();
+    let (lines_per_cycle, why) = lines_per_cycle(path);
     println!(
-        "# {}, matcher {}, one thread, clock {ghz:.2} GHz (measured)",
+        "# {}, matcher {}, one thread, clock {ghz:.2} GHz (measured), floor at {lines_per_cycle} lines a cycle ({why})",
         cpu_name(),
-        std::env::var("NQUEENS_MATCHER").unwrap_or_else(|_| "auto".to_string())
+        path.name(),
     );
     println!();
     println!("| N | tasks | core-ns per solution | cycles per solution | brute-force pairs per solution | leaf pairs per solution | lines per visit | cycles per visit, all time | floor | share of the floor |");
@@ -61,7 +110,7 @@ fn main() {
         let solutions = row.solutions as f64;
         let seconds_per_visit = row.seconds / row.work.visits.max(1) as f64;
         let lines_per_visit = row.work.lines as f64 / row.work.visits.max(1) as f64;
-        let floor = lines_per_visit / LINES_PER_CYCLE;
+        let floor = lines_per_visit / lines_per_cycle;
         let cycles_per_visit = seconds_per_visit * ghz * 1e9;
         println!(
             "| {n} | {} | {:.3} | {:.2} | {:.0} | {:.1} | {:.2} | {:.2} | {:.2} | {:.0}% |",
@@ -77,7 +126,7 @@ fn main() {
         );
     }
     let (lines_per_visit, seconds_per_visit) = leaves_alone();
-    let floor = lines_per_visit / LINES_PER_CYCLE;
+    let floor = lines_per_visit / lines_per_cycle;
     let cycles = seconds_per_visit * ghz * 1e9;
     println!();
     println!(
@@ -254,17 +303,19 @@ fn clock_ghz() -> f64 {
 /// The CPU's name and family/model, from /proc/cpuinfo where there is one.
 fn cpu_name() -> String {
     let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        info.lines()
-            .find(|line| line.split(':').next().is_some_and(|key| key.trim() == name))
-            .and_then(|line| line.split(':').nth(1))
-            .map(|value| value.trim().to_string())
-            .unwrap_or_else(|| "?".to_string())
-    };
     format!(
         "{} (family {}, model {})",
-        field("model name"),
-        field("cpu family"),
-        field("model")
+        cpu_field(&info, "model name"),
+        cpu_field(&info, "cpu family"),
+        cpu_field(&info, "model")
     )
+}
+
+/// The first value of `/proc/cpuinfo`'s field `name` in `info`, or `?`.
+fn cpu_field(info: &str, name: &str) -> String {
+    info.lines()
+        .find(|line| line.split(':').next().is_some_and(|key| key.trim() == name))
+        .and_then(|line| line.split(':').nth(1))
+        .map(|value| value.trim().to_string())
+        .unwrap_or_else(|| "?".to_string())
 }
