@@ -24,12 +24,16 @@ use crate::run::engine::worker_pool;
 pub struct TaskCheck {
     /// The task's id in the plan.
     pub id: u64,
-    /// Its weighted solutions as the join counts them.
-    pub join: u64,
+    /// Its weighted solutions as its method counts them (the JSON key
+    /// `join` is the record's published name, from the method that is
+    /// [`Method::cross_checked`](crate::Method::cross_checked)).
+    #[serde(rename = "join")]
+    pub counted: u64,
     /// Its weighted solutions as the queen-by-queen search counts them.
     pub rows: u64,
-    /// Seconds the join took on one thread.
-    pub join_seconds: f64,
+    /// Seconds its method took on one thread (JSON `join_seconds`).
+    #[serde(rename = "join_seconds")]
+    pub counted_seconds: f64,
     /// Seconds the queen-by-queen search took on one thread.
     pub rows_seconds: f64,
 }
@@ -37,7 +41,7 @@ pub struct TaskCheck {
 impl TaskCheck {
     /// Whether the two counts agree.
     pub fn agrees(&self) -> bool {
-        self.join == self.rows
+        self.counted == self.rows
     }
 }
 
@@ -78,22 +82,23 @@ pub fn cross_check(
             .map(|&id| {
                 let task = plan.tasks.get(id);
                 let started = Instant::now();
-                let join = method
+                let counted = method
                     .count(n, &task, None)
                     .expect("a count without a stop flag runs to its end")
                     .solutions;
-                // Fault injection for tests: the faulty task's join counts
-                // one too many, as a faulty machine would.
+                // Fault injection for tests: the faulty task's count is one
+                // too many, as a faulty machine would make it.
                 #[cfg(feature = "failpoints")]
-                let join = join + u64::from(crate::run::task::faulty_task() == Some(id as u64));
-                let join_seconds = started.elapsed().as_secs_f64();
+                let counted =
+                    counted + u64::from(crate::run::task::faulty_task() == Some(id as u64));
+                let counted_seconds = started.elapsed().as_secs_f64();
                 let started = Instant::now();
                 let rows = count_independently(n, &task);
                 let check = TaskCheck {
                     id: id as u64,
-                    join,
+                    counted,
                     rows,
-                    join_seconds,
+                    counted_seconds,
                     rows_seconds: started.elapsed().as_secs_f64(),
                 };
                 checked(&check);

@@ -18,7 +18,7 @@
 //! matcher ([`SplitMatcher`], its cuts and leaves) but none of its tasks,
 //! quadrant cells or symmetry weights, which all assume an empty top row;
 //! and it keeps no task list or cells, so it reaches N = 32
-//! ([`MAX_JOIN_N`]) where the counting method stops at 28 for memory.
+//! ([`MAX_FINDER_N`]) where the counting method stops at 28 for memory.
 //!
 //! [`nth_solution`]: super::solutions::nth_solution
 
@@ -31,7 +31,7 @@ use crate::search::disjoint::{
 };
 
 /// Largest N: a half board's crossing diagonals, 2N - 2 bits, fit a key.
-const MAX_JOIN_N: u32 = 32;
+const MAX_FINDER_N: u32 = 32;
 
 /// Pairs below which a row set's halves are paired one by one: setting up
 /// the split matcher costs more than it saves.
@@ -51,8 +51,8 @@ pub(crate) fn next_row_counts(
     on_share: &(dyn Fn(f64) + Sync),
 ) -> Vec<u128> {
     assert!(
-        (4..=MAX_JOIN_N).contains(&n),
-        "board size out of the join's range"
+        (4..=MAX_FINDER_N).contains(&n),
+        "board size out of the finder's range"
     );
     assert!(prefix.len() < n as usize, "the prefix leaves no row free");
     let h = n / 2;
@@ -87,7 +87,7 @@ pub(crate) fn next_row_counts(
     let totals = pool.install(|| {
         sets.par_chunks(16)
             .map_init(Pairing::default, |pairing, chunk| {
-                let mut counts = [0u64; MAX_JOIN_N as usize];
+                let mut counts = [0u64; MAX_FINDER_N as usize];
                 for &set in chunk {
                     pairing.count_row_set(&side, set, &mut counts);
                 }
@@ -98,7 +98,7 @@ pub(crate) fn next_row_counts(
                 counts.map(u128::from)
             })
             .reduce(
-                || [0u128; MAX_JOIN_N as usize],
+                || [0u128; MAX_FINDER_N as usize],
                 |mut a, b| {
                     for (a, b) in a.iter_mut().zip(b) {
                         *a += b;
@@ -352,7 +352,7 @@ impl Pairing {
             return;
         }
         // The grouped keys sorted by group (a counting sort).
-        let mut starts = [0usize; MAX_JOIN_N as usize + 1];
+        let mut starts = [0usize; MAX_FINDER_N as usize + 1];
         for &g in &self.groups {
             starts[g as usize + 1] += 1;
         }

@@ -130,6 +130,12 @@ impl Method {
         (n > JOIN_MAX_N).then_some(Method::Join)
     }
 
+    /// The smallest N for which `auto` takes this method
+    /// ([`effective_method`]), if any.
+    pub fn auto_takes_from(self) -> Option<u32> {
+        (MIN_N..=MAX_N).find(|&n| effective_method(n, Method::Auto) == self)
+    }
+
     /// The board sizes this method counts by its own search: below them
     /// its plans are `mirror`'s ([`effective_method`]), past them it
     /// refuses.
@@ -374,6 +380,9 @@ mod tests {
             }
         }
         assert_eq!(Method::auto_outgrown(JOIN_MAX_N), None);
+        assert_eq!(Method::Join.auto_takes_from(), Some(AUTO_JOIN_FROM));
+        assert_eq!(Method::Mirror.auto_takes_from(), Some(MIN_N));
+        assert_eq!(Method::NoSymmetry.auto_takes_from(), None);
         assert_eq!(Method::auto_outgrown(JOIN_MAX_N + 1), Some(Method::Join));
     }
 

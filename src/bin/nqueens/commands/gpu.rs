@@ -42,7 +42,8 @@ impl Devices {
                 };
                 // One write, so that the lines of MPI ranks sharing a
                 // terminal or a pipe do not interleave.
-                let line = format!("gpu: {name}{feeders} counts join tasks{with}\n");
+                let method = nqueens::Method::on_gpu();
+                let line = format!("gpu: {name}{feeders} counts {method} tasks{with}\n");
                 eprint!("{line}");
                 Ok(Devices {
                     workers,
@@ -66,11 +67,14 @@ impl Devices {
             .collect()
     }
 
-    /// Refuses a plan the GPU cannot take: it counts join tasks only.
+    /// Refuses a plan the GPU cannot take: it counts the tasks of one
+    /// method only ([`nqueens::Method::on_gpu`]).
     pub fn check_plan(&self, plan: &Plan) -> anyhow::Result<()> {
         if !self.workers.is_empty() && !plan.method.counts_on_gpu() {
+            let gpu = nqueens::Method::on_gpu();
+            let from = gpu.auto_takes_from().unwrap_or(nqueens::plan::MIN_N);
             return Err(usage(format!(
-                "--gpu counts join tasks, and the plan of N = {} is {}: use -m join (or auto, which takes join from N = 10 while it fits)",
+                "--gpu counts {gpu} tasks, and the plan of N = {} is {}: use -m {gpu} (or auto, which takes {gpu} from N = {from} while it fits)",
                 plan.n, plan.method
             )));
         }
@@ -119,9 +123,14 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
     use crate::output::{Kind, Output};
 
     args.format.check_offers(Kind::GpuTiming, "gpu")?;
-    if !(10..=28).contains(&args.n) {
+    let gpu = Method::on_gpu();
+    let (from, to) = (
+        gpu.auto_takes_from().unwrap_or(nqueens::plan::MIN_N),
+        *gpu.own_range().end(),
+    );
+    if !(from..=to).contains(&args.n) {
         return Err(usage(format!(
-            "the GPU times join plans, N from 10 to 28 (got {})",
+            "the GPU times {gpu} plans, N from {from} to {to} (got {})",
             args.n
         )));
     }
@@ -130,7 +139,7 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
     }
     let device = GpuDevice::open(args.device)
         .map_err(|reason| anyhow::anyhow!("cannot count on the GPU: {reason}"))?;
-    let plan = Plan::build(args.n, Method::on_gpu(), SplitDepth::Auto)?;
+    let plan = Plan::build(args.n, gpu, SplitDepth::Auto)?;
     let ids = sample_ids(plan.tasks.len() as u64, args.tasks, args.seed);
     let timing = match time_tasks(&device, &plan, &ids, args.cpu_tasks) {
         Ok(timing) => timing,

@@ -53,7 +53,8 @@ pub fn mismatch(report: &Report) -> Option<String> {
     if let Some(orbits) = report.orbits {
         if Some(orbits.unique) != report.unique {
             complaints.push(format!(
-                "the d4 leaves found {} classes but Burnside gives {}",
+                "the {} leaves found {} classes but Burnside gives {}",
+                report.method,
                 orbits.unique,
                 shown(report.unique)
             ));

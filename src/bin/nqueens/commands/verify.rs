@@ -61,7 +61,11 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             "all agree".to_string()
         } else {
             let ids: Vec<String> = differing.iter().map(u64::to_string).collect();
-            format!("the join and the search DIFFER on {}", ids.join(", "))
+            format!(
+                "the {} and the search DIFFER on {}",
+                plan.method,
+                ids.join(", ")
+            )
         };
         eprintln!("interrupted: {done} of {asked} tasks checked, {verdict}");
     };
@@ -90,8 +94,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let ids: Vec<String> = differing.iter().map(u64::to_string).collect();
     eprintln!(
-        "error: N = {}: the join and the row-by-row search differ on task{} {}",
+        "error: N = {}: the {} and the row-by-row search differ on task{} {}",
         plan.n,
+        plan.method,
         if ids.len() == 1 { "" } else { "s" },
         ids.join(", ")
     );

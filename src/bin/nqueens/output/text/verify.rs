@@ -9,14 +9,19 @@ use nqueens::Plan;
 pub fn header(out: &mut dyn Write, plan: &Plan, sampled: usize, seed: u64) -> io::Result<()> {
     writeln!(
         out,
-        "N = {}: {sampled} of {} join tasks (seed {seed}), each counted by the join and by a queen-by-queen search",
+        "N = {}: {sampled} of {} {method} tasks (seed {seed}), each counted by the {method} and by a queen-by-queen search",
         plan.n,
         plan.tasks.len(),
+        method = plan.method,
     )?;
     writeln!(
         out,
         "{:>12} {:>20} {:>20} {:>10} {:>10}  agree",
-        "task", "join", "search", "join s", "search s"
+        "task",
+        plan.method.name(),
+        "search",
+        format!("{} s", plan.method),
+        "search s"
     )
 }
 
@@ -26,9 +31,9 @@ pub fn row(out: &mut dyn Write, check: &TaskCheck) -> io::Result<()> {
         out,
         "{:>12} {:>20} {:>20} {:>10.3} {:>10.3}  {}",
         check.id,
-        check.join,
+        check.counted,
         check.rows,
-        check.join_seconds,
+        check.counted_seconds,
         check.rows_seconds,
         if check.agrees() { "yes" } else { "NO" }
     )
