@@ -126,8 +126,12 @@ impl Method {
     /// The method `auto` takes for smaller boards whose range ends below
     /// `n`, where `auto` counts `n` with a slower one
     /// ([`effective_method`]); `None` where `auto` takes its fastest.
+    /// Derived from `auto`'s picks and the methods' ranges.
     pub fn auto_outgrown(n: u32) -> Option<Method> {
-        (n > JOIN_MAX_N).then_some(Method::Join)
+        (MIN_N..n)
+            .rev()
+            .map(|smaller| effective_method(smaller, Method::Auto))
+            .find(|method| *method.own_range().end() < n)
     }
 
     /// The smallest N for which `auto` takes this method
