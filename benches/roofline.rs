@@ -32,20 +32,10 @@
 use std::hint::black_box;
 
 use nqueens::testing::disjoint::{
-    count_disjoint_naive, take_leaf_work, Matcher, MatcherPath, BLOCK_KEYS,
+    count_disjoint_naive, matcher_path, take_leaf_work, Matcher, MatcherPath, BLOCK_KEYS,
 };
 use nqueens::testing::join::{count_task, task_keys, tasks, JoinTasks};
 use nqueens::testing::thread_cpu_seconds;
-
-/// The matcher loop this run takes: `NQUEENS_MATCHER`'s, else the
-/// fastest this CPU runs (as the library picks).
-fn matcher_path() -> MatcherPath {
-    let asked = std::env::var("NQUEENS_MATCHER").unwrap_or_default();
-    MatcherPath::ALL
-        .into_iter()
-        .find(|path| path.runs_here() && (asked.is_empty() || path.name() == asked))
-        .unwrap_or(MatcherPath::Portable)
-}
 
 /// 64-byte lines a core loads per cycle on `path`, and why: the floor's
 /// divisor. Two vector loads a cycle on every x86 core the paths run on;

@@ -147,9 +147,9 @@ pub mod testing {
     /// Pairs of keys with no bit in common: the kernel of every join.
     pub mod disjoint {
         pub use crate::search::disjoint::{
-            choose_cuts, count_disjoint_naive, take_leaf_work, transpose64, transpose64_naive,
-            LeafWork, Matcher, MatcherPath, SplitMatcher, UnexpectedBits, BLOCK_KEYS, LEAF_MIN,
-            MAX_CUTS,
+            choose_cuts, count_disjoint_naive, matcher_path, take_leaf_work, transpose64,
+            transpose64_naive, LeafWork, Matcher, MatcherPath, SplitMatcher, UnexpectedBits,
+            BLOCK_KEYS, LEAF_MIN, MAX_CUTS,
         };
     }
     /// Half boards paired on their diagonals.

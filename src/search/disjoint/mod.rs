@@ -18,10 +18,11 @@ pub(crate) mod split;
 pub(crate) mod squeeze;
 pub(crate) mod vector;
 
+pub use matcher::matcher_path;
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
-pub(crate) use matcher::{enter_matcher, matcher_path, parse_matcher, requested_matcher};
+pub(crate) use matcher::{enter_matcher, parse_matcher, requested_matcher};
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
 pub(crate) use split::ROUTE_BATCH;

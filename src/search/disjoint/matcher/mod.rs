@@ -265,7 +265,7 @@ pub(crate) fn parse_matcher(value: &str, label: &str) -> Result<MatcherPath, Str
 /// The loop the matcher on the calling thread uses: the one its count
 /// chose ([`crate::CodePaths`]), else the one [`MATCHER_VARIABLE`] asks
 /// for, else the fastest this CPU runs.
-pub(crate) fn matcher_path() -> MatcherPath {
+pub fn matcher_path() -> MatcherPath {
     CHOSEN.get().unwrap_or_else(default_matcher)
 }
 
