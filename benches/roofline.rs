@@ -19,15 +19,22 @@
 //! rest on cut bits without visiting them); lines per visit; cycles per
 //! visit if all the time were the leaves' (an upper bound on the leaves'
 //! share), against the floor. Then the leaves alone, on the keys of a real
-//! N = 20 task with full blocks: the kernel's own cycles per visit.
+//! N = 20 task with full blocks: the kernel's own cycles per visit. Last,
+//! the floor as this core reaches it: the lines a cycle a loop of the
+//! leaves' loads alone (7 random lines a query ANDed, at the offsets a
+//! leaf reads, from one block's tables and from a pair's) sustains, and
+//! the share of that rate the leaves reach. Random lines do not load at
+//! the nominal rate everywhere (Zen 3: 0.7 lines a cycle on AVX2, not 1),
+//! so a kernel far below the nominal floor may still be at the core's.
 //!
 //!   cargo bench --bench roofline                  # N = 16 18 20 22 24
 //!   cargo bench --bench roofline -- 20 24 26      # some N
 //!   NQUEENS_MATCHER=avx2 cargo bench --bench roofline
 //!
 //! Under `cargo test --benches` it checks itself on N = 12 instead: the
-//! sampled counts against the published total, and the work counters
-//! against the pairs they must cover.
+//! sampled counts against the published total, the work counters
+//! against the pairs they must cover, and the load loop's ANDs against a
+//! line-by-line twin.
 
 use std::hint::black_box;
 
@@ -123,6 +130,131 @@ fn main() {
         "leaves alone (N = 20 task, full blocks): {lines_per_visit:.2} lines per visit, {cycles:.2} cycles per visit, floor {floor:.2}: {:.0}% of the floor",
         100.0 * floor / cycles
     );
+    // The floor as this core reaches it: the leaf loop's loads alone.
+    for (tables, what) in [(1, "one block's"), (2, "a pair's")] {
+        let rate = measured_lines_per_cycle(path, tables, ghz);
+        let measured_floor = lines_per_visit / rate;
+        println!(
+            "lines loaded alone from {what} {} KB of tables (7 random lines a query, ANDed): {rate:.2} a cycle, a visit's {lines_per_visit:.2} lines in {measured_floor:.2} cycles: the leaves reach {:.0}% of it",
+            tables * TABLE_LINES * 64 / 1024,
+            100.0 * measured_floor / cycles
+        );
+    }
+}
+
+/// Lines in one block's tables at 7 chunks of 6 bits (28 KB): what a
+/// leaf of the median N = 20 to 28 task holds per block.
+const TABLE_LINES: usize = 7 * 64;
+
+/// A 64-byte line, aligned as the leaves' are.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
+/// Lines a cycle this core loads as the leaf loop does, on `path`: each
+/// query ANDs 7 random lines (one per chunk's table of 64) of each of
+/// `blocks` blocks' tables at the same offsets, two queries a step, and
+/// nothing else (no counting, no routing). Best of three half-second
+/// runs, by the thread's CPU time.
+fn measured_lines_per_cycle(path: MatcherPath, blocks: usize, ghz: f64) -> f64 {
+    let lines = vec![Line([u64::MAX; 8]); blocks * TABLE_LINES];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    // A query's offsets as the leaves hold them: bytes from its block's
+    // first line, a row of 8 (the seventh's chunk repeated as padding).
+    let rows: Vec<[u16; 8]> = (0..1 << 14)
+        .map(|_| {
+            std::array::from_fn(|chunk| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ((chunk.min(6) * 64 + (state % 64) as usize) * 64) as u16
+            })
+        })
+        .collect();
+    let mut best = 0.0f64;
+    for _ in 0..3 {
+        let started = thread_cpu_seconds();
+        let mut rounds = 0u64;
+        while thread_cpu_seconds() - started < 0.5 {
+            black_box(and_lines_on(path, black_box(&lines), &rows, blocks));
+            rounds += 1;
+        }
+        let cycles = (thread_cpu_seconds() - started) * ghz * 1e9;
+        let loaded = rounds * (rows.len() * 7 * blocks) as u64;
+        best = best.max(loaded as f64 / cycles);
+    }
+    best
+}
+
+/// The AND of each query's lines, folded into one word so none is
+/// skipped, built for `path`'s instructions.
+fn and_lines_on(path: MatcherPath, lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
+    match path {
+        // SAFETY: the matcher path runs on this CPU (`matcher_path`).
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { and_lines_avx512(lines, rows, blocks) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { and_lines_avx2(lines, rows, blocks) },
+        _ => and_lines_portable(lines, rows, blocks),
+    }
+}
+
+fn and_lines_portable(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
+    if blocks == 2 {
+        and_lines::<2>(lines, rows)
+    } else {
+        and_lines::<1>(lines, rows)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn and_lines_avx512(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
+    if blocks == 2 {
+        and_lines::<2>(lines, rows)
+    } else {
+        and_lines::<1>(lines, rows)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn and_lines_avx2(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
+    if blocks == 2 {
+        and_lines::<2>(lines, rows)
+    } else {
+        and_lines::<1>(lines, rows)
+    }
+}
+
+/// The loop of [`and_lines_on`] for `BLOCKS` blocks (1 or 2).
+#[inline(always)]
+fn and_lines<const BLOCKS: usize>(lines: &[Line], rows: &[[u16; 8]]) -> u64 {
+    assert!(lines.len() >= BLOCKS * TABLE_LINES);
+    let base = lines.as_ptr().cast::<u8>();
+    let mut sink = Line([0; 8]);
+    // SAFETY: every offset is below TABLE_LINES lines (`rows` above), so
+    // the line at it in block b < BLOCKS lies within `lines`.
+    let line = |block: usize, offset: u16| unsafe {
+        *base
+            .add(block * TABLE_LINES * 64 + usize::from(offset))
+            .cast::<Line>()
+    };
+    for row in rows {
+        for block in 0..BLOCKS {
+            let mut acc = line(block, row[0]);
+            for &offset in &row[1..7] {
+                for (word, other) in acc.0.iter_mut().zip(line(block, offset).0) {
+                    *word &= other;
+                }
+            }
+            for (word, other) in sink.0.iter_mut().zip(acc.0) {
+                *word ^= other;
+            }
+        }
+    }
+    sink.0.iter().fold(0, |all, word| all ^ word)
 }
 
 /// The ids of the tasks timed for `n`: every task to N = 18, else evenly
@@ -246,7 +378,41 @@ fn self_check() {
             (west[0].len() * east.len().div_ceil(BLOCK_KEYS)) as u64
         );
     }
-    println!("roofline: self-check of N = 12 and the leaf counters passed");
+    // The load-rate loop ANDs the lines it is given on every path that
+    // runs here, as a line-by-line twin does.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let lines: Vec<Line> = (0..2 * TABLE_LINES)
+        .map(|_| Line(std::array::from_fn(|_| random() | random())))
+        .collect();
+    let rows: Vec<[u16; 8]> = (0..64)
+        .map(|_| std::array::from_fn(|_| (random() % TABLE_LINES as u64 * 64) as u16))
+        .collect();
+    for blocks in [1, 2] {
+        let mut expected = 0;
+        for row in &rows {
+            for block in 0..blocks {
+                let line = |offset: u16| lines[block * TABLE_LINES + usize::from(offset) / 64].0;
+                let and = row[1..7].iter().fold(line(row[0]), |acc, &offset| {
+                    std::array::from_fn(|word| acc[word] & line(offset)[word])
+                });
+                expected ^= and.iter().fold(0, |all, word| all ^ word);
+            }
+        }
+        for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+            assert_eq!(
+                and_lines_on(path, &lines, &rows, blocks),
+                expected,
+                "{path:?}, {blocks} blocks"
+            );
+        }
+    }
+    println!("roofline: self-check of N = 12, the leaf counters and the load-rate loop passed");
 }
 
 /// The core's clock in GHz: a chain of dependent adds retires one a
