@@ -80,9 +80,9 @@
 
 pub mod analysis;
 pub mod boards;
-pub mod error;
 #[cfg(feature = "gpu")]
-pub mod gpu;
+mod cuda;
+pub mod error;
 pub mod plan;
 pub mod published;
 mod random;
@@ -90,6 +90,17 @@ pub mod run;
 mod search;
 mod system;
 pub mod units;
+
+/// NVIDIA GPUs (the `gpu` feature): the GPU worker of the method a GPU
+/// counts, named by the registry, and the device the CUDA driver finds.
+#[cfg(feature = "gpu")]
+pub mod gpu {
+    pub use crate::cuda::driver::DeviceInfo;
+    pub use crate::search::registry::gpu_worker::{
+        sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuPairCounter, GpuWorker,
+        HostPairCounter, TaskTiming, Timing, GPU_BATCH,
+    };
+}
 
 pub use boards::construct::{explicit_solution, random_solution};
 pub use boards::render::{render, render_fen, render_grid, render_svg, render_vector, BoardFormat};

@@ -1,10 +1,10 @@
-//! The registry of counting methods, the one file outside their folders
-//! under `search/` that names them: their names and codes, the kinds of
-//! task they make, how `auto` picks one, their ranges and prices, and the
-//! one line per method (and per kind of task) that maps it to its
-//! `CountingMethod` (`search/method.rs`). Adding a method adds its folder
-//! under `search/`, a variant here (with its name and code) and a line in
-//! each `counting`.
+//! The counting methods as a plan records them: their names and codes,
+//! the kinds of task they make, how `auto` picks one, and their ranges.
+//! What code counts each, and everything asked of that code (a plan's
+//! tasks, prices, the GPU), is the registry's (`search/registry.rs`), one
+//! floor up: a plan holds a method, and the methods build plans. Adding a
+//! method adds its folder under `search/`, a variant here (with its name
+//! and code) and a line in each of the registry's `counting`.
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -16,8 +16,6 @@ use crate::error::Error;
 use crate::search::board::{Board, MAX_N};
 use crate::search::d4::Shape;
 pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
-use crate::search::method::CountingMethod;
-use crate::search::{d4, join, plain};
 
 use super::{Fnv1a, MIN_N};
 
@@ -104,19 +102,6 @@ impl Method {
         }
     }
 
-    /// Whether a GPU worker counts this method's tasks (`--gpu`): asked
-    /// of the method, as a plan's resolved method (`auto` means
-    /// `mirror` here).
-    pub fn counts_on_gpu(self) -> bool {
-        self.counting().counts_on_gpu()
-    }
-
-    /// Whether `verify` can count this method's tasks again by a second
-    /// code path (a plan's resolved method).
-    pub fn recounts_tasks(self) -> bool {
-        self.counting().independent_count().is_some()
-    }
-
     /// What `auto` takes for `n` where its first pick does not fit in
     /// memory: `d4`, which needs none beyond its tasks.
     pub fn auto_when_memory_is_short(_n: u32) -> Method {
@@ -149,13 +134,6 @@ impl Method {
             Method::D4 => D4_MIN_N..=MAX_N,
             Method::NoSymmetry | Method::Mirror | Method::Auto => MIN_N..=MAX_N,
         }
-    }
-
-    /// Core-nanoseconds per solution a count by this method takes at the
-    /// sizes it is chosen for, where measured: what a note prices a count
-    /// at before it starts.
-    pub fn core_ns_per_solution(self) -> Option<f64> {
-        self.counting().core_ns_per_solution()
     }
 }
 
@@ -280,93 +258,9 @@ pub fn effective_method(n: u32, method: Method) -> Method {
     }
 }
 
-impl Method {
-    /// The implementation of the method (`auto` is resolved by
-    /// [`effective_method`](crate::plan::effective_method) before it gets
-    /// here; it would mean `mirror`).
-    pub(crate) fn counting(self) -> &'static dyn CountingMethod {
-        match self {
-            Method::NoSymmetry => &plain::NONE,
-            Method::Mirror | Method::Auto => &plain::MIRROR,
-            Method::D4 => &d4::D4,
-            Method::Join => &join::JOIN,
-        }
-    }
-}
-
-impl Method {
-    /// The method whose tasks `verify` counts again by a second code path
-    /// (the first that can).
-    pub fn cross_checked() -> Method {
-        Method::SEARCHING
-            .into_iter()
-            .find(|method| method.recounts_tasks())
-            .expect("a method recounts its tasks")
-    }
-
-    /// The method a GPU worker counts (the first that a GPU can), whose
-    /// tasks `nqueens gpu` times.
-    pub fn on_gpu() -> Method {
-        Method::SEARCHING
-            .into_iter()
-            .find(|method| method.counts_on_gpu())
-            .expect("a method counts on a GPU")
-    }
-}
-
-impl Error {
-    /// Refuses a cross-check of an `n` board, which the method that
-    /// recounts its tasks ([`Method::cross_checked`]) does not count here.
-    /// (Here, not in `error.rs`: the errors name methods without
-    /// depending on the registry.)
-    pub fn cross_check_unavailable(n: u32) -> Error {
-        let method = Method::cross_checked();
-        let range = method.own_range();
-        Error::CrossCheckNeeds {
-            method: method.name(),
-            n,
-            min: *range.start(),
-            max: *range.end(),
-        }
-    }
-}
-
-/// The GPU worker of the method a GPU counts ([`Method::on_gpu`]), for
-/// `crate::gpu` to offer the program.
-#[cfg(feature = "gpu")]
-pub(crate) mod gpu_worker {
-    pub use crate::search::join::gpu::{
-        sample_ids, time_tasks, BoardsTiming, GpuBoardMaker, GpuDevice, GpuJoinWorker as GpuWorker,
-        GpuPairCounter, HostPairCounter, TaskTiming, Timing, GPU_BATCH,
-    };
-}
-
-impl TaskKind {
-    /// The implementation that counts a task of this kind (`none` and
-    /// `mirror` tasks count alike: the weight tells them apart).
-    pub(crate) fn counting(self) -> &'static dyn CountingMethod {
-        match self {
-            TaskKind::Plain => &plain::MIRROR,
-            TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => &d4::D4,
-            TaskKind::Join { .. } => &join::JOIN,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_the_join_counts_on_a_gpu_and_recounts_its_tasks() {
-        for method in Method::SEARCHING {
-            let join = method == Method::Join;
-            assert_eq!(method.counts_on_gpu(), join, "{method}");
-            assert_eq!(method.recounts_tasks(), join, "{method}");
-        }
-        assert_eq!(Method::cross_checked(), Method::Join);
-        assert_eq!(Method::on_gpu(), Method::Join);
-    }
 
     #[test]
     fn auto_outgrows_a_method_exactly_past_its_range_and_takes_another() {
@@ -388,13 +282,5 @@ mod tests {
         assert_eq!(Method::Mirror.auto_takes_from(), Some(MIN_N));
         assert_eq!(Method::NoSymmetry.auto_takes_from(), None);
         assert_eq!(Method::auto_outgrown(JOIN_MAX_N + 1), Some(Method::Join));
-    }
-
-    #[test]
-    fn the_method_auto_falls_back_to_is_priced() {
-        let fallback = Method::auto_when_memory_is_short(JOIN_MAX_N);
-        assert_ne!(fallback, Method::Join);
-        let price = fallback.core_ns_per_solution().expect("priced");
-        assert!(price > 0.0 && price.is_finite(), "{price}");
     }
 }

@@ -7,8 +7,6 @@
 //! and the plan's fingerprint hashes all of it.
 
 mod cost;
-mod dispatch;
-mod fingerprint;
 mod hash;
 mod memory;
 pub mod method;
@@ -186,7 +184,7 @@ pub struct Plan {
     /// bound), 0 for the depth-first methods.
     pub memory_bytes: u64,
     /// The fingerprint, once worked out (see [`Plan::fingerprint`]).
-    fingerprint: std::sync::OnceLock<u64>,
+    pub(crate) fingerprint: std::sync::OnceLock<u64>,
 }
 
 /// Checks that `n` is a board size the kernel supports.

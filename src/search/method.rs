@@ -3,7 +3,8 @@
 //! verify, the reports and the progress bar ask a [`CountingMethod`], and
 //! never name a method. Each method implements it in its own folder
 //! (`plain/` for `none` and `mirror`, `d4/`, `join/`); the one registry
-//! line per method is [`Method::counting`](crate::plan::Method::counting).
+//! line per method is [`Method::counting`](crate::plan::Method::counting)
+//! (`registry.rs`).
 
 use std::any::Any;
 use std::sync::atomic::AtomicBool;

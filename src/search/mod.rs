@@ -15,7 +15,9 @@
 //! - [`symmetric`]: the solutions a half or quarter turn leaves unchanged,
 //!   and the unique count by Burnside's lemma.
 //! - [`method`]: the trait every counting method implements, in its
-//!   own folder ([`plain`] for `none` and `mirror`).
+//!   own folder ([`plain`] for `none` and `mirror`); [`registry`]: which
+//!   method's code counts each method and kind of task, and a plan's
+//!   building through it.
 //! - [`naive`]: slow, obviously correct twins for the tests.
 
 // Without the `testing` feature nothing outside the crate reaches the
@@ -43,4 +45,5 @@ pub mod naive;
 mod pack;
 pub(crate) mod paths;
 pub(crate) mod plain;
+pub(crate) mod registry;
 pub(crate) mod symmetric;

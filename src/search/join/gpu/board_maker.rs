@@ -5,7 +5,7 @@
 use super::boards::{BoardsJob, Placements};
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::starts_of;
-use crate::gpu::driver::DevicePtr;
+use crate::cuda::driver::DevicePtr;
 
 /// Words of a staged batch's table a job (`NQ_JOB_WORDS`).
 const JOB_WORDS: usize = 8;

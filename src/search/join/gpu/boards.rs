@@ -9,7 +9,7 @@ use super::super::geometry::Geometry;
 use super::super::glue::Move;
 use super::super::halves::{moves, north_splits};
 use super::super::specs::HalfSpec;
-use crate::gpu::driver::DevicePtr;
+use crate::cuda::driver::DevicePtr;
 
 /// A [`Move`] as the kernels take it (`nq_move`).
 #[repr(C)]

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::starts_of;
-use crate::gpu::driver::{Cuda, DevicePtr};
+use crate::cuda::driver::{Cuda, DevicePtr};
 use crate::search::join::recent::{slot_key, Recent};
 
 /// Prefixes a build starts from at least (where the row set has that

@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use super::buckets::{QueryLayout, StoredLayout};
 use super::settings::GpuSettings;
-use crate::gpu::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr};
-use crate::gpu::nvrtc::Nvrtc;
+use crate::cuda::driver::{CuContext, CuFunction, Cuda, DeviceInfo, DevicePtr};
+use crate::cuda::nvrtc::Nvrtc;
 use crate::search::join::PairCounter;
 
 /// The kernel's source, the same text the host build compiles.

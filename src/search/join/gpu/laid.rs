@@ -4,7 +4,7 @@
 //! for the counts (the host's scan turns them into bucket starts).
 
 use super::device::{arg, launch_over, Buffer, GpuDevice};
-use crate::gpu::driver::DevicePtr;
+use crate::cuda::driver::DevicePtr;
 
 /// Keys laid out in buckets on the GPU.
 #[derive(Default)]

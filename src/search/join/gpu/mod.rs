@@ -12,7 +12,7 @@
 //! by NVRTC for the GPU met at run time, and by the host's C compiler for
 //! the tests, which check on the CPU, against the CPU join, the very code
 //! the GPU runs ([`HostPairCounter`], and each kernel's own test). The CUDA driver and NVRTC are loaded
-//! with `dlopen` ([`crate::gpu`], which names no method): the program
+//! with `dlopen` (`crate::cuda`, which names no method): the program
 //! builds and runs where no CUDA is installed.
 
 mod board_maker;

@@ -31,7 +31,7 @@ use super::buckets::{cuts_for, gather, keys_within};
 use super::cells::DeviceCells;
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::{lay_out, range_words, Laid};
-use crate::gpu::driver::DevicePtr;
+use crate::cuda::driver::DevicePtr;
 use crate::search::disjoint::{choose_cuts, MAX_CUTS};
 
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
