@@ -1,6 +1,7 @@
 //! AVX2's stand-in for AVX-512's compress: a shuffle, looked up by the
 //! mask of the lanes kept, that moves those lanes to the front. One table
-//! for the lane search and the join's glue.
+//! of four u64 lanes for the lane search, the join's glue and the split's
+//! key filters, one of eight u32 lanes for the split's route entries.
 
 use std::arch::x86_64::*;
 
@@ -42,6 +43,37 @@ pub(crate) fn pack4(values: __m256i, keep: usize) -> __m256i {
     _mm256_permutevar8x32_epi32(values, pack_order(keep))
 }
 
+/// For each set of kept lanes (8 bits), the `vpermd` indices that move
+/// those u32 lanes to the front, in order (8 KB).
+const PACK8: [[i32; 8]; 256] = {
+    let mut table = [[0i32; 8]; 256];
+    let mut keep = 0;
+    while keep < 256 {
+        let mut packed = 0;
+        let mut lane: i32 = 0;
+        while lane < 8 {
+            if keep & (1 << lane) != 0 {
+                table[keep][packed] = lane;
+                packed += 1;
+            }
+            lane += 1;
+        }
+        keep += 1;
+    }
+    table
+};
+
+/// `values` (eight u32 lanes) with the lanes of mask `keep` packed to the
+/// front.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn pack8(values: __m256i, keep: usize) -> __m256i {
+    let order = &PACK8[keep & 0xff];
+    // SAFETY: the row holds the 8 i32 the unaligned load reads.
+    let order = unsafe { _mm256_loadu_si256(order.as_ptr().cast()) };
+    _mm256_permutevar8x32_epi32(values, order)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,6 +97,28 @@ mod tests {
                 _mm256_storeu_si256(out.as_mut_ptr().cast(), pack4(lanes, keep));
             }
             assert_eq!(&out[..expected.len()], &expected[..], "mask {keep:#06b}");
+        }
+    }
+
+    #[test]
+    fn every_mask_packs_its_u32_lanes_to_the_front_in_order() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let values = [11u32, 22, 33, 44, 55, 66, 77, 88];
+        for keep in 0..256usize {
+            let expected: Vec<u32> = (0..8)
+                .filter(|lane| keep & (1 << lane) != 0)
+                .map(|lane| values[lane])
+                .collect();
+            let mut out = [0u32; 8];
+            // SAFETY: the CPU has AVX2 (checked above); `out` and `values`
+            // hold the 8 u32 the load and store touch.
+            unsafe {
+                let lanes = _mm256_loadu_si256(values.as_ptr().cast());
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), pack8(lanes, keep));
+            }
+            assert_eq!(&out[..expected.len()], &expected[..], "mask {keep:#010b}");
         }
     }
 }

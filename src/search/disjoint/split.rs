@@ -16,7 +16,7 @@
 
 use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed};
 use super::squeeze::{gather_bits, Squeeze};
-use super::vector::{keep_disjoint, split_by_bit};
+use super::vector::{keep_disjoint_entries, split_by_bit};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;
@@ -34,9 +34,14 @@ pub(crate) const ROUTE_BATCH: usize = 1 << 13;
 /// Room the leaves may hold past what a load uses before it is given back.
 const LEAF_SLACK_BYTES: u64 = 8 << 20;
 
-/// Where a route entry keeps a query's cut bits: bit `PATTERN_SHIFT + i`
-/// is the query's bit of cut i; the bits below are its position.
-const PATTERN_SHIFT: u32 = 32;
+/// Where a route entry (32 bits) keeps a query's cut bits: bit
+/// `PATTERN_SHIFT + i` is the query's bit of cut i; the bits below are its
+/// position in the batch. Half the bytes of a 64-bit entry, so the
+/// filters move twice the entries a vector.
+const PATTERN_SHIFT: u32 = 16;
+
+// A batch's positions and the cut bits share an entry.
+const _: () = assert!(ROUTE_BATCH <= 1 << PATTERN_SHIFT && MAX_CUTS <= 32 - PATTERN_SHIFT as usize);
 
 /// A sum's queries took these key bits, which the load was told no query
 /// takes and so dropped from the keys.
@@ -49,7 +54,7 @@ pub struct UnexpectedBits(pub u64);
 enum Node {
     Leaf(usize),
     Cut {
-        test: u64,
+        test: u32,
         free: usize,
         taken: usize,
     },
@@ -86,7 +91,7 @@ pub struct SplitMatcher {
     /// Per depth, the entries of the queries routed there:
     /// `routes[depth][..lens[depth]]` (the buffers only grow, so refilling
     /// them writes no zeros).
-    routes: Vec<Vec<u64>>,
+    routes: Vec<Vec<u32>>,
     lens: Vec<usize>,
 }
 
@@ -274,7 +279,7 @@ struct Routes<'a> {
     layout: &'a Layout,
     queries: &'a [u64],
     offsets: &'a [u16],
-    routes: &'a mut Vec<Vec<u64>>,
+    routes: &'a mut Vec<Vec<u32>>,
     lens: &'a mut Vec<usize>,
 }
 
@@ -310,7 +315,7 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
                 next.resize(here.len(), 0);
             }
             // The entries whose query leaves the bit free.
-            let len = keep_disjoint(layout.path(), here, test, next);
+            let len = keep_disjoint_entries(layout.path(), here, test, next);
             lens[depth + 1] = len;
             if len > 0 {
                 total += sum_node(nodes, leaves, split, taken, depth + 1);
@@ -323,24 +328,24 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
 /// Writes the route entry of each query (`extra` added): its bits of
 /// `cut_mask`, packed in the order of their positions, above its position
 /// in `queries`.
-fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u64>) {
+fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u32>) {
     #[cfg(target_arch = "x86_64")]
     if crate::system::fast_bit_gather() {
         // SAFETY: the CPU has BMI2 (and gathers fast).
         return unsafe { fill_entries_bmi2(queries, extra, cut_mask, entries) };
     }
     entries.extend(queries.iter().enumerate().map(|(position, &query)| {
-        (gather_bits(query | extra, cut_mask) << PATTERN_SHIFT) | position as u64
+        ((gather_bits(query | extra, cut_mask) as u32) << PATTERN_SHIFT) | position as u32
     }));
 }
 
 /// [`fill_entries`] with one `pext` a query.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn fill_entries_bmi2(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u64>) {
+fn fill_entries_bmi2(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u32>) {
     use std::arch::x86_64::_pext_u64;
     entries.extend(queries.iter().enumerate().map(|(position, &query)| {
-        (_pext_u64(query | extra, cut_mask) << PATTERN_SHIFT) | position as u64
+        ((_pext_u64(query | extra, cut_mask) as u32) << PATTERN_SHIFT) | position as u32
     }));
 }
 

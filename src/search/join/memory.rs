@@ -57,8 +57,8 @@ const BYTES_PER_STORED_KEY: u64 = 112;
 const BYTES_PER_QUERY_KEY: u64 = 8 * 3;
 
 /// Bytes of the split's routing: a batch of queries, their offsets (at
-/// most 16 u16 each) and their entries at each depth.
-const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 8 * (MAX_CUTS as u64 + 1));
+/// most 16 u16 each) and their 32-bit entries at each depth.
+const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 4 * (MAX_CUTS as u64 + 1));
 
 /// Bytes one worker thread takes at most for an `n` board (4 <= n <=
 /// 28): its buffers ([`thread_bound`]) and what the allocator holds freed

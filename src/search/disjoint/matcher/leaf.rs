@@ -17,13 +17,13 @@ pub(crate) struct Leaf {
 }
 
 /// The queries a leaf sums over: `entries` name them by position (the
-/// low 32 bits of each), in `queries` and in `offsets` (a layout's
+/// low 16 bits of each), in `queries` and in `offsets` (a layout's
 /// stride apart).
 #[derive(Clone, Copy)]
 pub(crate) struct Routed<'a> {
     pub queries: &'a [u64],
     pub offsets: &'a [u16],
-    pub entries: &'a [u64],
+    pub entries: &'a [u32],
 }
 
 impl Routed<'_> {
@@ -67,8 +67,8 @@ pub fn take_leaf_work() -> LeafWork {
 
 /// The position an entry names.
 #[inline(always)]
-fn position(entry: u64) -> usize {
-    entry as u32 as usize
+fn position(entry: u32) -> usize {
+    entry as u16 as usize
 }
 
 impl Leaf {
@@ -195,7 +195,7 @@ impl Leaf {
         let (fours_of_entries, rest) = routed.entries.as_chunks::<4>();
         let (mut ones, mut twos, mut total) = (Line::ZERO, Line::ZERO, 0u64);
         for block in self.lines.chunks_exact(layout.lines_per_block) {
-            let and_lines = |entry: u64| {
+            let and_lines = |entry: u32| {
                 let offsets = &rows[position(entry)][..chunks];
                 // SAFETY: every offset is the byte offset of a line below
                 // lines_per_block (a chunk's first line plus a pattern of
@@ -320,7 +320,7 @@ impl Leaf {
             let first = pair.as_ptr().cast::<__m256i>();
             let second = pair[per_block..].as_ptr().cast::<__m256i>();
             // A query's four halves, through the adders.
-            let mut add_query = |entry: u64| {
+            let mut add_query = |entry: u32| {
                 let offsets = &rows[position(entry)][..chunks];
                 let (a, b) = and_lines(first, offsets);
                 let (c, d) = and_lines(second, offsets);
@@ -336,7 +336,7 @@ impl Leaf {
         }
         for block in self.lines[paired..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
-            let halves = |entry: Option<u64>| {
+            let halves = |entry: Option<u32>| {
                 entry.map_or((zero, zero), |entry| {
                     and_lines(base, &rows[position(entry)][..chunks])
                 })

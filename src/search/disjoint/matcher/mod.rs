@@ -93,7 +93,7 @@ pub struct Matcher {
     /// their entries (each its own position).
     queries: Vec<u64>,
     offsets: Vec<u16>,
-    entries: Vec<u64>,
+    entries: Vec<u32>,
 }
 
 impl Matcher {
@@ -121,7 +121,7 @@ impl Matcher {
                 self.layout.fill(&self.queries, &mut self.offsets);
             }
             self.entries.clear();
-            self.entries.extend(0..batch.len() as u64);
+            self.entries.extend(0..batch.len() as u32);
             total += self.leaf.sum(
                 &self.layout,
                 Routed {

@@ -5,7 +5,7 @@
 use std::arch::x86_64::*;
 
 use super::LaneVector;
-use crate::search::pack::pack4;
+use crate::search::pack::{pack4, pack8};
 
 /// Four lanes of 64 bits.
 #[derive(Clone, Copy)]
@@ -157,4 +157,28 @@ pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (us
     // SAFETY: built with AVX2 and POPCNT, which
     // `split_by_bit_in::<Avx2>` needs of its caller.
     unsafe { super::split_by_bit_in::<Avx2>(keys, bit, taken) }
+}
+
+/// [`keep_disjoint_entries`](super::keep_disjoint_entries) on AVX2: eight
+/// 32-bit entries a step, the kept ones packed by a shuffle from a table;
+/// the last few entries one at a time.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32]) -> usize {
+    let (steps, rest) = entries.as_chunks::<8>();
+    let mut len = 0;
+    let test_lanes = _mm256_set1_epi32(test as i32);
+    let zero = _mm256_setzero_si256();
+    for step in steps {
+        // SAFETY: the step's 8 entries are read; the store writes 8 slots
+        // from `len`, at most the entries before this step, so within
+        // `out` (as long as `entries`).
+        unsafe {
+            let lanes = _mm256_loadu_si256(step.as_ptr().cast());
+            let disjoint = _mm256_cmpeq_epi32(_mm256_and_si256(lanes, test_lanes), zero);
+            let kept = _mm256_movemask_ps(_mm256_castsi256_ps(disjoint)) as usize;
+            _mm256_storeu_si256(out.as_mut_ptr().add(len).cast(), pack8(lanes, kept));
+            len += kept.count_ones() as usize;
+        }
+    }
+    len + super::keep_disjoint_entries_portable(rest, test, &mut out[len..])
 }
