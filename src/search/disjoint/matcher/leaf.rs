@@ -14,6 +14,8 @@ pub(crate) struct Leaf {
     small: Vec<u64>,
     lines: Vec<Line>,
     pub(super) blocks: usize,
+    /// Keys in the last block (the others are full).
+    last_keys: usize,
 }
 
 /// The queries a leaf sums over: `entries` name them by position (the
@@ -88,6 +90,7 @@ impl Leaf {
             used >> chunk.shift <= chunk.mask
         }));
         self.blocks = keys.len().div_ceil(BLOCK_KEYS);
+        self.last_keys = keys.len() - (self.blocks - 1) * BLOCK_KEYS;
         let lines = self.blocks * layout.lines_per_block;
         // Exactly: the memory bound counts the lines a load uses, not a
         // doubling past them.
@@ -310,13 +313,37 @@ impl Leaf {
                 (eights_bytes, rounds) = (zero, 0);
             }
         };
+        // The AND of a query's lines' low halves at `base`: all a block
+        // needs whose keys fill at most its low half (the high halves of
+        // its lines are zeros). A quarter of the visits at N = 18 to 24
+        // are to such a block, the last of its leaf.
+        let and_low_halves = |base: *const __m256i, offsets: &[u16]| {
+            // SAFETY: as `and_lines`.
+            unsafe {
+                let mut low = _mm256_load_si256(base.byte_add(usize::from(offsets[0])));
+                for &offset in &offsets[1..] {
+                    low = _mm256_and_si256(
+                        low,
+                        _mm256_load_si256(base.byte_add(usize::from(offset))),
+                    );
+                }
+                low
+            }
+        };
+        let half_last = self.last_keys <= BLOCK_KEYS / 2;
         // Blocks in pairs, as in the AVX-512 loop: a query's offsets, read
         // once, serve both; and queries in twos, for the adders (a lone
-        // query's partner is zeros).
+        // query's partner is zeros). A last pair whose second block is
+        // half empty reads three halves a line.
         let per_block = layout.lines_per_block;
-        let paired = self.blocks / 2 * 2 * per_block;
+        let paired_blocks = self.blocks / 2 * 2;
+        let full_pairs = if half_last && paired_blocks == self.blocks {
+            paired_blocks - 2
+        } else {
+            paired_blocks
+        };
         let (twos_of_entries, lone_entry) = routed.entries.as_chunks::<2>();
-        for pair in self.lines[..paired].chunks_exact(2 * per_block) {
+        for pair in self.lines[..full_pairs * per_block].chunks_exact(2 * per_block) {
             let first = pair.as_ptr().cast::<__m256i>();
             let second = pair[per_block..].as_ptr().cast::<__m256i>();
             // A query's four halves, through the adders.
@@ -334,8 +361,38 @@ impl Leaf {
                 add_fours(add_query(entry), zero);
             }
         }
-        for block in self.lines[paired..].chunks_exact(per_block) {
+        let last_pair = &self.lines[full_pairs * per_block..paired_blocks * per_block];
+        if !last_pair.is_empty() {
+            let first = last_pair.as_ptr().cast::<__m256i>();
+            let second = last_pair[per_block..].as_ptr().cast::<__m256i>();
+            // A query's three halves (the fourth is zeros).
+            let mut add_query = |entry: u32| {
+                let offsets = &rows[position(entry)][..chunks];
+                let (a, b) = and_lines(first, offsets);
+                add4(a, b, and_low_halves(second, offsets), zero)
+            };
+            for &[first_entry, second_entry] in twos_of_entries {
+                let four_first = add_query(first_entry);
+                add_fours(four_first, add_query(second_entry));
+            }
+            for &entry in lone_entry {
+                add_fours(add_query(entry), zero);
+            }
+        }
+        for block in self.lines[paired_blocks * per_block..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
+            if half_last {
+                // The low halves only, four queries a step.
+                let (fours_of_entries, rest) = routed.entries.as_chunks::<4>();
+                let low = |entry: u32| and_low_halves(base, &rows[position(entry)][..chunks]);
+                for &[e0, e1, e2, e3] in fours_of_entries {
+                    add_fours(add4(low(e0), low(e1), low(e2), low(e3)), zero);
+                }
+                for &entry in rest {
+                    add_fours(add4(low(entry), zero, zero, zero), zero);
+                }
+                continue;
+            }
             let halves = |entry: Option<u32>| {
                 entry.map_or((zero, zero), |entry| {
                     and_lines(base, &rows[position(entry)][..chunks])
