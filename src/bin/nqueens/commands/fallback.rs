@@ -1,5 +1,6 @@
 //! `auto` whose first pick does not fit in its memory falls back to the
-//! registry's method for short memory: said on one line with its
+//! method it takes where memory is short
+//! (`Method::auto_when_memory_is_short`): said on one line with its
 //! predicted time, or refused past a day; past the fastest method's range
 //! a line says which counts, and roughly how long.
 
@@ -8,7 +9,7 @@ use nqueens::units::human_bytes;
 use super::usage;
 
 /// When `auto` cannot fit its first pick in the memory it may take, it
-/// counts with the registry's method for short memory, which can take
+/// counts with the method it takes where memory is short, which can take
 /// years where the first takes hours: says so in one line, with that
 /// method's predicted time, or refuses when that is more than a day on
 /// `threads` threads and `allow_slow` was not given.
