@@ -196,11 +196,14 @@ fn and_lines_on(path: MatcherPath, lines: &[Line], rows: &[[u16; 8]], blocks: us
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
         MatcherPath::Avx2 => unsafe { and_lines_avx2(lines, rows, blocks) },
-        _ => and_lines_portable(lines, rows, blocks),
+        _ => and_lines_by_blocks(lines, rows, blocks),
     }
 }
 
-fn and_lines_portable(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
+/// [`and_lines`] for a count of blocks known only at run time, built
+/// for the caller's instructions.
+#[inline(always)]
+fn and_lines_by_blocks(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
     if blocks == 2 {
         and_lines::<2>(lines, rows)
     } else {
@@ -211,21 +214,13 @@ fn and_lines_portable(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn and_lines_avx512(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
-    if blocks == 2 {
-        and_lines::<2>(lines, rows)
-    } else {
-        and_lines::<1>(lines, rows)
-    }
+    and_lines_by_blocks(lines, rows, blocks)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn and_lines_avx2(lines: &[Line], rows: &[[u16; 8]], blocks: usize) -> u64 {
-    if blocks == 2 {
-        and_lines::<2>(lines, rows)
-    } else {
-        and_lines::<1>(lines, rows)
-    }
+    and_lines_by_blocks(lines, rows, blocks)
 }
 
 /// The loop of [`and_lines_on`] for `BLOCKS` blocks (1 or 2).

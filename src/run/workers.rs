@@ -348,7 +348,7 @@ mod tests {
     fn plans() -> Vec<Plan> {
         let mut plans = Vec::new();
         for n in [8, 11, 12, 13] {
-            for method in [Method::Join, Method::Mirror, Method::D4, Method::NoSymmetry] {
+            for method in Method::SEARCHING {
                 plans.push(Plan::build(n, method, SplitDepth::Auto).unwrap());
             }
         }

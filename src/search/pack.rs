@@ -5,18 +5,22 @@
 
 use std::arch::x86_64::*;
 
-/// For each set of kept lanes (4 bits), the `vpermd` indices that move
-/// those u64 lanes (two 32-bit halves each) to the front, in order.
-const PACK4: [[i32; 8]; 16] = {
-    let mut table = [[0i32; 8]; 16];
+/// For each set of kept lanes (`MASKS` = 2^lanes masks), the `vpermd`
+/// indices that move those lanes, each `SLOTS` 32-bit slots wide, to the
+/// front, in order.
+const fn pack_orders<const MASKS: usize, const SLOTS: usize>() -> [[i32; 8]; MASKS] {
+    let mut table = [[0i32; 8]; MASKS];
     let mut keep = 0;
-    while keep < 16 {
+    while keep < MASKS {
         let mut packed = 0;
-        let mut lane: i32 = 0;
-        while lane < 4 {
+        let mut lane = 0;
+        while lane < 8 / SLOTS {
             if keep & (1 << lane) != 0 {
-                table[keep][2 * packed] = 2 * lane;
-                table[keep][2 * packed + 1] = 2 * lane + 1;
+                let mut slot = 0;
+                while slot < SLOTS {
+                    table[keep][SLOTS * packed + slot] = (SLOTS * lane + slot) as i32;
+                    slot += 1;
+                }
                 packed += 1;
             }
             lane += 1;
@@ -24,16 +28,20 @@ const PACK4: [[i32; 8]; 16] = {
         keep += 1;
     }
     table
-};
+}
+
+/// Four u64 lanes (two 32-bit slots each): 16 masks.
+const PACK4: [[i32; 8]; 16] = pack_orders::<16, 2>();
+
+/// Eight u32 lanes: 256 masks (8 KB).
+const PACK8: [[i32; 8]; 256] = pack_orders::<256, 1>();
 
 /// The shuffle that packs the lanes of mask `keep` (bit i: u64 lane i) to
 /// the front, for `_mm256_permutevar8x32_epi32`.
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(crate) fn pack_order(keep: usize) -> __m256i {
-    let order = &PACK4[keep & 0xf];
-    // SAFETY: the row holds the 8 i32 the unaligned load reads.
-    unsafe { _mm256_loadu_si256(order.as_ptr().cast()) }
+    load_order(&PACK4[keep & 0xf])
 }
 
 /// `values` with the lanes of mask `keep` packed to the front.
@@ -43,35 +51,20 @@ pub(crate) fn pack4(values: __m256i, keep: usize) -> __m256i {
     _mm256_permutevar8x32_epi32(values, pack_order(keep))
 }
 
-/// For each set of kept lanes (8 bits), the `vpermd` indices that move
-/// those u32 lanes to the front, in order (8 KB).
-const PACK8: [[i32; 8]; 256] = {
-    let mut table = [[0i32; 8]; 256];
-    let mut keep = 0;
-    while keep < 256 {
-        let mut packed = 0;
-        let mut lane: i32 = 0;
-        while lane < 8 {
-            if keep & (1 << lane) != 0 {
-                table[keep][packed] = lane;
-                packed += 1;
-            }
-            lane += 1;
-        }
-        keep += 1;
-    }
-    table
-};
-
 /// `values` (eight u32 lanes) with the lanes of mask `keep` packed to the
 /// front.
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(crate) fn pack8(values: __m256i, keep: usize) -> __m256i {
-    let order = &PACK8[keep & 0xff];
+    _mm256_permutevar8x32_epi32(values, load_order(&PACK8[keep & 0xff]))
+}
+
+/// A table row as `vpermd` indices.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_order(order: &[i32; 8]) -> __m256i {
     // SAFETY: the row holds the 8 i32 the unaligned load reads.
-    let order = unsafe { _mm256_loadu_si256(order.as_ptr().cast()) };
-    _mm256_permutevar8x32_epi32(values, order)
+    unsafe { _mm256_loadu_si256(order.as_ptr().cast()) }
 }
 
 #[cfg(test)]

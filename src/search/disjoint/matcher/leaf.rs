@@ -1,9 +1,12 @@
 //! Stored keys as bit-sliced blocks, and the sums of queries over them
 //! on every matcher path.
 
+use super::fill::fill_blocks;
+#[cfg(target_arch = "x86_64")]
+use super::fill::fill_blocks_avx2;
 use super::{
-    count_disjoint_naive, low_bits, transpose64, Chunk, Layout, Line, MatcherPath,
-    AVX2_BYTE_ROUNDS, BLOCK_KEYS, LINE_BYTES, NARROW, SMALL_SET, WIDE, WORDS,
+    count_disjoint_naive, Layout, Line, MatcherPath, AVX2_BYTE_ROUNDS, BLOCK_KEYS, LINE_BYTES,
+    NARROW, SMALL_SET, WIDE,
 };
 
 /// Stored keys in bit-sliced blocks laid out by a [`Layout`]; reused
@@ -343,41 +346,41 @@ impl Leaf {
             paired_blocks
         };
         let (twos_of_entries, lone_entry) = routed.entries.as_chunks::<2>();
+        // Every query's weight-4 carry from `add_query`, two queries a
+        // step into the running fours.
+        macro_rules! each_query {
+            ($add_query:expr) => {{
+                let mut add_query = $add_query;
+                for &[first_entry, second_entry] in twos_of_entries {
+                    let four_first = add_query(first_entry);
+                    add_fours(four_first, add_query(second_entry));
+                }
+                for &entry in lone_entry {
+                    add_fours(add_query(entry), zero);
+                }
+            }};
+        }
         for pair in self.lines[..full_pairs * per_block].chunks_exact(2 * per_block) {
             let first = pair.as_ptr().cast::<__m256i>();
             let second = pair[per_block..].as_ptr().cast::<__m256i>();
             // A query's four halves, through the adders.
-            let mut add_query = |entry: u32| {
+            each_query!(|entry: u32| {
                 let offsets = &rows[position(entry)][..chunks];
                 let (a, b) = and_lines(first, offsets);
                 let (c, d) = and_lines(second, offsets);
                 add4(a, b, c, d)
-            };
-            for &[first_entry, second_entry] in twos_of_entries {
-                let four_first = add_query(first_entry);
-                add_fours(four_first, add_query(second_entry));
-            }
-            for &entry in lone_entry {
-                add_fours(add_query(entry), zero);
-            }
+            });
         }
         let last_pair = &self.lines[full_pairs * per_block..paired_blocks * per_block];
         if !last_pair.is_empty() {
             let first = last_pair.as_ptr().cast::<__m256i>();
             let second = last_pair[per_block..].as_ptr().cast::<__m256i>();
             // A query's three halves (the fourth is zeros).
-            let mut add_query = |entry: u32| {
+            each_query!(|entry: u32| {
                 let offsets = &rows[position(entry)][..chunks];
                 let (a, b) = and_lines(first, offsets);
                 add4(a, b, and_low_halves(second, offsets), zero)
-            };
-            for &[first_entry, second_entry] in twos_of_entries {
-                let four_first = add_query(first_entry);
-                add_fours(four_first, add_query(second_entry));
-            }
-            for &entry in lone_entry {
-                add_fours(add_query(entry), zero);
-            }
+            });
         }
         for block in self.lines[paired_blocks * per_block..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
@@ -509,95 +512,4 @@ fn carry_save(sum: &mut Line, a: &Line, b: &Line) -> Line {
 #[inline(always)]
 fn line_count(line: &Line) -> u64 {
     line.0.iter().map(|word| u64::from(word.count_ones())).sum()
-}
-
-/// Builds the tables of every block of `keys` into `lines`.
-#[inline(always)]
-fn fill_blocks<const BY_EIGHTS: bool>(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
-    for (block_keys, tables) in keys
-        .chunks(BLOCK_KEYS)
-        .zip(lines.chunks_exact_mut(layout.lines_per_block))
-    {
-        fill_block::<BY_EIGHTS>(&layout.chunks, block_keys, tables);
-    }
-}
-
-/// [`fill_blocks`] built for AVX2 (a line is two registers), for the
-/// AVX-512 path too: built for AVX-512 the fill stores the transposed
-/// columns into the lines by scatters, slow on AMD (a load of a real
-/// N = 20 task's 15,384 stored keys, Zen 5: 21.2 us built for AVX-512,
-/// 17.3 us for AVX2; 1.9 against 1.6 at N = 18, 67.6 against 56.2 at 22).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn fill_blocks_avx2(layout: &Layout, keys: &[u64], lines: &mut [Line]) {
-    fill_blocks::<true>(layout, keys, lines);
-}
-
-/// Builds one block's tables from its (up to 512) keys: every line, each
-/// from an earlier one, or `BY_EIGHTS` (where the registers hold six
-/// lines) eight lines at a time.
-#[inline(always)]
-fn fill_block<const BY_EIGHTS: bool>(chunks: &[Chunk], keys: &[u64], tables: &mut [Line]) {
-    // free[j] = which keys leave bit j free; padding keys leave nothing.
-    let mut free = [Line::ZERO; 64];
-    let mut valid = Line::ZERO;
-    for (word, group) in keys.chunks(64).enumerate() {
-        let mut rows = [0u64; 64];
-        for (row, &key) in rows.iter_mut().zip(group) {
-            *row = !key;
-        }
-        let columns = transpose64(rows);
-        for (bit, &column) in columns.iter().enumerate() {
-            free[bit].0[word] = column & low_bits(group.len());
-        }
-        valid.0[word] = low_bits(group.len());
-    }
-    for chunk in chunks {
-        let table = &mut tables[chunk.first_line..chunk.first_line + chunk.mask as usize + 1];
-        let free = &free[chunk.shift as usize..];
-        if !BY_EIGHTS || table.len() < 8 {
-            table[0] = valid;
-            for pattern in 1..table.len() {
-                let lowest = pattern.trailing_zeros() as usize;
-                table[pattern] = and(&table[pattern & (pattern - 1)], &free[lowest]);
-            }
-            continue;
-        }
-        // Line p is the keys free on every bit of p. The lines of the two
-        // lowest bits' four patterns stay in registers; the lines go by
-        // eights, whose first base (the higher bits' line) is one read of
-        // a line stored eights before and whose second is that ANDed with
-        // bit 2's: no line waits on the line stored just before it (a
-        // chain through memory that had taken half the fill). The load of
-        // a real N = 20 task's 15,384 stored keys, Zen 5, the AVX2 build:
-        // 21.8 to 17.6 us; the portable build (SSE2, a line four of its 16
-        // registers) spills them, and keeps the chain.
-        let all = Line([u64::MAX; WORDS]);
-        let low = [all, free[0], free[1], and(&free[0], &free[1])];
-        for eight in 0..table.len() / 8 {
-            let (done, lines) = table.split_at_mut(eight * 8);
-            let base = if eight == 0 {
-                valid
-            } else {
-                let lowest = eight.trailing_zeros() as usize;
-                and(&done[(eight & (eight - 1)) * 8], &free[3 + lowest])
-            };
-            let next = and(&base, &free[2]);
-            let (first, second) = lines[..8].split_at_mut(4);
-            for ((line, other), low) in first.iter_mut().zip(second).zip(&low) {
-                *line = and(&base, low);
-                *other = and(&next, low);
-            }
-        }
-    }
-}
-
-/// The words of `a` ANDed with those of `b`.
-#[inline(always)]
-fn and(a: &Line, b: &Line) -> Line {
-    let mut out = *a;
-    for (word, other) in out.0.iter_mut().zip(b.0) {
-        *word &= other;
-    }
-    out
 }

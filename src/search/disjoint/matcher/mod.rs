@@ -15,6 +15,7 @@
 //! share: a query's line offsets are computed once for every leaf it
 //! meets, and a leaf reads them through the query's route entry.
 
+mod fill;
 mod layout;
 mod leaf;
 

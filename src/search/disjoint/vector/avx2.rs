@@ -180,5 +180,5 @@ pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32])
             len += kept.count_ones() as usize;
         }
     }
-    len + super::keep_disjoint_entries_portable(rest, test, &mut out[len..])
+    len + super::keep_disjoint_portable(rest, test, &mut out[len..])
 }

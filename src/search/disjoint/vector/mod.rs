@@ -116,19 +116,8 @@ pub(crate) fn keep_disjoint_entries(
         MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe {
             avx2::keep_disjoint_entries(entries, test, out)
         },
-        _ => keep_disjoint_entries_portable(entries, test, out),
+        _ => keep_disjoint_portable(entries, test, out),
     }
-}
-
-/// [`keep_disjoint_entries`] one entry a step, branch-free, as
-/// [`keep_disjoint_portable`].
-fn keep_disjoint_entries_portable(entries: &[u32], test: u32, out: &mut [u32]) -> usize {
-    let mut len = 0;
-    for &entry in entries {
-        out[len] = entry;
-        len += usize::from(entry & test == 0);
-    }
-    len
 }
 
 /// Reorders `keys` so that those leaving `bit` free come first, each part
@@ -177,14 +166,17 @@ fn split_by_bit_from(
     (free_len, taken_len)
 }
 
-/// [`keep_disjoint`] one value a step, branch-free: every value is
-/// written, and the length moves past those kept (about half, in no order
-/// a predictor could learn).
-fn keep_disjoint_portable(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+/// [`keep_disjoint`] (and [`keep_disjoint_entries`]) one value a step,
+/// branch-free: every value is written, and the length moves past those
+/// kept (about half, in no order a predictor could learn).
+fn keep_disjoint_portable<T>(values: &[T], test: T, out: &mut [T]) -> usize
+where
+    T: Copy + Default + PartialEq + std::ops::BitAnd<Output = T>,
+{
     let mut len = 0;
     for &value in values {
         out[len] = value;
-        len += usize::from(value & test == 0);
+        len += usize::from(value & test == T::default());
     }
     len
 }
