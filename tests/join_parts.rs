@@ -36,6 +36,43 @@ fn sparse_keys(seed: u64, width: u32, len: usize) -> Vec<u64> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
+
+    /// The cells built by meeting in the middle against a search of every
+    /// row in turn: the same cells in the same order, held or not, with
+    /// the lower rows' placements held or (a cap of 0 to 4,000) searched at
+    /// any depth of the meeting.
+    #[test]
+    fn row_cells_met_in_the_middle_equal_the_search(
+        side in 4u32..=12,
+        rows in any::<u32>(),
+        pick in any::<u32>(),
+        closed in 0u32..=3,
+        lower_most in prop::sample::select(vec![0u64, 40, 4_000, u64::MAX]),
+        halve in any::<bool>(),
+    ) {
+        use nqueens::testing::join::RowCells;
+        let full = (1u32 << side) - 1;
+        let rows = rows & full;
+        // Mostly open: a grid's groups close one to three columns.
+        let (mut open, mut pick) = (full, pick);
+        for _ in 0..closed {
+            open &= !(1 << (pick % side));
+            pick /= side;
+        }
+        let mut searched = RowCells::default();
+        searched.rebuild_by_search(side, rows, open, u64::MAX);
+        let most = if halve { searched.placements() as u64 / 2 } else { u64::MAX };
+        searched.rebuild_by_search(side, rows, open, most);
+        let mut met = RowCells::default();
+        met.rebuild_meeting(side, rows, open, most, lower_most);
+        prop_assert_eq!(met.is_whole(), searched.is_whole());
+        prop_assert_eq!(met.placements(), searched.placements());
+        if met.is_whole() {
+            for cols in 0..=full {
+                prop_assert_eq!(met.cell(cols), searched.cell(cols), "{:b} {:b} {:b}", rows, open, cols);
+            }
+        }
+    }
     #[test]
     fn matcher_equals_the_double_loop(
         width in 1u32..=64,

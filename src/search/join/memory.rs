@@ -9,7 +9,9 @@
 //!
 //! [`Parts`]: super::Parts
 
-use super::cells::{CellCache, MadeCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
+use super::cells::{
+    CellCache, MadeCells, MEET_LOWER_MOST, MEET_MIN_ROWS, SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
+};
 use super::glue::PAD;
 use super::{grid_levels, Parts, ScratchBytes};
 use crate::search::disjoint::{MAX_CUTS, ROUTE_BATCH};
@@ -45,6 +47,20 @@ pub(crate) fn shared_bytes(n: u32) -> u64 {
         return 0;
     }
     PLACEMENTS[side as usize] * 8 + (1u64 << side) * ((1u64 << side) + 1) * 4
+}
+
+/// Bytes a row set's build holds besides its cells at most, on a `side`
+/// square: the lower rows' placements of each level of the meeting in the
+/// middle (a row set of `side` rows nests five at side 14), each within
+/// its cap, with its starts and list of groups.
+pub(crate) fn meeting_bytes(side: u32) -> u64 {
+    let mut levels = 0;
+    let mut rows = side;
+    while rows >= MEET_MIN_ROWS {
+        levels += 1;
+        rows -= (rows / 3).max(1);
+    }
+    levels * (MEET_LOWER_MOST * 8 + 2 * ((1u64 << side) + 1) * 4)
 }
 
 /// Bytes per stored key: the key (8), its two copies in the split (16)
@@ -96,8 +112,10 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     let side = n / 2;
     let largest = LARGEST_ROW_SET[side as usize];
     let cell = LARGEST_CELL[side as usize];
+    // A thread building a shared row set holds its meeting's lower rows
+    // meanwhile, as one building its own does.
     let (cells, made) = if side <= SHARED_MAX_SIDE {
-        (0, 0)
+        (meeting_bytes(side), 0)
     } else {
         // A row set past the cap holds its cell sizes only, and its cells
         // are made when asked for and kept within a budget (one larger
@@ -112,7 +130,10 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
         // one load wants, at most four, each within the cap: less than
         // the budget).
         let largest_held = row_set_bytes(side, largest.min(WHOLE_PLACEMENTS));
-        (CellCache::DEFAULT_BUDGET + largest_held, made)
+        (
+            CellCache::DEFAULT_BUDGET + largest_held + meeting_bytes(side),
+            made,
+        )
     };
     // Both classes of a north and a south cell, 16 bytes a placement, and
     // the padding the vector loops read past the end.
