@@ -9,9 +9,7 @@
 //!
 //! [`Parts`]: super::Parts
 
-use super::cells::{
-    CellCache, MadeCells, MEET_LOWER_MOST, MEET_MIN_ROWS, SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
-};
+use super::cells::{CellCache, MadeCells, MEET_LOWER_MOST, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::glue::PAD;
 use super::{grid_levels, Parts, ScratchBytes};
 use crate::search::disjoint::{MAX_CUTS, ROUTE_BATCH};
@@ -50,17 +48,14 @@ pub(crate) fn shared_bytes(n: u32) -> u64 {
 }
 
 /// Bytes a row set's build holds besides its cells at most, on a `side`
-/// square: the lower rows' placements of each level of the meeting in the
-/// middle (a row set of `side` rows nests five at side 14), each within
-/// its cap, with its starts and list of groups.
+/// square: the lower rows' placements of the meeting in the middle, each
+/// level within its cap (and within the side's largest row set), with its
+/// starts and list of groups. The levels nest, but a level's placements
+/// are made only after the level below it is built, and that one is
+/// dropped once they are: at most two levels are held at once.
 pub(crate) fn meeting_bytes(side: u32) -> u64 {
-    let mut levels = 0;
-    let mut rows = side;
-    while rows >= MEET_MIN_ROWS {
-        levels += 1;
-        rows -= (rows / 3).max(1);
-    }
-    levels * (MEET_LOWER_MOST * 8 + 2 * ((1u64 << side) + 1) * 4)
+    let lower = MEET_LOWER_MOST.min(LARGEST_ROW_SET[side as usize]);
+    2 * (lower * 8 + 2 * ((1u64 << side) + 1) * 4)
 }
 
 /// Bytes per stored key: the key (8), its two copies in the split (16)
