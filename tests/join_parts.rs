@@ -68,7 +68,7 @@ proptest! {
         prop_assert_eq!(met.is_whole(), searched.is_whole());
         prop_assert_eq!(met.placements(), searched.placements());
         if met.is_whole() {
-            for cols in 0..=full {
+            for cols in (0..=full).filter(|cols| cols & !open == 0) {
                 prop_assert_eq!(met.cell(cols), searched.cell(cols), "{:b} {:b} {:b}", rows, open, cols);
             }
         }
