@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cells::{CellCache, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::geometry::{even_weights, Geometry};
-use super::glue::{Glue, Placed};
+use super::glue::Glue;
 use super::grid::{task_grid, Grid};
-use super::halves::{half_boards, Cursor};
+use super::halves::{half_boards, Cursor, Placing};
 use super::scratch::{Held, Scratch};
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::{JoinTally, JoinTask, Parts};
@@ -85,8 +85,7 @@ pub(super) fn count_in<G: Glue>(
         shared,
         cells,
         made,
-        north,
-        south,
+        placing,
         stored,
         queries,
         matcher,
@@ -114,8 +113,7 @@ pub(super) fn count_in<G: Glue>(
     };
     let mut buffers = Buffers {
         made,
-        north,
-        south,
+        placing,
         stored,
         queries,
         matcher,
@@ -164,8 +162,7 @@ struct Join<'a, G> {
 /// A worker's buffers, as a join uses them.
 struct Buffers<'a> {
     made: &'a mut MadeCells,
-    north: &'a mut [Placed; 2],
-    south: &'a mut [Placed; 2],
+    placing: &'a mut Placing,
     stored: &'a mut [Vec<u64>; 3],
     queries: &'a mut [Vec<u64>; 3],
     matcher: Matcher<'a>,
@@ -176,8 +173,7 @@ impl Buffers<'_> {
     fn reborrow(&mut self) -> Buffers<'_> {
         Buffers {
             made: &mut *self.made,
-            north: &mut *self.north,
-            south: &mut *self.south,
+            placing: &mut *self.placing,
             stored: &mut *self.stored,
             queries: &mut *self.queries,
             matcher: self.matcher.reborrow(),
@@ -319,8 +315,7 @@ impl<G: Glue> Join<'_, G> {
         self.half_boards(
             spec,
             buffers.made,
-            buffers.north,
-            buffers.south,
+            buffers.placing,
             keys,
             &mut cursor,
             limit,
@@ -344,8 +339,7 @@ impl<G: Glue> Join<'_, G> {
     ) -> Option<JoinTally> {
         let Buffers {
             made,
-            north,
-            south,
+            placing,
             stored: stored_keys,
             queries: query_keys,
             mut matcher,
@@ -366,7 +360,7 @@ impl<G: Glue> Join<'_, G> {
             while let Some(((spec, _), (cursor, extra))) = &mut current {
                 let from = stored_keys[0].len();
                 let limit = self.parts.stored_keys.saturating_sub(from);
-                self.half_boards(spec, made, north, south, stored_keys, cursor, limit);
+                self.half_boards(spec, made, placing, stored_keys, cursor, limit);
                 if *extra != 0 {
                     for key in &mut stored_keys[0][from..] {
                         *key |= *extra;
@@ -396,8 +390,7 @@ impl<G: Glue> Join<'_, G> {
                     self.half_boards(
                         query,
                         made,
-                        north,
-                        south,
+                        placing,
                         query_keys,
                         &mut cursor,
                         self.parts.query_keys,
@@ -448,8 +441,7 @@ impl<G: Glue> Join<'_, G> {
         &self,
         spec: &HalfSpec,
         made: &mut MadeCells,
-        north: &mut [Placed; 2],
-        south: &mut [Placed; 2],
+        placing: &mut Placing,
         keys: &mut [Vec<u64>; 3],
         cursor: &mut Cursor,
         limit: usize,
@@ -458,7 +450,7 @@ impl<G: Glue> Join<'_, G> {
         if let Some(shared) = self.cells.shared {
             let cells = rows.map(|rows| shared.get(rows));
             half_boards(
-                self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
+                self.glue, cells, made, self.geo, spec, placing, keys, cursor, limit,
             );
             return;
         }
@@ -468,7 +460,7 @@ impl<G: Glue> Join<'_, G> {
         cache.load(self.geo.h, &rows, spec.cols);
         let cells = rows.map(|rows| cache.get(rows, spec.cols));
         half_boards(
-            self.glue, cells, made, self.geo, spec, north, south, keys, cursor, limit,
+            self.glue, cells, made, self.geo, spec, placing, keys, cursor, limit,
         );
     }
 }

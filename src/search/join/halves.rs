@@ -3,7 +3,7 @@
 
 use super::cells::{MadeCells, RowCells};
 use super::geometry::Geometry;
-use super::glue::{Glue, Move, Placed};
+use super::glue::{Glue, Move, Placed, PlacedRows, SouthCell};
 use super::specs::HalfSpec;
 
 /// Where [`half_boards`] stopped: the north column set being joined and
@@ -58,6 +58,121 @@ pub(super) fn north_splits(spec: &HalfSpec, north_queens: u32) -> impl Iterator<
     .filter(move |cols| cols.count_ones() == north_queens)
 }
 
+/// Most placements of a row set placed whole ([`Placing`]); larger row
+/// sets are placed a cell at a time, as [`half_boards`] meets their cells.
+pub(crate) const PLACED_ROWS_MOST: usize = 1 << 13;
+
+/// Row sets placed whole that a thread keeps: the north and south of a
+/// stored spec and of a query spec, whose boards a count makes in turn.
+pub(crate) const PLACED_ROWS_HELD: usize = 4;
+
+/// What a row set placed whole was placed for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PlaceTag {
+    n: u32,
+    rows: u32,
+    open: u32,
+    shifts: (u32, u32),
+    overlap: (u32, u32),
+    forbid: (u64, u64),
+    class_keys: u64,
+}
+
+impl PlaceTag {
+    fn of(how: &Move, cells: &RowCells) -> PlaceTag {
+        PlaceTag {
+            n: how.geo.n,
+            rows: cells.rows(),
+            open: cells.open(),
+            shifts: how.shifts,
+            overlap: how.overlap,
+            forbid: how.forbid,
+            class_keys: how.class_keys,
+        }
+    }
+}
+
+/// A thread's placements moved onto the board: the north and south
+/// cells being joined, placed a cell at a time, and the row sets small
+/// enough to place whole, each in one pass (a call per cell cost more
+/// than its placements at N = 18, whose cells hold 17 on average).
+pub(crate) struct Placing {
+    north: [Placed; 2],
+    south: [Placed; 2],
+    /// Row sets placed whole, least recently used first.
+    rows: Vec<(PlaceTag, PlacedRows)>,
+    /// The most placements of a row set placed whole (tests set 0, to
+    /// place every cell alone).
+    whole_most: usize,
+}
+
+impl Default for Placing {
+    fn default() -> Placing {
+        Placing {
+            north: Default::default(),
+            south: Default::default(),
+            rows: Vec::new(),
+            whole_most: PLACED_ROWS_MOST,
+        }
+    }
+}
+
+impl Placing {
+    /// Bytes the buffers hold.
+    pub(crate) fn bytes(&self) -> u64 {
+        let cells: u64 = self
+            .north
+            .iter()
+            .chain(&self.south)
+            .map(Placed::bytes)
+            .sum();
+        cells + self.rows.iter().map(|(_, rows)| rows.bytes()).sum::<u64>()
+    }
+
+    /// Holds `cells` placed whole by `how` (placing them unless held
+    /// already), if the row set is held whole and within
+    /// [`PLACED_ROWS_MOST`]; whether it is.
+    fn hold<G: Glue>(&mut self, glue: G, how: &Move, cells: &RowCells) -> bool {
+        if !cells.is_whole() || cells.placements() > self.whole_most {
+            return false;
+        }
+        let tag = PlaceTag::of(how, cells);
+        if let Some(at) = self.rows.iter().position(|(held, _)| *held == tag) {
+            let used = self.rows.remove(at);
+            self.rows.push(used);
+            return true;
+        }
+        let mut entry = if self.rows.len() < PLACED_ROWS_HELD {
+            (tag, PlacedRows::default())
+        } else {
+            self.rows.remove(0)
+        };
+        entry.0 = tag;
+        glue.place_rows(how, cells.diagonals(), &mut entry.1);
+        self.rows.push(entry);
+        true
+    }
+
+    fn held(rows: &[(PlaceTag, PlacedRows)], tag: PlaceTag) -> &PlacedRows {
+        &rows
+            .iter()
+            .find(|(held, _)| *held == tag)
+            .expect("a row set just held")
+            .1
+    }
+}
+
+/// A cell's placements of both classes as lists: checks and keys.
+type CellLists<'a> = [(&'a [u64], &'a [u64]); 2];
+
+/// The lists of the cell that starts at `start` among a row set's
+/// placements and holds `len`, in its placements placed whole.
+#[inline(always)]
+fn cell_lists(rows: &PlacedRows, start: usize, len: usize) -> [(usize, usize); 2] {
+    let (from, to) = (rows.position(start), rows.position(start + len));
+    [0, 1].map(|class| (from[class], to[class] - from[class]))
+}
+
 /// Appends to `keys[class]` the key of half boards of `spec`: a north
 /// and a south quadrant placement on the spec's rows, together using every
 /// open column once, not attacking each other or the forbidden diagonals.
@@ -72,8 +187,7 @@ pub(super) fn half_boards<G: Glue>(
     cells_made: &mut MadeCells,
     geo: &Geometry,
     spec: &HalfSpec,
-    north: &mut [Placed; 2],
-    south: &mut [Placed; 2],
+    placing: &mut Placing,
     keys: &mut [Vec<u64>; 3],
     cursor: &mut Cursor,
     limit: usize,
@@ -82,20 +196,59 @@ pub(super) fn half_boards<G: Glue>(
     let moves = moves(geo, spec);
     let made = |keys: &[Vec<u64>; 3]| keys.iter().map(Vec::len).sum::<usize>();
     let start = made(keys);
+    let whole = !cursor.finished
+        && placing.hold(glue, &moves[0], north_cells)
+        && placing.hold(glue, &moves[1], south_cells);
+    let Placing {
+        north, south, rows, ..
+    } = placing;
+    let whole_rows = whole.then(|| {
+        [(&moves[0], north_cells), (&moves[1], south_cells)]
+            .map(|(how, cells)| Placing::held(rows, PlaceTag::of(how, cells)))
+    });
     // Every way to split the open columns between the two quadrants, from
     // all of them to the north down to none.
     while !cursor.finished {
         let north_cols = cursor.cols;
         let mut group_done = true;
         if north_cols.count_ones() == north_queens {
-            let cell = north_cells.cell_in(north_cols, cells_made);
-            glue.place(&moves[0], cell, north);
-            let north_total = north[0].len() + north[1].len();
+            let north_lists: CellLists = match whole_rows {
+                Some([north_rows, _]) => {
+                    let (at, len) = north_cells.cell_span(north_cols);
+                    let spans = cell_lists(north_rows, at as usize, len as usize);
+                    [0, 1].map(|class| {
+                        let (from, len) = spans[class];
+                        let list = &north_rows.lists[class];
+                        (&list.checks[from..from + len], &list.keys[from..from + len])
+                    })
+                }
+                None => {
+                    let cell = north_cells.cell_in(north_cols, cells_made);
+                    glue.place(&moves[0], cell, north);
+                    [0, 1].map(|class| (&north[class].checks[..], &north[class].keys[..]))
+                }
+            };
+            let north_total = north_lists[0].0.len() + north_lists[1].0.len();
             if north_total > cursor.north_done {
                 let south_cols = spec.cols & !north_cols;
-                let cell = south_cells.cell_in(south_cols, cells_made);
-                glue.place(&moves[1], cell, south);
-                let south_total = south[0].len() + south[1].len();
+                let south_lists: [SouthCell; 2] = match whole_rows {
+                    Some([_, south_rows]) => {
+                        let (at, len) = south_cells.cell_span(south_cols);
+                        let spans = cell_lists(south_rows, at as usize, len as usize);
+                        // SAFETY: a cell's span lies within its list, and
+                        // the place wrote the padding past the list.
+                        [0, 1].map(|class| unsafe {
+                            let (from, len) = spans[class];
+                            SouthCell::within(&south_rows.lists[class], from, len)
+                        })
+                    }
+                    None => {
+                        let cell = south_cells.cell_in(south_cols, cells_made);
+                        glue.place(&moves[1], cell, south);
+                        [0, 1].map(|class| SouthCell::of(&south[class]))
+                    }
+                };
+                let south_total = south_lists[0].len() + south_lists[1].len();
                 // The north placements that fit what is left of the limit,
                 // at least one; of the two classes in a row. (No south
                 // placement: nothing to join.)
@@ -104,17 +257,17 @@ pub(super) fn half_boards<G: Glue>(
                     let room = room.max(1);
                     let from = cursor.north_done;
                     let to = from.saturating_add(room).min(north_total);
-                    let first = north[0].len();
-                    let parts = [
-                        (&north[0], from.min(first)..to.min(first)),
-                        (&north[1], from.max(first) - first..to.max(first) - first),
+                    let first = north_lists[0].0.len();
+                    let ranges = [
+                        from.min(first)..to.min(first),
+                        from.max(first) - first..to.max(first) - first,
                     ];
-                    for (north_class, (north, range)) in parts.into_iter().enumerate() {
-                        let (checks, north_keys) =
-                            (&north.checks[range.clone()], &north.keys[range]);
-                        for (south_class, south) in south.iter().enumerate() {
+                    for (north_class, range) in ranges.into_iter().enumerate() {
+                        let (checks, north_keys) = north_lists[north_class];
+                        let (checks, north_keys) = (&checks[range.clone()], &north_keys[range]);
+                        for (south_class, south) in south_lists.iter().enumerate() {
                             let keys = &mut keys[north_class + south_class];
-                            glue.join(checks, north_keys, south, left, keys);
+                            glue.join(checks, north_keys, *south, left, keys);
                         }
                     }
                     cursor.north_done = to;
@@ -133,5 +286,76 @@ pub(super) fn half_boards<G: Glue>(
         if made(keys) - start >= limit {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::cells::CellCache;
+    use super::super::glue::PortableGlue;
+    use super::super::specs::{quadrant_rows, task_specs};
+    use super::super::JoinTasks;
+    use super::*;
+
+    /// Every half board of `spec`, made `limit` keys at a time.
+    fn boards(
+        geo: &Geometry,
+        spec: &HalfSpec,
+        cells: &mut CellCache,
+        placing: &mut Placing,
+        limit: usize,
+    ) -> [Vec<u64>; 3] {
+        let rows = quadrant_rows(geo, spec);
+        cells.load(geo.h, &rows, spec.cols);
+        let quadrants = rows.map(|rows| cells.get(rows, spec.cols));
+        let mut made = MadeCells::default();
+        let mut keys: [Vec<u64>; 3] = Default::default();
+        let mut cursor = Cursor::start(spec);
+        while !cursor.finished {
+            half_boards(
+                PortableGlue,
+                quadrants,
+                &mut made,
+                geo,
+                spec,
+                placing,
+                &mut keys,
+                &mut cursor,
+                limit,
+            );
+        }
+        keys
+    }
+
+    /// The half boards of row sets placed whole are those of their cells
+    /// placed one at a time, in the same order, whether made at once or a
+    /// few keys at a time (each call going on from the cursor), for
+    /// specs of even and odd tasks.
+    #[test]
+    fn row_sets_placed_whole_make_the_boards_of_their_cells() {
+        let mut whole_uses = 0;
+        for n in [8, 9, 12, 13, 16] {
+            let geo = Geometry::new(n);
+            let tasks = JoinTasks::new(n);
+            let mut cells = CellCache::default();
+            let mut whole = Placing::default();
+            let mut alone = Placing {
+                whole_most: 0,
+                ..Placing::default()
+            };
+            for k in 0..40u64 {
+                let task = tasks.get((k * 7_919 + u64::from(n)) % tasks.len());
+                for spec in task_specs(&geo, &task) {
+                    for limit in [usize::MAX, 7] {
+                        let expected = boards(&geo, &spec, &mut cells, &mut alone, limit);
+                        let made = boards(&geo, &spec, &mut cells, &mut whole, limit);
+                        assert_eq!(made, expected, "N = {n}, {spec:?}, limit {limit}");
+                        whole_uses += usize::from(!whole.rows.is_empty());
+                    }
+                }
+            }
+            assert!(alone.rows.is_empty());
+        }
+        assert!(whole_uses > 100);
     }
 }

@@ -10,7 +10,8 @@
 //! [`Parts`]: super::Parts
 
 use super::cells::{CellCache, MadeCells, MEET_LOWER_MOST, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
-use super::glue::PAD;
+use super::glue::{StepBase, PAD};
+use super::halves::{PLACED_ROWS_HELD, PLACED_ROWS_MOST};
 use super::{grid_levels, Parts, ScratchBytes};
 use crate::search::disjoint::{MAX_CUTS, ROUTE_BATCH};
 
@@ -131,8 +132,13 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
         )
     };
     // Both classes of a north and a south cell, 16 bytes a placement, and
-    // the padding the vector loops read past the end.
-    let placed = 4 * (cell + PAD as u64) * 16;
+    // the padding the vector loops read past the end; and the row sets
+    // placed whole, each list of each class sized for the whole row set,
+    // with a step of 4 placements (or more) and one past the last.
+    let whole = (PLACED_ROWS_MOST as u64).min(largest);
+    let rows =
+        4 * (whole + PAD as u64) * 8 + (whole / 4 + 2) * std::mem::size_of::<StepBase>() as u64;
+    let placed = 4 * (cell + PAD as u64) * 16 + PLACED_ROWS_HELD as u64 * rows;
     // A part stops one north placement (a south cell of pairs) past its
     // size, and never holds more keys than pairs of a row set's
     // placements with the largest cell.

@@ -220,7 +220,7 @@ fn count_task_with(
 pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
     assert!(n.is_multiple_of(2), "task_keys takes even N");
     let geo = Geometry::new(n);
-    let (mut north, mut south) = (Default::default(), Default::default());
+    let mut placing = Default::default();
     let mut east: [Vec<u64>; 3] = Default::default();
     let mut west: [Vec<u64>; 3] = Default::default();
     let (east_spec, west_spec, _) = even_specs(&geo, task, [1, 1, 1]).swap_remove(0);
@@ -239,8 +239,7 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
         &mut made,
         &geo,
         &east_spec,
-        &mut north,
-        &mut south,
+        &mut placing,
         &mut east,
         &mut cursor,
         all,
@@ -252,8 +251,7 @@ pub fn task_keys(n: u32, task: &JoinTask) -> (Vec<u64>, [Vec<u64>; 3]) {
         &mut made,
         &geo,
         &west_spec,
-        &mut north,
-        &mut south,
+        &mut placing,
         &mut west,
         &mut cursor,
         all,

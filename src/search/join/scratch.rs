@@ -4,8 +4,8 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use super::geometry::Geometry;
-use super::glue::Placed;
 use super::grid::task_row_sets;
+use super::halves::Placing;
 use super::{
     shared_cells, CellCache, JoinTask, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
 };
@@ -15,12 +15,7 @@ impl Scratch {
     /// Bytes this thread's buffers hold by part, the shared cells not
     /// included.
     fn parts(&self) -> ScratchBytes {
-        let placed: u64 = self
-            .north
-            .iter()
-            .chain(&self.south)
-            .map(Placed::bytes)
-            .sum();
+        let placed = self.placing.bytes();
         let keys: usize = self
             .stored
             .iter()
@@ -136,10 +131,8 @@ pub(super) struct Scratch {
     pub(super) cells: CellCache,
     /// The cells made of row sets not held whole.
     pub(super) made: MadeCells,
-    /// Placements of the quadrant being joined, by class (see
-    /// [`HalfSpec::class_keys`]): north and south.
-    pub(super) north: [Placed; 2],
-    pub(super) south: [Placed; 2],
+    /// Placements of the quadrants being joined, moved onto the board.
+    pub(super) placing: Placing,
     /// Keys of the stored half boards, and of a batch of queries, by
     /// class.
     pub(super) stored: [Vec<u64>; 3],

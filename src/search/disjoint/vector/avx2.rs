@@ -50,6 +50,11 @@ impl LaneVector for Avx2 {
     }
 
     #[inline(always)]
+    fn bits(lanes: usize) -> u32 {
+        lanes as u32
+    }
+
+    #[inline(always)]
     unsafe fn splat(word: u64) -> Self {
         // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
         // CPU with AVX2 and builds it with it.

@@ -35,6 +35,11 @@ impl LaneVector for Avx512 {
     }
 
     #[inline(always)]
+    fn bits(lanes: __mmask8) -> u32 {
+        u32::from(lanes)
+    }
+
+    #[inline(always)]
     unsafe fn splat(word: u64) -> Self {
         // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
         // on a CPU with AVX-512F and builds it with it.

@@ -47,6 +47,8 @@ pub(crate) trait LaneVector: Copy {
     fn and_not(first: Self::Lanes, second: Self::Lanes) -> Self::Lanes;
     /// How many lanes are set.
     fn count(lanes: Self::Lanes) -> usize;
+    /// The lanes as bits, lane i in bit i.
+    fn bits(lanes: Self::Lanes) -> u32;
 
     /// `word` in every lane.
     unsafe fn splat(word: u64) -> Self;

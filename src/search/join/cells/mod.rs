@@ -183,7 +183,6 @@ impl RowCells {
     }
 
     /// Every placement of a row set held whole, cell after cell.
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub(crate) fn diagonals(&self) -> &[u64] {
         assert!(self.whole, "placements of a row set not held");
         &self.diagonals
@@ -191,7 +190,6 @@ impl RowCells {
 
     /// Where the cell of the columns `cols` starts among
     /// [`RowCells::diagonals`], and its length.
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub(crate) fn cell_span(&self, cols: u32) -> (u32, u32) {
         let index = cols as usize;
         (

@@ -2,7 +2,7 @@
 //! vector ([`Avx512`]).
 
 use super::vector;
-use super::{Glue, Move, Placed};
+use super::{Glue, Move, Placed, PlacedRows, SouthCell};
 use crate::search::disjoint::vector::Avx512;
 
 /// [`vector::place`] on AVX-512F.
@@ -13,13 +13,21 @@ pub(super) fn place(how: &Move, cell: &[u64], out: &mut [Placed; 2]) {
     unsafe { vector::place::<Avx512>(how, cell, out) }
 }
 
+/// [`vector::place_rows`] on Avx512.
+#[target_feature(enable = "avx512f,popcnt")]
+#[inline]
+pub(super) fn place_rows(how: &Move, placements: &[u64], out: &mut PlacedRows) {
+    // SAFETY: built with the width's features.
+    unsafe { vector::place_rows::<Avx512>(how, placements, out) }
+}
+
 /// [`vector::join`] on AVX-512F.
 #[target_feature(enable = "avx512f,popcnt")]
 #[inline]
 pub(super) fn join(
     north_checks: &[u64],
     north_keys: &[u64],
-    south: &Placed,
+    south: SouthCell<'_>,
     left: usize,
     keys: &mut Vec<u64>,
 ) {
@@ -47,11 +55,17 @@ impl Glue for Avx512Glue {
     }
 
     #[inline(always)]
+    fn place_rows(self, how: &Move, placements: &[u64], out: &mut PlacedRows) {
+        // SAFETY: the value proves the CPU has the width's features.
+        unsafe { place_rows(how, placements, out) }
+    }
+
+    #[inline(always)]
     fn join(
         self,
         north_checks: &[u64],
         north_keys: &[u64],
-        south: &Placed,
+        south: SouthCell<'_>,
         left: usize,
         keys: &mut Vec<u64>,
     ) {

@@ -76,6 +76,90 @@ impl Placed {
     }
 }
 
+/// A south cell's placements moved onto the board, as [`Glue::join`]
+/// reads them: `len` placements, and [`PAD`] slots past them that a
+/// vector loop may read (and ignore).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SouthCell<'a> {
+    checks: &'a [u64],
+    keys: &'a [u64],
+    len: usize,
+}
+
+impl<'a> SouthCell<'a> {
+    /// The placements of `placed`.
+    pub(crate) fn of(placed: &'a Placed) -> SouthCell<'a> {
+        // SAFETY: the placements and their padding are written (a place
+        // writes the padding past its lists).
+        unsafe { SouthCell::within(placed, 0, placed.len()) }
+    }
+
+    /// Placements `start..start + len` of `placed`.
+    ///
+    /// # Safety
+    /// `start + len + PAD` slots of both lists are written (within the
+    /// lists, or padding a place wrote past them).
+    pub(crate) unsafe fn within(placed: &'a Placed, start: usize, len: usize) -> SouthCell<'a> {
+        debug_assert!(start + len <= placed.len());
+        debug_assert!(placed.checks.capacity() >= start + len + PAD);
+        // SAFETY: the caller's promise: the slots are written and within
+        // the lists' allocations.
+        unsafe {
+            SouthCell {
+                checks: std::slice::from_raw_parts(placed.checks.as_ptr().add(start), len + PAD),
+                keys: std::slice::from_raw_parts(placed.keys.as_ptr().add(start), len + PAD),
+                len,
+            }
+        }
+    }
+
+    /// Placements held.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// What a place of a whole row set records per step of the vector loop
+/// (`width` placements): the lengths of both lists before the step, and
+/// which of its placements went to each, so that any cell's span in the
+/// lists is found from where it starts among the row set's placements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct StepBase {
+    pub before: [u32; 2],
+    pub kept: [u16; 2],
+}
+
+/// Placements of a whole row set (every cell, one after another) moved
+/// onto the board in one pass, and the steps that find a cell in them.
+#[derive(Default)]
+pub(crate) struct PlacedRows {
+    pub lists: [Placed; 2],
+    pub steps: Vec<StepBase>,
+    /// Placements a step: 1 << this (a shift, not a division, finds a
+    /// step: a division cost 4% of a count of N = 18).
+    pub width_log: u32,
+}
+
+impl PlacedRows {
+    /// Where the placements from `start` on (among the row set's) begin
+    /// in each list.
+    #[inline(always)]
+    pub(crate) fn position(&self, start: usize) -> [usize; 2] {
+        let step = self.steps[start >> self.width_log];
+        let below = (1u32 << (start & ((1 << self.width_log) - 1))) - 1;
+        [0, 1].map(|class| {
+            step.before[class] as usize
+                + (u32::from(step.kept[class]) & below).count_ones() as usize
+        })
+    }
+
+    /// Bytes the buffers hold.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.lists.iter().map(Placed::bytes).sum::<u64>()
+            + (self.steps.capacity() * std::mem::size_of::<StepBase>()) as u64
+    }
+}
+
 /// How a quadrant's placements move onto the board for one half: the
 /// shifts from local to board diagonals, the diagonals the half must leave
 /// free, where the overlap check and the key are cut from, and the class
@@ -151,6 +235,11 @@ pub(crate) trait Glue: Copy {
     /// `out[1]` (each in cell order).
     fn place(self, how: &Move, cell: &[u64], out: &mut [Placed; 2]);
 
+    /// [`Glue::place`] of every placement of a row set at once (its
+    /// cells one after another), recording in `out.steps` where each
+    /// cell's placements land ([`PlacedRows::position`]).
+    fn place_rows(self, how: &Move, placements: &[u64], out: &mut PlacedRows);
+
     /// Appends to `keys` the key (OR) of every pair of a north placement
     /// (`north_checks`, `north_keys`) and a south one whose checks are
     /// disjoint, north by north, each in south order. `left`: keys the
@@ -159,10 +248,19 @@ pub(crate) trait Glue: Copy {
         self,
         north_checks: &[u64],
         north_keys: &[u64],
-        south: &Placed,
+        south: SouthCell<'_>,
         left: usize,
         keys: &mut Vec<u64>,
     );
+}
+
+/// Ends a [`Glue::place_rows`]: the step past the last (where a cell
+/// ending with the row set is found).
+fn finish_rows(out: &mut PlacedRows) {
+    out.steps.push(StepBase {
+        before: [out.lists[0].len() as u32, out.lists[1].len() as u32],
+        kept: [0, 0],
+    });
 }
 
 /// Makes room in `keys` for `pairs` more keys and the padding: grown to
@@ -209,6 +307,43 @@ impl Glue for PortableGlue {
         unsafe { finish_place(out, plain_len, classed_len) }
     }
 
+    /// Four placements a step, each placed as [`Glue::place`] does.
+    fn place_rows(self, how: &Move, placements: &[u64], out: &mut PlacedRows) {
+        const WIDTH: usize = 4;
+        out.width_log = WIDTH.trailing_zeros();
+        out.steps.clear();
+        // A step per WIDTH placements and the one past the last, exactly
+        // (the memory bound counts no doubling).
+        out.steps
+            .reserve_exact(placements.len().div_ceil(WIDTH) + 1);
+        let lists = start_place(&mut out.lists, placements.len());
+        let mut lens = [0usize; 2];
+        for step in placements.chunks(WIDTH) {
+            let mut base = StepBase {
+                before: lens.map(|len| len as u32),
+                kept: [0, 0],
+            };
+            for (lane, &diag) in step.iter().enumerate() {
+                let (check, key, allowed, in_class) = how.apply(diag);
+                if allowed {
+                    let class = usize::from(in_class);
+                    // SAFETY: each list has room for every placement.
+                    unsafe {
+                        lists[2 * class].add(lens[class]).write(check);
+                        lists[2 * class + 1].add(lens[class]).write(key);
+                    }
+                    lens[class] += 1;
+                    base.kept[class] |= 1 << lane;
+                }
+            }
+            out.steps.push(base);
+        }
+        // SAFETY: the first lengths' slots were written; room for the
+        // padding was made.
+        unsafe { finish_place(&mut out.lists, lens[0], lens[1]) };
+        finish_rows(out);
+    }
+
     /// Branch-free: every pair is written, and the length only moves past
     /// the good ones (about half of them die, in no pattern a predictor
     /// could learn).
@@ -217,7 +352,7 @@ impl Glue for PortableGlue {
         self,
         north_checks: &[u64],
         north_keys: &[u64],
-        south: &Placed,
+        south: SouthCell<'_>,
         left: usize,
         keys: &mut Vec<u64>,
     ) {
@@ -226,8 +361,9 @@ impl Glue for PortableGlue {
         let start = keys.len();
         let slots = &mut keys.spare_capacity_mut()[..pairs];
         let mut len = 0;
+        let (south_checks, south_keys) = (&south.checks[..south.len], &south.keys[..south.len]);
         for (&north_check, &north_key) in north_checks.iter().zip(north_keys) {
-            for (&south_check, &south_key) in south.checks.iter().zip(&south.keys) {
+            for (&south_check, &south_key) in south_checks.iter().zip(south_keys) {
                 slots[len].write(north_key | south_key);
                 len += usize::from(north_check & south_check == 0);
             }
@@ -313,11 +449,17 @@ mod tests {
             expected_keys.clear();
             keys.extend(0..prefix);
             expected_keys.extend(0..prefix);
-            glue.join(&north.checks, &north.keys, &south[0], left, &mut keys);
+            glue.join(
+                &north.checks,
+                &north.keys,
+                SouthCell::of(&south[0]),
+                left,
+                &mut keys,
+            );
             PortableGlue.join(
                 &north.checks,
                 &north.keys,
-                &south[0],
+                SouthCell::of(&south[0]),
                 left,
                 &mut expected_keys,
             );
@@ -325,6 +467,88 @@ mod tests {
         }
         // Both lists were exercised.
         assert!(kept.iter().all(|&count| count > 1000), "{kept:?}");
+    }
+
+    /// Placing a row set whole ([`Glue::place_rows`]) finds every cell's
+    /// placements, in both lists, as placing the cell alone does: random
+    /// row sets cut into random cells (empty ones too), every glue this
+    /// CPU runs.
+    fn places_rows_as_cells<G: Glue>(glue: G) {
+        let mut state = 0x0f1e_2d3c_4b5a_6978u64;
+        let mut rows = PlacedRows::default();
+        let mut alone = <[Placed; 2]>::default();
+        let mut kept = [0usize; 2];
+        for round in 0..500 {
+            let geo = Geometry::new(5 + (round % 28) as u32);
+            let lo = geo.lo;
+            let how = Move {
+                shifts: (
+                    random(&mut state) as u32 % lo + 1,
+                    random(&mut state) as u32 % lo,
+                ),
+                overlap: (
+                    random(&mut state) as u32 % lo,
+                    random(&mut state) as u32 % lo,
+                ),
+                forbid: (
+                    random(&mut state) & random(&mut state) & random(&mut state),
+                    random(&mut state) & random(&mut state) & random(&mut state),
+                ),
+                geo,
+                class_keys: if round % 3 == 0 {
+                    0
+                } else {
+                    random(&mut state) & random(&mut state) & random(&mut state)
+                },
+            };
+            let local = (1u64 << (2 * geo.h - 1)) - 1;
+            let placements: Vec<u64> = (0..random(&mut state) % 300)
+                .map(|_| random(&mut state) & (local | local << 32))
+                .collect();
+            glue.place_rows(&how, &placements, &mut rows);
+            // Cells of 0 to 12 placements, end to end.
+            let mut start = 0;
+            while start <= placements.len() {
+                let len = (random(&mut state) % 13) as usize;
+                let len = len.min(placements.len() - start);
+                PortableGlue.place(&how, &placements[start..start + len], &mut alone);
+                let (from, to) = (rows.position(start), rows.position(start + len));
+                for class in 0..2 {
+                    let list = &rows.lists[class];
+                    assert_eq!(
+                        list.checks[from[class]..to[class]],
+                        alone[class].checks[..],
+                        "round {round}, cell at {start}"
+                    );
+                    assert_eq!(list.keys[from[class]..to[class]], alone[class].keys[..]);
+                    kept[class] += alone[class].len();
+                }
+                if start == placements.len() {
+                    break;
+                }
+                start += len;
+            }
+            // The padding a vector join may read is written.
+            for list in &rows.lists {
+                let south = SouthCell::of(list);
+                assert!(south.checks[south.len..].iter().all(|&check| check == 0));
+            }
+        }
+        assert!(kept.iter().all(|&count| count > 1000), "{kept:?}");
+    }
+
+    #[test]
+    fn row_sets_placed_whole_match_their_cells() {
+        places_rows_as_cells(PortableGlue);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(glue) = Avx2Glue::here() {
+                places_rows_as_cells(glue);
+            }
+            if let Some(glue) = Avx512Glue::here() {
+                places_rows_as_cells(glue);
+            }
+        }
     }
 
     #[test]
@@ -347,8 +571,16 @@ mod tests {
         south.clear_for(3);
         south.checks.extend([0b001, 0b010, 0b100]);
         south.keys.extend([10 << 8, 20 << 8, 30 << 8]);
+        // SAFETY: three slots written, room for the padding made.
+        unsafe { south.finish(3) };
         let mut keys = Vec::new();
-        PortableGlue.join(&[0b011, 0b000], &[1, 2], &south, 0, &mut keys);
+        PortableGlue.join(
+            &[0b011, 0b000],
+            &[1, 2],
+            SouthCell::of(&south),
+            0,
+            &mut keys,
+        );
         assert_eq!(keys, [1 | 30 << 8, 2 | 10 << 8, 2 | 20 << 8, 2 | 30 << 8]);
     }
 }

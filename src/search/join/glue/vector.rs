@@ -9,7 +9,10 @@
 
 use std::arch::x86_64::__m128i;
 
-use super::{finish_place, reserve_keys, start_place, Move, Placed, PAD};
+use super::{
+    finish_place, finish_rows, reserve_keys, start_place, Move, Placed, PlacedRows, SouthCell,
+    StepBase, PAD,
+};
 use crate::search::disjoint::vector::LaneVector;
 
 /// A shift count for [`LaneVector::shl`] and [`LaneVector::shr`].
@@ -29,23 +32,51 @@ pub(super) unsafe fn place<V: LaneVector>(how: &Move, cell: &[u64], out: &mut [P
     // goes.
     if how.class_keys == 0 {
         // SAFETY: the caller's promise.
-        unsafe { place_in::<V, false>(how, cell, out) }
+        unsafe { place_in::<V, false, false>(how, cell, out, &mut Vec::new()) }
     } else {
         // SAFETY: the caller's promise.
-        unsafe { place_in::<V, true>(how, cell, out) }
+        unsafe { place_in::<V, true, false>(how, cell, out, &mut Vec::new()) }
     }
 }
 
-/// [`place`], with or without a class list (`CLASSED`: `how.class_keys`
-/// is not 0).
+/// [`super::Glue::place_rows`], [`LaneVector::WIDTH`] placements a step.
 ///
 /// # Safety
 /// As [`LaneVector`].
 #[inline(always)]
-unsafe fn place_in<V: LaneVector, const CLASSED: bool>(
+pub(super) unsafe fn place_rows<V: LaneVector>(
+    how: &Move,
+    placements: &[u64],
+    out: &mut PlacedRows,
+) {
+    debug_assert!(V::WIDTH.is_power_of_two());
+    out.width_log = V::WIDTH.trailing_zeros();
+    out.steps.clear();
+    // A step per WIDTH placements and the one past the last, exactly.
+    out.steps
+        .reserve_exact(placements.len().div_ceil(V::WIDTH) + 1);
+    let PlacedRows { lists, steps, .. } = out;
+    if how.class_keys == 0 {
+        // SAFETY: the caller's promise.
+        unsafe { place_in::<V, false, true>(how, placements, lists, steps) }
+    } else {
+        // SAFETY: the caller's promise.
+        unsafe { place_in::<V, true, true>(how, placements, lists, steps) }
+    }
+    finish_rows(out);
+}
+
+/// [`place`], with or without a class list (`CLASSED`: `how.class_keys`
+/// is not 0), recording each step in `steps` if `STEPS`.
+///
+/// # Safety
+/// As [`LaneVector`].
+#[inline(always)]
+unsafe fn place_in<V: LaneVector, const CLASSED: bool, const STEPS: bool>(
     how: &Move,
     cell: &[u64],
     out: &mut [Placed; 2],
+    steps: &mut Vec<StepBase>,
 ) {
     let lists = start_place(out, cell.len());
     // SAFETY: the caller's promise (the width's features).
@@ -76,6 +107,12 @@ unsafe fn place_in<V: LaneVector, const CLASSED: bool>(
             if CLASSED {
                 let in_class = key.meets_within(class_keys, allowed);
                 let outside = V::and_not(allowed, in_class);
+                if STEPS {
+                    steps.push(StepBase {
+                        before: [plain_len as u32, classed_len as u32],
+                        kept: [V::bits(outside) as u16, V::bits(in_class) as u16],
+                    });
+                }
                 check.store_packed(lists[0].add(plain_len), outside);
                 key.store_packed(lists[1].add(plain_len), outside);
                 check.store_packed(lists[2].add(classed_len), in_class);
@@ -83,6 +120,12 @@ unsafe fn place_in<V: LaneVector, const CLASSED: bool>(
                 plain_len += V::count(outside);
                 classed_len += V::count(in_class);
             } else {
+                if STEPS {
+                    steps.push(StepBase {
+                        before: [plain_len as u32, 0],
+                        kept: [V::bits(allowed) as u16, 0],
+                    });
+                }
                 check.store_packed(lists[0].add(plain_len), allowed);
                 key.store_packed(lists[1].add(plain_len), allowed);
                 plain_len += V::count(allowed);
@@ -102,7 +145,7 @@ unsafe fn place_in<V: LaneVector, const CLASSED: bool>(
 pub(super) unsafe fn join<V: LaneVector>(
     north_checks: &[u64],
     north_keys: &[u64],
-    south: &Placed,
+    south: SouthCell<'_>,
     left: usize,
     keys: &mut Vec<u64>,
 ) {

@@ -120,7 +120,7 @@ fn cpu_boards_with<G: Glue>(
 ) -> ([u64; 3], [u64; 3]) {
     let (mut counts, mut sums) = ([0u64; 3], [0u64; 3]);
     let mut keys: [Vec<u64>; 3] = Default::default();
-    let (mut north, mut south) = (Default::default(), Default::default());
+    let mut placing = Default::default();
     let mut made = MadeCells::default();
     let mut cursor = Cursor::start(spec);
     while !cursor.finished {
@@ -133,8 +133,7 @@ fn cpu_boards_with<G: Glue>(
             &mut made,
             geo,
             spec,
-            &mut north,
-            &mut south,
+            &mut placing,
             &mut keys,
             &mut cursor,
             1 << 22,

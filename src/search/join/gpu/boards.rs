@@ -314,7 +314,6 @@ mod tests {
             geo,
             spec,
             &mut Default::default(),
-            &mut Default::default(),
             &mut cpu,
             &mut cursor,
             usize::MAX,
