@@ -208,8 +208,14 @@ impl SplitMatcher {
             first.clear();
             // Exactly: the memory bound counts one batch per depth.
             first.reserve_exact(batch.len());
-            fill_entries(batch, extra, self.cut_mask, first);
-            let taken = self.squeeze.apply(batch, extra, &mut self.queries) & self.dropped;
+            let taken = prepare_batch(
+                batch,
+                extra,
+                self.cut_mask,
+                &self.squeeze,
+                first,
+                &mut self.queries,
+            ) & self.dropped;
             if taken != 0 {
                 return Err(UnexpectedBits(taken));
             }
@@ -325,27 +331,78 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
     }
 }
 
+/// Writes each query's route entry (see [`fill_entries`]) to `entries`
+/// and the query squeezed (`extra` added) to `squeezed`; returns the bits
+/// the queries take, with `extra`. One pass with `pext` where the CPU
+/// gathers fast (two `pext` a query), else the two passes of
+/// [`fill_entries`] and [`Squeeze::apply`], its naive twin.
+fn prepare_batch(
+    queries: &[u64],
+    extra: u64,
+    cut_mask: u64,
+    squeeze: &Squeeze,
+    entries: &mut Vec<u32>,
+    squeezed: &mut Vec<u64>,
+) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if crate::system::fast_bit_gather() {
+        // SAFETY: the CPU has BMI2 (and gathers fast).
+        return unsafe {
+            prepare_batch_bmi2(queries, extra, cut_mask, squeeze.kept(), entries, squeezed)
+        };
+    }
+    fill_entries(queries, extra, cut_mask, entries);
+    squeeze.apply(queries, extra, squeezed)
+}
+
+/// [`prepare_batch`] in one pass, two `pext` a query (`kept`: the bits
+/// the squeeze keeps, every bit when keys pass unchanged).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn prepare_batch_bmi2(
+    queries: &[u64],
+    extra: u64,
+    cut_mask: u64,
+    kept: u64,
+    entries: &mut Vec<u32>,
+    squeezed: &mut Vec<u64>,
+) -> u64 {
+    use std::arch::x86_64::_pext_u64;
+    squeezed.clear();
+    // Exactly, as `Squeeze::apply`'s extend: the memory bound counts one
+    // batch.
+    squeezed.reserve_exact(queries.len());
+    entries.reserve_exact(queries.len());
+    let len = queries.len();
+    let first = entries.len();
+    let entry_slots = &mut entries.spare_capacity_mut()[..len];
+    let squeezed_slots = &mut squeezed.spare_capacity_mut()[..len];
+    let mut taken = extra;
+    for (position, ((&query, entry), value)) in queries
+        .iter()
+        .zip(entry_slots.iter_mut())
+        .zip(squeezed_slots.iter_mut())
+        .enumerate()
+    {
+        taken |= query;
+        let query = query | extra;
+        entry.write(((_pext_u64(query, cut_mask) as u32) << PATTERN_SHIFT) | position as u32);
+        value.write(_pext_u64(query, kept));
+    }
+    // SAFETY: the first `len` spare slots of both were written.
+    unsafe {
+        entries.set_len(first + len);
+        squeezed.set_len(len);
+    }
+    taken
+}
+
 /// Writes the route entry of each query (`extra` added): its bits of
 /// `cut_mask`, packed in the order of their positions, above its position
 /// in `queries`.
 fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u32>) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::system::fast_bit_gather() {
-        // SAFETY: the CPU has BMI2 (and gathers fast).
-        return unsafe { fill_entries_bmi2(queries, extra, cut_mask, entries) };
-    }
     entries.extend(queries.iter().enumerate().map(|(position, &query)| {
         ((gather_bits(query | extra, cut_mask) as u32) << PATTERN_SHIFT) | position as u32
-    }));
-}
-
-/// [`fill_entries`] with one `pext` a query.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn fill_entries_bmi2(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u32>) {
-    use std::arch::x86_64::_pext_u64;
-    entries.extend(queries.iter().enumerate().map(|(position, &query)| {
-        ((_pext_u64(query | extra, cut_mask) as u32) << PATTERN_SHIFT) | position as u32
     }));
 }
 
@@ -431,6 +488,44 @@ mod tests {
             }
         }
         (counts, sampled)
+    }
+
+    /// The one-pass preparation of a batch writes the entries, squeezed
+    /// queries and taken bits of its two-pass twin, after entries already
+    /// held, with and without a squeeze.
+    #[test]
+    fn a_batch_prepared_in_one_pass_equals_the_two_passes() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..200 {
+            let queries: Vec<u64> = (0..round % 37).map(|_| next() & next()).collect();
+            let extra = next() & next() & next();
+            let cut_mask = next() & next() & next() & 0x0fff_0000_0fff;
+            let mut squeeze = Squeeze::default();
+            let used = next() | next();
+            squeeze.set(used, if round % 2 == 0 { used } else { used & next() });
+            let held: Vec<u32> = (0..round % 5).map(|_| next() as u32).collect();
+            let (mut entries, mut squeezed) = (held.clone(), vec![7; 3]);
+            let taken = prepare_batch(
+                &queries,
+                extra,
+                cut_mask,
+                &squeeze,
+                &mut entries,
+                &mut squeezed,
+            );
+            let (mut twin_entries, mut twin_squeezed) = (held, Vec::new());
+            fill_entries(&queries, extra, cut_mask, &mut twin_entries);
+            let twin_taken = squeeze.apply(&queries, extra, &mut twin_squeezed);
+            assert_eq!(entries, twin_entries, "round {round}");
+            assert_eq!(squeezed, twin_squeezed, "round {round}");
+            assert_eq!(taken, twin_taken, "round {round}");
+        }
     }
 
     #[test]
