@@ -3,7 +3,7 @@
 
 use super::cells::{MadeCells, RowCells};
 use super::geometry::Geometry;
-use super::glue::{Glue, Move, Placed, PlacedRows, SouthCell};
+use super::glue::{by_class, Glue, Move, Placed, PlacedRows, SouthCell};
 use super::specs::HalfSpec;
 
 /// Where [`half_boards`] stopped: the north column set being joined and
@@ -170,7 +170,7 @@ type CellLists<'a> = [(&'a [u64], &'a [u64]); 2];
 #[inline(always)]
 fn cell_lists(rows: &PlacedRows, start: usize, len: usize) -> [(usize, usize); 2] {
     let (from, to) = (rows.position(start), rows.position(start + len));
-    [0, 1].map(|class| (from[class], to[class] - from[class]))
+    by_class(|class| (from[class], to[class] - from[class]))
 }
 
 /// Appends to `keys[class]` the key of half boards of `spec`: a north
@@ -216,7 +216,7 @@ pub(super) fn half_boards<G: Glue>(
                 Some([north_rows, _]) => {
                     let (at, len) = north_cells.cell_span(north_cols);
                     let spans = cell_lists(north_rows, at as usize, len as usize);
-                    [0, 1].map(|class| {
+                    by_class(|class| {
                         let (from, len) = spans[class];
                         let list = &north_rows.lists[class];
                         (&list.checks[from..from + len], &list.keys[from..from + len])
@@ -225,7 +225,7 @@ pub(super) fn half_boards<G: Glue>(
                 None => {
                     let cell = north_cells.cell_in(north_cols, cells_made);
                     glue.place(&moves[0], cell, north);
-                    [0, 1].map(|class| (&north[class].checks[..], &north[class].keys[..]))
+                    by_class(|class| (&north[class].checks[..], &north[class].keys[..]))
                 }
             };
             let north_total = north_lists[0].0.len() + north_lists[1].0.len();
@@ -237,7 +237,7 @@ pub(super) fn half_boards<G: Glue>(
                         let spans = cell_lists(south_rows, at as usize, len as usize);
                         // SAFETY: a cell's span lies within its list, and
                         // the place wrote the padding past the list.
-                        [0, 1].map(|class| unsafe {
+                        by_class(|class| unsafe {
                             let (from, len) = spans[class];
                             SouthCell::within(&south_rows.lists[class], from, len)
                         })
@@ -245,7 +245,7 @@ pub(super) fn half_boards<G: Glue>(
                     None => {
                         let cell = south_cells.cell_in(south_cols, cells_made);
                         glue.place(&moves[1], cell, south);
-                        [0, 1].map(|class| SouthCell::of(&south[class]))
+                        by_class(|class| SouthCell::of(&south[class]))
                     }
                 };
                 let south_total = south_lists[0].len() + south_lists[1].len();
@@ -265,9 +265,17 @@ pub(super) fn half_boards<G: Glue>(
                     for (north_class, range) in ranges.into_iter().enumerate() {
                         let (checks, north_keys) = north_lists[north_class];
                         let (checks, north_keys) = (&checks[range.clone()], &north_keys[range]);
+                        // An empty list makes no pairs (every east half's
+                        // second class is one), and a join over it would
+                        // still walk the other.
+                        if checks.is_empty() {
+                            continue;
+                        }
                         for (south_class, south) in south_lists.iter().enumerate() {
-                            let keys = &mut keys[north_class + south_class];
-                            glue.join(checks, north_keys, *south, left, keys);
+                            if south.len() > 0 {
+                                let keys = &mut keys[north_class + south_class];
+                                glue.join(checks, north_keys, *south, left, keys);
+                            }
                         }
                     }
                     cursor.north_done = to;
