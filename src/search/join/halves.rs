@@ -152,14 +152,6 @@ impl Placing {
         self.rows.push(entry);
         true
     }
-
-    fn held(rows: &[(PlaceTag, PlacedRows)], tag: PlaceTag) -> &PlacedRows {
-        &rows
-            .iter()
-            .find(|(held, _)| *held == tag)
-            .expect("a row set just held")
-            .1
-    }
 }
 
 /// A cell's placements of both classes as lists: checks and keys.
@@ -202,10 +194,8 @@ pub(super) fn half_boards<G: Glue>(
     let Placing {
         north, south, rows, ..
     } = placing;
-    let whole_rows = whole.then(|| {
-        [(&moves[0], north_cells), (&moves[1], south_cells)]
-            .map(|(how, cells)| Placing::held(rows, PlaceTag::of(how, cells)))
-    });
+    // The two just held are the most recent: north, then south.
+    let whole_rows = whole.then(|| [&rows[rows.len() - 2].1, &rows[rows.len() - 1].1]);
     // Every way to split the open columns between the two quadrants, from
     // all of them to the north down to none.
     while !cursor.finished {

@@ -397,6 +397,25 @@ mod tests {
         *state
     }
 
+    /// A random move onto a board of `geo`, with no class if `classless`.
+    fn random_move(state: &mut u64, geo: Geometry, classless: bool) -> Move {
+        let lo = geo.lo;
+        Move {
+            shifts: (random(state) as u32 % lo + 1, random(state) as u32 % lo),
+            overlap: (random(state) as u32 % lo, random(state) as u32 % lo),
+            forbid: (
+                random(state) & random(state) & random(state),
+                random(state) & random(state) & random(state),
+            ),
+            geo,
+            class_keys: if classless {
+                0
+            } else {
+                random(state) & random(state) & random(state)
+            },
+        }
+    }
+
     /// Every glue this CPU runs places and joins as the portable one does,
     /// on random cells of every length up to 40 and random moves.
     fn agrees_with_portable<G: Glue>(glue: G) {
@@ -406,29 +425,10 @@ mod tests {
         let mut kept = [0usize; 2];
         for round in 0..3000 {
             let geo = Geometry::new(5 + (round % 28) as u32);
-            let (side, lo) = (geo.h, geo.lo);
-            let how = Move {
-                shifts: (
-                    random(&mut state) as u32 % lo + 1,
-                    random(&mut state) as u32 % lo,
-                ),
-                overlap: (
-                    random(&mut state) as u32 % lo,
-                    random(&mut state) as u32 % lo,
-                ),
-                forbid: (
-                    random(&mut state) & random(&mut state) & random(&mut state),
-                    random(&mut state) & random(&mut state) & random(&mut state),
-                ),
-                geo,
-                // Every fourth move without a class (as every east
-                // half's), whose vector loops skip the class list.
-                class_keys: if round % 4 == 0 {
-                    0
-                } else {
-                    random(&mut state) & random(&mut state) & random(&mut state)
-                },
-            };
+            let side = geo.h;
+            // Every fourth move without a class (as every east half's),
+            // whose vector loops skip the class list.
+            let how = random_move(&mut state, geo, round % 4 == 0);
             let local = (1u64 << (2 * side - 1)) - 1;
             let cell: Vec<u64> = (0..round % 41)
                 .map(|_| random(&mut state) & (local | local << 32))
@@ -487,27 +487,7 @@ mod tests {
         let mut kept = [0usize; 2];
         for round in 0..500 {
             let geo = Geometry::new(5 + (round % 28) as u32);
-            let lo = geo.lo;
-            let how = Move {
-                shifts: (
-                    random(&mut state) as u32 % lo + 1,
-                    random(&mut state) as u32 % lo,
-                ),
-                overlap: (
-                    random(&mut state) as u32 % lo,
-                    random(&mut state) as u32 % lo,
-                ),
-                forbid: (
-                    random(&mut state) & random(&mut state) & random(&mut state),
-                    random(&mut state) & random(&mut state) & random(&mut state),
-                ),
-                geo,
-                class_keys: if round % 3 == 0 {
-                    0
-                } else {
-                    random(&mut state) & random(&mut state) & random(&mut state)
-                },
-            };
+            let how = random_move(&mut state, geo, round % 3 == 0);
             let local = (1u64 << (2 * geo.h - 1)) - 1;
             let placements: Vec<u64> = (0..random(&mut state) % 300)
                 .map(|_| random(&mut state) & (local | local << 32))
