@@ -68,6 +68,28 @@ impl LaneVector for Avx2 {
     }
 
     #[inline(always)]
+    unsafe fn splat_pair(first: u64, second: u64) -> Self {
+        // SAFETY: AVX2 on registers only (the caller's promise).
+        Avx2(unsafe {
+            _mm256_setr_epi64x(first as i64, second as i64, first as i64, second as i64)
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn load_doubled(from: *const u64, count: usize) -> Self {
+        // SAFETY: the caller's promise: `count` (at least one) readable
+        // slots, of which the loads read at most two.
+        Avx2(unsafe {
+            let values = if count >= 2 {
+                _mm_loadu_si128(from.cast())
+            } else {
+                _mm_loadl_epi64(from.cast())
+            };
+            _mm256_permute4x64_epi64::<0b01_01_00_00>(_mm256_castsi128_si256(values))
+        })
+    }
+
+    #[inline(always)]
     unsafe fn load_within(from: *const u64, lanes: usize) -> Self {
         // SAFETY: the caller's promise: the slots of `lanes` are readable;
         // the masked load reads no other.

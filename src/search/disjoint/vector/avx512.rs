@@ -53,6 +53,25 @@ impl LaneVector for Avx512 {
     }
 
     #[inline(always)]
+    unsafe fn splat_pair(first: u64, second: u64) -> Self {
+        // SAFETY: AVX-512F on registers only (the caller's promise).
+        Avx512(unsafe {
+            _mm512_setr4_epi64(first as i64, second as i64, first as i64, second as i64)
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn load_doubled(from: *const u64, count: usize) -> Self {
+        // SAFETY: the caller's promise: `count` (at least one) readable
+        // slots; the masked load reads at most four of them.
+        Avx512(unsafe {
+            let lanes = Self::first_lanes(count.min(4));
+            let values = _mm512_maskz_loadu_epi64(lanes, from.cast());
+            _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 0, 1, 1, 2, 2, 3, 3), values)
+        })
+    }
+
+    #[inline(always)]
     unsafe fn load_within(from: *const u64, lanes: __mmask8) -> Self {
         // SAFETY: the caller's promise: the slots of `lanes` are readable;
         // the masked load reads no other.

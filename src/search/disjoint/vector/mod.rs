@@ -57,6 +57,13 @@ pub(crate) trait LaneVector: Copy {
     /// The values of `lanes` from `from`, reading only those lanes' slots
     /// (0 in the others).
     unsafe fn load_within(from: *const u64, lanes: Self::Lanes) -> Self;
+    /// `first, second` over and over: `first` in the even lanes,
+    /// `second` in the odd ones.
+    unsafe fn splat_pair(first: u64, second: u64) -> Self;
+    /// The first `count` values from `from` (at most half a vector's),
+    /// each in two lanes side by side, reading only those slots (the
+    /// lanes past them hold anything).
+    unsafe fn load_doubled(from: *const u64, count: usize) -> Self;
     /// `self & other` in every lane.
     unsafe fn and(self, other: Self) -> Self;
     /// `self | other` in every lane.

@@ -423,6 +423,7 @@ mod tests {
         let (mut placed, mut expected) = (<[Placed; 2]>::default(), <[Placed; 2]>::default());
         let (mut keys, mut expected_keys) = (Vec::new(), Vec::new());
         let mut kept = [0usize; 2];
+        let mut few_south = [0usize; 2];
         for round in 0..3000 {
             let geo = Geometry::new(5 + (round % 28) as u32);
             let side = geo.h;
@@ -471,8 +472,37 @@ mod tests {
                 &mut expected_keys,
             );
             assert_eq!(keys, expected_keys, "round {round}");
+            // One and two south placements, which the vector loops take
+            // several north ones a step for, against every count of north
+            // placements up to a few steps' worth.
+            for south_len in 1..=2.min(south[0].len()) {
+                // SAFETY: the first placements of a list whose padding
+                // the place wrote.
+                let south = unsafe { SouthCell::within(&south[0], 0, south_len) };
+                let norths = round % 12.min(north.len() + 1);
+                keys.clear();
+                expected_keys.clear();
+                glue.join(
+                    &north.checks[..norths],
+                    &north.keys[..norths],
+                    south,
+                    0,
+                    &mut keys,
+                );
+                PortableGlue.join(
+                    &north.checks[..norths],
+                    &north.keys[..norths],
+                    south,
+                    0,
+                    &mut expected_keys,
+                );
+                assert_eq!(keys, expected_keys, "round {round}, {south_len} south");
+                few_south[south_len - 1] += expected_keys.len();
+            }
         }
-        // Both lists were exercised.
+        // Both lists were exercised, and joins of one and two south
+        // placements kept pairs.
+        assert!(few_south.iter().all(|&kept| kept > 100), "{few_south:?}");
         assert!(kept.iter().all(|&count| count > 1000), "{kept:?}");
     }
 

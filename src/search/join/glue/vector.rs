@@ -154,6 +154,47 @@ pub(super) unsafe fn join<V: LaneVector>(
     let start = keys.len();
     let out = keys.as_mut_ptr();
     let mut len = start;
+    // A quarter of the north placements at N = 18 meet one or two south
+    // ones: a step over one north placement would fill only a quarter or
+    // half of its lanes, so these steps take several.
+    if south.len() <= 2 {
+        let norths = north_checks.len();
+        // SAFETY: the caller's promise (the width's features); each step
+        // reads only the north slots of its lanes, and `keys` has room
+        // for every pair and PAD more, so WIDTH slots from any length.
+        unsafe {
+            if south.len() == 1 {
+                let south_check = V::splat(south.checks[0]);
+                let south_key = V::splat(south.keys[0]);
+                for at in (0..norths).step_by(V::WIDTH) {
+                    let valid = V::first_lanes(norths - at);
+                    let checks = V::load_within(north_checks.as_ptr().add(at), valid);
+                    let north_keys = V::load_within(north_keys.as_ptr().add(at), valid);
+                    let kept = checks.disjoint_within(south_check, valid);
+                    north_keys.or(south_key).store_packed(out.add(len), kept);
+                    len += V::count(kept);
+                }
+            } else if south.len() == 2 {
+                // North placements in lane pairs, each against the two
+                // south ones: the pairs in north order, each in south
+                // order.
+                let south_checks = V::splat_pair(south.checks[0], south.checks[1]);
+                let south_keys = V::splat_pair(south.keys[0], south.keys[1]);
+                for at in (0..norths).step_by(V::WIDTH / 2) {
+                    let valid = V::first_lanes(2 * (norths - at));
+                    let checks = V::load_doubled(north_checks.as_ptr().add(at), norths - at);
+                    let north_keys = V::load_doubled(north_keys.as_ptr().add(at), norths - at);
+                    let kept = checks.disjoint_within(south_checks, valid);
+                    north_keys.or(south_keys).store_packed(out.add(len), kept);
+                    len += V::count(kept);
+                }
+            }
+        }
+        debug_assert!(len <= start + pairs && len + PAD <= keys.capacity());
+        // SAFETY: the first `len` slots were written.
+        unsafe { keys.set_len(len) };
+        return;
+    }
     let steps = south.len().div_ceil(V::WIDTH);
     let last = V::first_lanes(south.len() - (steps.max(1) - 1) * V::WIDTH);
     for (&north_check, &north_key) in north_checks.iter().zip(north_keys) {
