@@ -43,12 +43,11 @@ pub(super) fn moves(geo: &Geometry, spec: &HalfSpec) -> [Move; 2] {
     })
 }
 
-/// The north columns of every split of `spec`'s open columns between the
-/// quadrants with `north_queens` queens in the north, as [`half_boards`]
-/// takes them (from all the columns down).
+/// The north columns of every split of the `open` columns (a spec's)
+/// between the quadrants with `north_queens` queens in the north, as
+/// [`half_boards`] takes them (from all the columns down).
 #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-pub(super) fn north_splits(spec: &HalfSpec, north_queens: u32) -> impl Iterator<Item = u32> {
-    let open = spec.cols;
+pub(super) fn north_splits(open: u32, north_queens: u32) -> impl Iterator<Item = u32> {
     let mut next = Some(open).filter(|cols| cols.count_ones() == north_queens);
     next = next.or_else(|| next_split(open, open, north_queens));
     std::iter::from_fn(move || {
@@ -365,17 +364,9 @@ mod tests {
         keys
     }
 
-    /// Every split of `open` with `queens` columns, stepped by
-    /// [`next_split`].
+    /// Every split of `open` with `queens` columns.
     fn splits(open: u32, queens: u32) -> Vec<u32> {
-        let mut next = Some(open).filter(|cols| cols.count_ones() == queens);
-        next = next.or_else(|| next_split(open, open, queens));
-        std::iter::from_fn(|| {
-            let cols = next?;
-            next = next_split(cols, open, queens);
-            Some(cols)
-        })
-        .collect()
+        north_splits(open, queens).collect()
     }
 
     /// The splits stepped through by exact count are every subset of the

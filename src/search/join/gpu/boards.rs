@@ -141,7 +141,7 @@ impl<'a> BoardsJob<'a> {
         let mut splits = Vec::new();
         let mut item_start = vec![0u32];
         let mut items = 0u64;
-        for north_cols in north_splits(spec, north_queens) {
+        for north_cols in north_splits(spec.cols, north_queens) {
             let (north_from, north_len) = north_span(north_cols);
             let (south_from, south_len) = south_span(spec.cols & !north_cols);
             if north_len == 0 || south_len == 0 {
