@@ -7,17 +7,21 @@
 //! - [`matcher`]: the bit-sliced blocks a query ANDs a few lines of per
 //!   512 keys, the leaves' loops, and the path (AVX-512, AVX2, portable)
 //!   they run on.
+//! - [`cuts`]: the bits a split parts the keys on, chosen from a
+//!   sample's bit counts.
 //! - [`split`]: the stored keys split on the bits most pairs collide on,
 //!   so that a query meets only the leaves it can pair with.
 //! - [`squeeze`]: the keys' bits that vary, gathered to the low end.
 //! - [`vector`]: the split's filters on every path, and the lane vector
 //!   trait their loops are written over.
 
+pub(crate) mod cuts;
 pub(crate) mod matcher;
 pub(crate) mod split;
 pub(crate) mod squeeze;
 pub(crate) mod vector;
 
+pub use cuts::choose_cuts;
 pub use matcher::matcher_path;
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
@@ -26,5 +30,5 @@ pub(crate) use matcher::{enter_matcher, parse_matcher, requested_matcher};
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
 pub(crate) use split::ROUTE_BATCH;
-pub use split::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+pub use split::{SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
 pub(crate) use vector::keep_disjoint;

@@ -421,122 +421,9 @@ fn partition<'k>(
     keys.split_at_mut(free_len)
 }
 
-/// The cut bits for pairing `stored` with `queries`: the bits whose
-/// p * q (the share of pairs they rule out) is largest, best first, at
-/// most `max` of them, and none that rules out less than 1/16.
-pub fn choose_cuts(stored: &[u64], queries: &[u64], max: usize) -> Vec<u64> {
-    let (stored_counts, s) = bit_counts(stored);
-    let (query_counts, q) = bit_counts(queries);
-    let (s, q) = (s.max(1) as f64, q.max(1) as f64);
-    let mut scored: Vec<(f64, u32)> = (0..64)
-        .map(|bit| {
-            let share = (stored_counts[bit] as f64 / s) * (query_counts[bit] as f64 / q);
-            (share, bit as u32)
-        })
-        .filter(|&(share, _)| share >= 1.0 / 16.0)
-        .collect();
-    // Best first; equal shares by bit, so the choice is deterministic.
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored
-        .into_iter()
-        .take(max)
-        .map(|(_, bit)| 1u64 << bit)
-        .collect()
-}
-
-/// Keys sampled per side to choose the cut bits: shares known to a few
-/// percent, at a small fraction of the matching's cost.
-const SAMPLE: usize = 256;
-
-/// How many of a sample of `keys` (at most [`SAMPLE`], evenly spaced, so
-/// the choice is deterministic) have each bit set, and the sample's size:
-/// with AVX2 on the paths that have it.
-fn bit_counts(keys: &[u64]) -> ([u32; 64], usize) {
-    #[cfg(target_arch = "x86_64")]
-    if matches!(matcher_path(), MatcherPath::Avx2 | MatcherPath::Avx512) {
-        // SAFETY: both paths are chosen only on a CPU with AVX2.
-        return unsafe { bit_counts_avx2(keys) };
-    }
-    bit_counts_portable(keys)
-}
-
-/// [`bit_counts_portable`] with AVX2: the sixteen counters in four
-/// registers, each lane shifting the key by its own count (a sixth of the
-/// baseline build's steps a key).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn bit_counts_avx2(keys: &[u64]) -> ([u32; 64], usize) {
-    use std::arch::x86_64::*;
-    let spread = _mm256_set1_epi64x(0x0001_0001_0001_0001);
-    let shifts: [__m256i; 4] = std::array::from_fn(|at| {
-        _mm256_setr_epi64x(
-            4 * at as i64,
-            4 * at as i64 + 1,
-            4 * at as i64 + 2,
-            4 * at as i64 + 3,
-        )
-    });
-    let mut counters = [_mm256_setzero_si256(); 4];
-    let step = keys.len().div_ceil(SAMPLE).max(1);
-    let mut sampled = 0;
-    for &key in keys.iter().step_by(step) {
-        sampled += 1;
-        let key = _mm256_set1_epi64x(key as i64);
-        for (counter, shift) in counters.iter_mut().zip(&shifts) {
-            let bits = _mm256_and_si256(_mm256_srlv_epi64(key, *shift), spread);
-            *counter = _mm256_add_epi64(*counter, bits);
-        }
-    }
-    let mut lanes = [0u64; 16];
-    for (at, counter) in counters.iter().enumerate() {
-        // SAFETY: four u64 slots of `lanes` from 4 * at.
-        unsafe { _mm256_storeu_si256(lanes[4 * at..].as_mut_ptr().cast(), *counter) };
-    }
-    (spread_counts(&lanes), sampled)
-}
-
-/// The 64 bit counts held as sixteen words of four 16-bit counters: word
-/// j counts bits j, j + 16, j + 32 and j + 48.
-fn spread_counts(lanes: &[u64; 16]) -> [u32; 64] {
-    std::array::from_fn(|bit| ((lanes[bit % 16] >> (16 * (bit / 16))) & 0xffff) as u32)
-}
-
-/// [`bit_counts`] in plain Rust.
-fn bit_counts_portable(keys: &[u64]) -> ([u32; 64], usize) {
-    // Sixteen counters of 16 bits per word: word j counts bits j, j + 16,
-    // j + 32 and j + 48 of every key, a few shifts and adds per key
-    // instead of a step per set bit (which, once per load, costs 4% of a
-    // count of N = 18).
-    const SPREAD: u64 = 0x0001_0001_0001_0001;
-    let mut lanes = [0u64; 16];
-    let step = keys.len().div_ceil(SAMPLE).max(1);
-    let mut sampled = 0;
-    for &key in keys.iter().step_by(step) {
-        sampled += 1;
-        for (shift, lane) in lanes.iter_mut().enumerate() {
-            *lane += (key >> shift) & SPREAD;
-        }
-    }
-    (spread_counts(&lanes), sampled)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The naive twin of the bit counts: a step per key and bit.
-    fn bit_counts_naive(keys: &[u64]) -> ([u32; 64], usize) {
-        let mut counts = [0u32; 64];
-        let step = keys.len().div_ceil(SAMPLE).max(1);
-        let mut sampled = 0;
-        for &key in keys.iter().step_by(step) {
-            sampled += 1;
-            for (bit, count) in counts.iter_mut().enumerate() {
-                *count += ((key >> bit) & 1) as u32;
-            }
-        }
-        (counts, sampled)
-    }
 
     /// The one-pass preparation of a batch writes the entries, squeezed
     /// queries and taken bits of its two-pass twin, after entries already
@@ -574,34 +461,5 @@ mod tests {
             assert_eq!(squeezed, twin_squeezed, "round {round}");
             assert_eq!(taken, twin_taken, "round {round}");
         }
-    }
-
-    #[test]
-    fn bit_counts_equal_the_naive_ones() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
-            let keys: Vec<u64> = (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state
-                })
-                .collect();
-            assert_eq!(bit_counts(&keys), bit_counts_naive(&keys), "{len} keys");
-            assert_eq!(bit_counts_portable(&keys), bit_counts_naive(&keys));
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2.
-                assert_eq!(unsafe { bit_counts_avx2(&keys) }, bit_counts_naive(&keys));
-            }
-        }
-        // Every bit of every sampled key: the counters reach the sample.
-        let full = vec![u64::MAX; 300];
-        assert_eq!(bit_counts(&full), bit_counts_naive(&full));
-        assert!(bit_counts(&full)
-            .0
-            .iter()
-            .all(|&count| count as usize == bit_counts(&full).1));
     }
 }
