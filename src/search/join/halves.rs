@@ -63,7 +63,7 @@ pub(super) fn north_splits(open: u32, north_queens: u32) -> impl Iterator<Item =
 /// keeping those of `queens` columns visited about five times as many at
 /// N = 18, each a branch the CPU could not foresee.
 #[inline(always)]
-pub(super) fn next_split(cols: u32, open: u32, queens: u32) -> Option<u32> {
+fn next_split(cols: u32, open: u32, queens: u32) -> Option<u32> {
     debug_assert_eq!(cols & !open, 0);
     if cols.count_ones() != queens {
         // Only `open` itself, at the start: its highest `queens` columns.
