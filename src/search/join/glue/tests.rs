@@ -166,32 +166,31 @@ fn places_rows_as_cells<G: Glue>(glue: G) {
     assert!(kept.iter().all(|&count| count > 1000), "{kept:?}");
 }
 
+/// Runs `check` on every glue this CPU has: the one list of glues the
+/// tests hold against each other.
+macro_rules! on_every_glue {
+    ($check:ident) => {{
+        $check(PortableGlue);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(glue) = Avx2Glue::here() {
+                $check(glue);
+            }
+            if let Some(glue) = Avx512Glue::here() {
+                $check(glue);
+            }
+        }
+    }};
+}
+
 #[test]
 fn row_sets_placed_whole_match_their_cells() {
-    places_rows_as_cells(PortableGlue);
-    #[cfg(target_arch = "x86_64")]
-    {
-        if let Some(glue) = Avx2Glue::here() {
-            places_rows_as_cells(glue);
-        }
-        if let Some(glue) = Avx512Glue::here() {
-            places_rows_as_cells(glue);
-        }
-    }
+    on_every_glue!(places_rows_as_cells);
 }
 
 #[test]
 fn vector_glues_agree_with_portable() {
-    agrees_with_portable(PortableGlue);
-    #[cfg(target_arch = "x86_64")]
-    {
-        if let Some(glue) = Avx2Glue::here() {
-            agrees_with_portable(glue);
-        }
-        if let Some(glue) = Avx512Glue::here() {
-            agrees_with_portable(glue);
-        }
-    }
+    on_every_glue!(agrees_with_portable);
 }
 
 #[test]
