@@ -263,6 +263,8 @@ impl<G: Glue> Join<'_, G> {
                     }
                     let part = &part[..kept];
                     let mut loaded = false;
+                    // The bits the part takes, once it queries (below).
+                    let mut part_bits = None;
                     for (class, weight) in held.west.iter().zip(weights) {
                         if *weight == 0 {
                             continue;
@@ -277,18 +279,30 @@ impl<G: Glue> Join<'_, G> {
                                 break;
                             }
                             let batch = &batch[..kept];
-                            if !loaded {
-                                let cuts = choose_cuts(part, batch, MAX_CUTS);
-                                if !buffers.matcher.load(part, &cuts, query_bits) {
+                            tally.pairs += (part.len() * batch.len()) as u64;
+                            let sum = if self.swaps(&buffers.matcher, part, batch) {
+                                // The batch is stored and the part queries
+                                // it: the split cuts the larger side.
+                                let bits = *part_bits.get_or_insert_with(|| {
+                                    part.iter().fold(0, |all, key| all | key)
+                                });
+                                let cuts = choose_cuts(batch, part, MAX_CUTS);
+                                if !buffers.matcher.load(batch, &cuts, bits) {
                                     return None;
                                 }
-                                loaded = true;
-                            }
-                            tally.pairs += (part.len() * batch.len()) as u64;
-                            let sum = buffers
-                                .matcher
-                                .sum_disjoint(batch, 0)
-                                .expect("the matcher keeps every bit the queries take")?;
+                                loaded = false;
+                                buffers.matcher.sum_disjoint(part, 0)
+                            } else {
+                                if !loaded {
+                                    let cuts = choose_cuts(part, batch, MAX_CUTS);
+                                    if !buffers.matcher.load(part, &cuts, query_bits) {
+                                        return None;
+                                    }
+                                    loaded = true;
+                                }
+                                buffers.matcher.sum_disjoint(batch, 0)
+                            };
+                            let sum = sum.expect("the matcher keeps every bit the queries take")?;
                             tally.solutions += weight * sum;
                         }
                     }
@@ -299,6 +313,19 @@ impl<G: Glue> Join<'_, G> {
             }
         }
         Some(tally)
+    }
+
+    /// Whether a grid's meeting stores its query `batch` and queries it
+    /// with the stored `part` instead: where the batch is the larger, as
+    /// the split cuts its stored side only while a part keeps a block of
+    /// keys. The CPU's matcher only (a device counter buckets its stored
+    /// side its own way), and never past the stored keys the memory bound
+    /// counts.
+    #[inline(always)]
+    fn swaps(&self, matcher: &Matcher<'_>, part: &[u64], batch: &[u64]) -> bool {
+        matches!(matcher, Matcher::Split(_))
+            && batch.len() > part.len()
+            && batch.len() <= self.parts.stored_keys
     }
 
     /// Makes every board of `spec` into `keys`, unless that is more than
