@@ -30,6 +30,35 @@ const fn pack_orders<const MASKS: usize, const SLOTS: usize>() -> [[i32; 8]; MAS
     table
 }
 
+/// For each set of taken lanes (16 masks of four u64 lanes), the `vpermd`
+/// indices that move the other lanes to the front and the taken ones to
+/// the back, each side in order.
+const fn partition_orders() -> [[i32; 8]; 16] {
+    let mut table = [[0i32; 8]; 16];
+    let mut taken = 0;
+    while taken < 16 {
+        let mut placed = 0;
+        let mut side = 0;
+        while side < 2 {
+            let mut lane: usize = 0;
+            while lane < 4 {
+                if (taken >> lane) & 1 == side {
+                    table[taken][2 * placed] = (2 * lane) as i32;
+                    table[taken][2 * placed + 1] = (2 * lane + 1) as i32;
+                    placed += 1;
+                }
+                lane += 1;
+            }
+            side += 1;
+        }
+        taken += 1;
+    }
+    table
+}
+
+/// Four u64 lanes, free ones first: 16 masks.
+const PARTITION4: [[i32; 8]; 16] = partition_orders();
+
 /// Four u64 lanes (two 32-bit slots each): 16 masks.
 const PACK4: [[i32; 8]; 16] = pack_orders::<16, 2>();
 
@@ -49,6 +78,14 @@ pub(crate) fn pack_order(keep: usize) -> __m256i {
 #[inline]
 pub(crate) fn pack4(values: __m256i, keep: usize) -> __m256i {
     _mm256_permutevar8x32_epi32(values, pack_order(keep))
+}
+
+/// `values` with the lanes not in mask `taken` at the front and those in
+/// it at the back, each side in order.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn partition4(values: __m256i, taken: usize) -> __m256i {
+    _mm256_permutevar8x32_epi32(values, load_order(&PARTITION4[taken & 0xf]))
 }
 
 /// `values` (eight u32 lanes) with the lanes of mask `keep` packed to the
@@ -90,6 +127,30 @@ mod tests {
                 _mm256_storeu_si256(out.as_mut_ptr().cast(), pack4(lanes, keep));
             }
             assert_eq!(&out[..expected.len()], &expected[..], "mask {keep:#06b}");
+        }
+    }
+
+    #[test]
+    fn every_mask_puts_its_lanes_at_the_back_and_the_others_in_front() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let values = [11u64, 22, 33, 44];
+        for taken in 0..16usize {
+            let (back, front): (Vec<u64>, Vec<u64>) =
+                (0..4).map(|lane| values[lane]).partition(|value| {
+                    let lane = values.iter().position(|v| v == value).unwrap();
+                    taken & (1 << lane) != 0
+                });
+            let mut out = [0u64; 4];
+            // SAFETY: the CPU has AVX2 (checked above); `out` and `values`
+            // hold the 4 u64 the load and store touch.
+            unsafe {
+                let lanes = _mm256_loadu_si256(values.as_ptr().cast());
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), partition4(lanes, taken));
+            }
+            let expected: Vec<u64> = front.into_iter().chain(back).collect();
+            assert_eq!(&out[..], &expected[..], "mask {taken:#06b}");
         }
     }
 

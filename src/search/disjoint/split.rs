@@ -16,7 +16,7 @@
 
 use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed};
 use super::squeeze::{gather_bits, Squeeze};
-use super::vector::{keep_disjoint_entries, split_by_bit};
+use super::vector::{keep_disjoint_entries, partition_into};
 
 /// Most cut bits a split uses.
 pub const MAX_CUTS: usize = 12;
@@ -76,14 +76,15 @@ pub struct SplitMatcher {
     /// they dropped because no query was to take them.
     squeeze: Squeeze,
     dropped: u64,
-    /// Per leaf, where its keys lie in `keys`; and the smallest depth of
-    /// a leaf.
-    spans: Vec<(usize, usize)>,
+    /// Per leaf, where its keys lie (start, length) and its depth; and
+    /// the smallest depth of a leaf.
+    spans: Vec<(usize, usize, usize)>,
     min_depth: usize,
-    /// The stored keys, partitioned in place.
-    keys: Vec<u64>,
-    /// Where a partition puts the keys that take its bit.
-    taken: Vec<u64>,
+    /// The stored keys as the partitions leave them: a node at an odd
+    /// depth in the first list, at an even depth (from 2) in the second,
+    /// each partition reading one and writing the other in the same
+    /// slots. A leaf's keys are where its depth put them.
+    parts: [Vec<u64>; 2],
     /// A batch of queries (their shared diagonals added) and their
     /// offsets, computed once for every leaf.
     queries: Vec<u64>,
@@ -110,13 +111,19 @@ impl SplitMatcher {
         self.cut_mask = cuts.iter().fold(0, |all, bit| all | bit);
         self.spans.clear();
         self.min_depth = usize::MAX;
-        let mut stored = std::mem::take(&mut self.keys);
-        stored.clear();
+        let [mut odd, mut even] = std::mem::take(&mut self.parts);
         // Exactly (here and below): a doubling would hold up to twice the
-        // part, past what the memory bound counts.
-        stored.reserve_exact(keys.len());
-        stored.extend_from_slice(keys);
-        self.build(&mut stored, 0, cuts, 0, leaf_min.max(1));
+        // part, past what the memory bound counts. A split writes both
+        // lists; an unsplit load copies its keys to the first.
+        let leaf_min = leaf_min.max(1);
+        grow_to(&mut odd, keys.len());
+        if keys.len() >= 2 * leaf_min && !cuts.is_empty() {
+            grow_to(&mut even, keys.len());
+        } else {
+            odd[..keys.len()].copy_from_slice(keys);
+        }
+        let mut parts = [odd, even];
+        self.build(keys, &mut parts, (0, keys.len()), cuts, 0, leaf_min);
         // Every leaf lies below the first `min_depth` cuts, where a key's
         // bit and a routed query's never meet: the keys there leave it
         // free, or the queries do. Those bits, the bits no key takes and
@@ -130,15 +137,16 @@ impl SplitMatcher {
         self.squeeze.set(used, used & query_bits & !passed);
         self.dropped = used & !passed & !self.squeeze.kept();
         self.layout.set(self.squeeze.width_mask());
-        self.squeeze.apply_in_place(&mut stored);
         if self.leaves.len() < self.spans.len() {
             self.leaves.resize_with(self.spans.len(), Leaf::default);
         }
-        for (leaf, &(start, len)) in self.leaves.iter_mut().zip(&self.spans) {
-            leaf.load(&stored[start..start + len], &self.layout);
+        for (leaf, &(start, len, depth)) in self.leaves.iter_mut().zip(&self.spans) {
+            let keys = &mut parts[depth.saturating_sub(1) % 2][start..start + len];
+            self.squeeze.apply_in_place(keys);
+            leaf.load(keys, &self.layout);
         }
         self.leaves_used = self.spans.len();
-        self.keys = stored;
+        self.parts = parts;
         // Each leaf keeps the buffers of its largest load, so after loads
         // of varied sizes the leaves together hold far more than any one
         // load needs: give the room back once it passes half of this
@@ -156,26 +164,35 @@ impl SplitMatcher {
         }
     }
 
-    /// Adds the node of `keys` (from `start` in the stored keys) at
-    /// `depth`, and its children; returns its index. Leaves are loaded
+    /// Adds the node of the `len` keys from `start` at `depth` (in
+    /// `input` at depth 0, else in `parts` as [`SplitMatcher::parts`]
+    /// says), and its children; returns its index. Leaves are loaded
     /// later, once every depth is known.
     fn build(
         &mut self,
-        keys: &mut [u64],
-        start: usize,
+        input: &[u64],
+        parts: &mut [Vec<u64>; 2],
+        (start, len): (usize, usize),
         cuts: &[u64],
         depth: usize,
         leaf_min: usize,
     ) -> usize {
         let index = self.nodes.len();
         match cuts.get(depth) {
-            Some(&bit) if keys.len() >= 2 * leaf_min => {
+            Some(&bit) if len >= 2 * leaf_min => {
                 debug_assert!(bit.is_power_of_two());
                 self.nodes.push(Node::Leaf(usize::MAX));
-                let (free_keys, taken_keys) = partition(keys, bit, &mut self.taken);
-                let taken_start = start + free_keys.len();
-                let free = self.build(free_keys, start, cuts, depth + 1, leaf_min);
-                let taken = self.build(taken_keys, taken_start, cuts, depth + 1, leaf_min);
+                let range = start..start + len;
+                let [odd, even] = parts;
+                let (from, to) = match depth {
+                    0 => (input, &mut odd[range.clone()]),
+                    _ if depth % 2 == 1 => (&odd[range.clone()], &mut even[range.clone()]),
+                    _ => (&even[range.clone()], &mut odd[range.clone()]),
+                };
+                let free_len = partition_into(matcher_path(), from, bit, to);
+                let free = self.build(input, parts, (start, free_len), cuts, depth + 1, leaf_min);
+                let taken_at = (start + free_len, len - free_len);
+                let taken = self.build(input, parts, taken_at, cuts, depth + 1, leaf_min);
                 // The entries hold the cut bits in the order of their
                 // positions (see `fill_entries`).
                 let rank = (self.cut_mask & (bit - 1)).count_ones();
@@ -184,7 +201,7 @@ impl SplitMatcher {
             }
             _ => {
                 self.nodes.push(Node::Leaf(self.spans.len()));
-                self.spans.push((start, keys.len()));
+                self.spans.push((start, len, depth));
                 self.min_depth = self.min_depth.min(depth);
             }
         }
@@ -261,14 +278,14 @@ impl SplitMatcher {
 
     /// Bytes the buffers hold (their capacity).
     pub fn bytes(&self) -> u64 {
-        let words = self.keys.capacity()
-            + self.taken.capacity()
+        let words = self.parts[0].capacity()
+            + self.parts[1].capacity()
             + self.queries.capacity()
             + self.routes.iter().map(Vec::capacity).sum::<usize>();
         (words * 8
             + self.nodes.capacity() * std::mem::size_of::<Node>()
             + self.lens.capacity() * 8
-            + self.spans.capacity() * 16
+            + self.spans.capacity() * 24
             + self.offsets.capacity() * 2) as u64
             + self.leaves.iter().map(Leaf::bytes).sum::<u64>()
     }
@@ -406,19 +423,13 @@ fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u3
     }));
 }
 
-/// Reorders `keys` so that those leaving `bit` free come first, each part
-/// in its old order; returns the two parts (`taken` is scratch).
-fn partition<'k>(
-    keys: &'k mut [u64],
-    bit: u64,
-    taken: &mut Vec<u64>,
-) -> (&'k mut [u64], &'k mut [u64]) {
-    if taken.len() < keys.len() {
-        taken.reserve_exact(keys.len() - taken.len());
-        taken.resize(keys.len(), 0);
+/// Makes `keys` at least `len` long, zeroing only what it never held
+/// (every slot a load reads it writes first).
+fn grow_to(keys: &mut Vec<u64>, len: usize) {
+    if keys.len() < len {
+        keys.reserve_exact(len - keys.len());
+        keys.resize(len, 0);
     }
-    let free_len = split_by_bit(matcher_path(), keys, bit, taken);
-    keys.split_at_mut(free_len)
 }
 
 #[cfg(test)]

@@ -15,7 +15,11 @@ use super::{
 pub(crate) struct Leaf {
     /// The keys when there are fewer than [`SMALL_SET`].
     small: Vec<u64>,
+    /// The blocks' tables: the first `used_lines`. The lines past them
+    /// are stale, kept written so that a later, larger load need not zero
+    /// them first.
     lines: Vec<Line>,
+    used_lines: usize,
     pub(super) blocks: usize,
     /// Keys in the last block (the others are full).
     last_keys: usize,
@@ -83,7 +87,7 @@ impl Leaf {
         self.small.clear();
         self.blocks = 0;
         if keys.len() < SMALL_SET {
-            self.lines.clear();
+            self.used_lines = 0;
             self.small.reserve_exact(keys.len());
             self.small.extend_from_slice(keys);
             return;
@@ -97,33 +101,42 @@ impl Leaf {
         let lines = self.blocks * layout.lines_per_block;
         // Exactly: the memory bound counts the lines a load uses, not a
         // doubling past them.
-        // Every line is written by the fill, so only a growth is zeroed
-        // (zeroing them all costs a tenth of a load).
+        // Every line is written by the fill, so only lines never held
+        // before are zeroed (zeroing them all costs a tenth of a load;
+        // zeroing what a smaller load had cut off, as a leaf's loads go
+        // from one block to two and back, cost 1.5 to 2% of an N = 28
+        // task in `memset`).
         if self.lines.len() < lines {
             self.lines.reserve_exact(lines - self.lines.len());
             self.lines.resize(lines, Line::ZERO);
-        } else {
-            self.lines.truncate(lines);
         }
+        self.used_lines = lines;
+        let tables = &mut self.lines[..lines];
         match layout.path() {
             // SAFETY: a path is chosen only if the CPU runs it: AVX2 on
             // both (`MatcherPath::runs_here`).
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe {
-                fill_blocks_avx2(layout, keys, &mut self.lines)
+                fill_blocks_avx2(layout, keys, tables)
             },
-            _ => fill_blocks::<false>(layout, keys, &mut self.lines),
+            _ => fill_blocks::<false>(layout, keys, tables),
         }
+    }
+
+    /// The tables of the current load.
+    fn tables(&self) -> &[Line] {
+        &self.lines[..self.used_lines]
     }
 
     /// Bytes the current load uses.
     pub(crate) fn used_bytes(&self) -> u64 {
-        (self.small.len() * 8 + self.lines.len() * LINE_BYTES) as u64
+        (self.small.len() * 8 + self.used_lines * LINE_BYTES) as u64
     }
 
     /// Gives back the buffers' room past the current load.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.small.shrink_to_fit();
+        self.lines.truncate(self.used_lines);
         self.lines.shrink_to_fit();
     }
 
@@ -200,7 +213,7 @@ impl Leaf {
         let rows = routed.offset_rows::<S>();
         let (fours_of_entries, rest) = routed.entries.as_chunks::<4>();
         let (mut ones, mut twos, mut total) = (Line::ZERO, Line::ZERO, 0u64);
-        for block in self.lines.chunks_exact(layout.lines_per_block) {
+        for block in self.tables().chunks_exact(layout.lines_per_block) {
             let and_lines = |entry: u32| {
                 let offsets = &rows[position(entry)][..chunks];
                 // SAFETY: every offset is the byte offset of a line below
@@ -360,7 +373,7 @@ impl Leaf {
                 }
             }};
         }
-        for pair in self.lines[..full_pairs * per_block].chunks_exact(2 * per_block) {
+        for pair in self.tables()[..full_pairs * per_block].chunks_exact(2 * per_block) {
             let first = pair.as_ptr().cast::<__m256i>();
             let second = pair[per_block..].as_ptr().cast::<__m256i>();
             // A query's four halves, through the adders.
@@ -371,7 +384,7 @@ impl Leaf {
                 add4(a, b, c, d)
             });
         }
-        let last_pair = &self.lines[full_pairs * per_block..paired_blocks * per_block];
+        let last_pair = &self.tables()[full_pairs * per_block..paired_blocks * per_block];
         if !last_pair.is_empty() {
             let first = last_pair.as_ptr().cast::<__m256i>();
             let second = last_pair[per_block..].as_ptr().cast::<__m256i>();
@@ -382,7 +395,7 @@ impl Leaf {
                 add4(a, b, and_low_halves(second, offsets), zero)
             });
         }
-        for block in self.lines[paired_blocks * per_block..].chunks_exact(per_block) {
+        for block in self.tables()[paired_blocks * per_block..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
             if half_last {
                 // The low halves only, four queries a step.
@@ -451,7 +464,7 @@ impl Leaf {
         // first-level cache.
         let per_block = layout.lines_per_block;
         let paired = self.blocks / 2 * 2 * per_block;
-        for pair in self.lines[..paired].chunks_exact(2 * per_block) {
+        for pair in self.tables()[..paired].chunks_exact(2 * per_block) {
             let first = pair.as_ptr().cast::<__m512i>();
             let second = pair[per_block..].as_ptr().cast::<__m512i>();
             let mut second_sums = _mm512_setzero_si512();
@@ -474,7 +487,7 @@ impl Leaf {
             }
             sums = _mm512_add_epi64(sums, second_sums);
         }
-        for block in self.lines[paired..].chunks_exact(per_block) {
+        for block in self.tables()[paired..].chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m512i>();
             for &entry in routed.entries {
                 let offsets = &rows[position(entry)][..chunks];

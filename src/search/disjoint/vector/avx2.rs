@@ -5,7 +5,7 @@
 use std::arch::x86_64::*;
 
 use super::LaneVector;
-use crate::search::pack::{pack4, pack8};
+use crate::search::pack::{pack4, pack8, partition4};
 
 /// Four lanes of 64 bits.
 #[derive(Clone, Copy)]
@@ -178,12 +178,41 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
     unsafe { super::keep_disjoint_in::<Avx2>(values, test, out) }
 }
 
-/// [`split_by_bit_in`](super::split_by_bit_in) on AVX2.
+/// [`partition_into`](super::partition_into) on AVX2: four keys a step,
+/// shuffled free ones first and taken ones last by one lookup, and stored
+/// whole at both sides' ends (the free keys' end and below the taken
+/// keys' start): the lanes of the other side land in the gap of keys not
+/// yet placed, which a step keeps at least eight wide. The last keys one
+/// at a time.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
-    // SAFETY: built with AVX2 and POPCNT, which
-    // `split_by_bit_in::<Avx2>` needs of its caller.
-    unsafe { super::split_by_bit_in::<Avx2>(keys, bit, taken) }
+pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+    let len = from.len();
+    assert_eq!(len, to.len(), "a slot for every key");
+    let (mut free_end, mut taken_start) = (0, len);
+    let mut start = 0;
+    let bit_lanes = _mm256_set1_epi64x(bit as i64);
+    let zero = _mm256_setzero_si256();
+    while len - start >= 8 {
+        // SAFETY: the load reads keys start..start + 4 of `from`. The
+        // gap taken_start - free_end equals the keys not yet placed,
+        // len - start >= 8, so both stores' four slots lie within `to`
+        // and in the gap: the free side's from free_end, the taken side's
+        // ending at taken_start, and neither reaches the other's placed
+        // keys.
+        unsafe {
+            let keys = _mm256_loadu_si256(from.as_ptr().add(start).cast());
+            let free = _mm256_cmpeq_epi64(_mm256_and_si256(keys, bit_lanes), zero);
+            let taken = !_mm256_movemask_pd(_mm256_castsi256_pd(free)) as usize & 0xf;
+            let sides = partition4(keys, taken);
+            _mm256_storeu_si256(to.as_mut_ptr().add(free_end).cast(), sides);
+            _mm256_storeu_si256(to.as_mut_ptr().add(taken_start - 4).cast(), sides);
+            let took = taken.count_ones() as usize;
+            free_end += 4 - took;
+            taken_start -= took;
+        }
+        start += 4;
+    }
+    super::partition_from(from, start, (free_end, taken_start), bit, to)
 }
 
 /// [`keep_disjoint_entries`](super::keep_disjoint_entries) on AVX2: eight

@@ -154,11 +154,3 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
     // `keep_disjoint_in::<Avx512>` needs of its caller.
     unsafe { super::keep_disjoint_in::<Avx512>(values, test, out) }
 }
-
-/// [`split_by_bit_in`](super::split_by_bit_in) on AVX-512F.
-#[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn split_by_bit(keys: &mut [u64], bit: u64, taken: &mut [u64]) -> (usize, usize) {
-    // SAFETY: built with AVX-512F and POPCNT, which
-    // `split_by_bit_in::<Avx512>` needs of its caller.
-    unsafe { super::split_by_bit_in::<Avx512>(keys, bit, taken) }
-}

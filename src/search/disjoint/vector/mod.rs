@@ -1,4 +1,4 @@
-//! The filters of the split ([`keep_disjoint`], [`split_by_bit`]) on every
+//! The filters of the split ([`keep_disjoint`], [`partition_into`]) on every
 //! path, and the vector trait their loops (and the `join` method's glue)
 //! are written over.
 //!
@@ -129,50 +129,43 @@ pub(crate) fn keep_disjoint_entries(
     }
 }
 
-/// Reorders `keys` so that those leaving `bit` free come first, each part
-/// in its old order, on the loop `path` (which this CPU must run); returns
-/// how many leave it free. `taken` is scratch, as long as `keys`.
-pub(crate) fn split_by_bit(
-    path: MatcherPath,
-    keys: &mut [u64],
-    bit: u64,
-    taken: &mut [u64],
-) -> usize {
-    assert!(taken.len() >= keys.len(), "room for every key");
-    let (free_len, taken_len) = match path {
-        // SAFETY: a path is chosen only if the CPU runs it.
+/// Writes the keys of `from` to `to` (as long), those leaving `bit` free
+/// at the front in order and those taking it at the back, on the loop
+/// `path` (which this CPU must run); returns how many leave it free. The
+/// taken keys come in no promised order. Read from one list and written
+/// to another, a split's partitions need no copy back.
+pub(crate) fn partition_into(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+    assert_eq!(from.len(), to.len(), "a slot for every key");
+    match path {
+        // SAFETY: a path is chosen only if the CPU runs it: AVX2 on both
+        // (the AVX-512 path takes the AVX2 loop: its four lanes a step go
+        // to both sides with one shuffle).
         #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx512 => unsafe { avx512::split_by_bit(keys, bit, taken) },
-        // SAFETY: a path is chosen only if the CPU runs it: AVX2 here.
-        #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx2 => unsafe { avx2::split_by_bit(keys, bit, taken) },
-        _ => split_by_bit_from(keys, 0, (0, 0), bit, taken),
-    };
-    keys[free_len..].copy_from_slice(&taken[..taken_len]);
-    free_len
+        MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe { avx2::partition_into(from, bit, to) },
+        _ => partition_from(from, 0, (0, to.len()), bit, to),
+    }
 }
 
-/// Goes on splitting `keys` from `start`, with `lens` free and taken keys
-/// placed so far: the free ones moved to the front of `keys`, the taken to
-/// `taken`; returns the final lengths. Branch-free: each key is written to
-/// both places and counted in one.
-fn split_by_bit_from(
-    keys: &mut [u64],
+/// Goes on with [`partition_into`] from key `start`, with the free keys
+/// placed so far ending at `free_end` and the taken ones starting at
+/// `taken_start`; returns where the free keys end. Branch-free: each key
+/// is written to both sides' next slots (both in the gap between them)
+/// and counted in one.
+fn partition_from(
+    from: &[u64],
     start: usize,
-    (mut free_len, mut taken_len): (usize, usize),
+    (mut free_end, mut taken_start): (usize, usize),
     bit: u64,
-    taken: &mut [u64],
-) -> (usize, usize) {
-    for index in start..keys.len() {
-        let key = keys[index];
-        // free_len <= index: the slot was already read.
-        keys[free_len] = key;
-        taken[taken_len] = key;
+    to: &mut [u64],
+) -> usize {
+    for &key in &from[start..] {
+        to[free_end] = key;
+        to[taken_start - 1] = key;
         let takes = usize::from(key & bit != 0);
-        free_len += 1 - takes;
-        taken_len += takes;
+        free_end += 1 - takes;
+        taken_start -= takes;
     }
-    (free_len, taken_len)
+    free_end
 }
 
 /// [`keep_disjoint`] (and [`keep_disjoint_entries`]) one value a step,
@@ -221,41 +214,6 @@ pub(super) unsafe fn keep_disjoint_in<V: LaneVector>(
     len + keep_disjoint_portable(rest, test, &mut out[len..])
 }
 
-/// The vector steps of [`split_by_bit`], [`LaneVector::WIDTH`]
-/// keys a step; the last few keys are left to the portable loop.
-///
-/// # Safety
-/// As [`LaneVector`].
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-pub(super) unsafe fn split_by_bit_in<V: LaneVector>(
-    keys: &mut [u64],
-    bit: u64,
-    taken: &mut [u64],
-) -> (usize, usize) {
-    let (mut free_len, mut taken_len) = (0, 0);
-    let steps = keys.len() / V::WIDTH;
-    let (keys_at, taken_at) = (keys.as_mut_ptr(), taken.as_mut_ptr());
-    // SAFETY: the caller's promise (the width's features). The load reads
-    // the step's WIDTH keys; each store writes WIDTH slots from a length
-    // that is at most the keys before this step: within both lists, and
-    // in `keys` only over keys already read.
-    unsafe {
-        let lanes_bit = V::splat(bit);
-        for step in 0..steps {
-            let lanes = V::load(keys_at.add(V::WIDTH * step));
-            let takes = lanes.meets_within(lanes_bit, V::ALL);
-            let frees = V::and_not(V::ALL, takes);
-            lanes.store_packed(keys_at.add(free_len), frees);
-            lanes.store_packed(taken_at.add(taken_len), takes);
-            let took = V::count(takes);
-            free_len += V::WIDTH - took;
-            taken_len += took;
-        }
-    }
-    split_by_bit_from(keys, V::WIDTH * steps, (free_len, taken_len), bit, taken)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,19 +256,21 @@ mod tests {
     }
 
     #[test]
-    fn every_path_splits_by_bit_in_order() {
+    fn every_path_partitions_the_keys_by_a_bit() {
         let mut state = 0x5eed_1234_abcd_0001u64;
         for len in 0..70 {
             let keys: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
             let bit = 1 << (random(&mut state) % 64);
             let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
-            let taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
+            let mut taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
+            taken.sort_unstable();
             for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
-                let mut split = keys.clone();
-                let mut scratch = vec![0; len];
-                let free_len = split_by_bit(path, &mut split, bit, &mut scratch);
-                assert_eq!(split[..free_len], free, "{path:?}, {len} keys");
-                assert_eq!(split[free_len..], taken, "{path:?}, {len} keys");
+                let mut to = vec![0; len];
+                let free_len = partition_into(path, &keys, bit, &mut to);
+                assert_eq!(to[..free_len], free, "{path:?}, {len} keys");
+                let mut to_taken = to[free_len..].to_vec();
+                to_taken.sort_unstable();
+                assert_eq!(to_taken, taken, "{path:?}, {len} keys");
             }
         }
     }
