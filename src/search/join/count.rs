@@ -257,7 +257,7 @@ impl<G: Glue> Join<'_, G> {
                 loop {
                     let most = self.parts.stored_keys;
                     let part = &mut buffers.stored[0];
-                    let kept = fill_leaving(path, east, &mut east_from, west_key, most, part, 0);
+                    let kept = fill_leaving(path, east, &mut east_from, west_key, most, part);
                     if kept == 0 {
                         break;
                     }
@@ -265,21 +265,16 @@ impl<G: Glue> Join<'_, G> {
                     let mut loaded = false;
                     // The bits the part takes, once it queries (below).
                     let mut part_bits = None;
-                    // Classes of one weight are matched as one: where the
-                    // batch is stored, the larger side cuts deeper.
-                    for (classes, weight) in weight_groups(*weights) {
-                        let mut class_from = (0, 0);
+                    for (class, weight) in held.west.iter().zip(weights) {
+                        if *weight == 0 {
+                            continue;
+                        }
+                        let mut class_from = 0;
                         loop {
                             let most = self.parts.query_keys;
                             let batch = &mut buffers.queries[0];
-                            let kept = fill_group(
-                                path,
-                                (&held.west, classes),
-                                &mut class_from,
-                                east_key,
-                                most,
-                                batch,
-                            );
+                            let kept =
+                                fill_leaving(path, class, &mut class_from, east_key, most, batch);
                             if kept == 0 {
                                 break;
                             }
@@ -497,51 +492,13 @@ impl<G: Glue> Join<'_, G> {
     }
 }
 
-/// The query classes of each weight in `weights` (a mask of classes),
-/// each weight once and none of weight 0: an even N's west classes
-/// mostly weigh 4, 4 and 8, so its first two go as one.
-fn weight_groups(weights: [u64; 3]) -> impl Iterator<Item = (u8, u64)> {
-    (0..3).filter_map(move |class| {
-        let weight = weights[class];
-        let first = weights.iter().position(|&other| other == weight) == Some(class);
-        let classes = (0..3)
-            .filter(|&other| weights[other] == weight)
-            .fold(0, |mask, other| mask | (1 << other));
-        (weight != 0 && first).then_some((classes, weight))
-    })
-}
-
-/// [`fill_leaving`] over the classes of mask `classes` in turn, from
-/// `*from` (a class and a key in it), into the front of `out`: how many.
-fn fill_group(
-    path: MatcherPath,
-    (keys, classes): (&[Vec<u64>; 3], u8),
-    from: &mut (usize, usize),
-    taken: u64,
-    most: usize,
-    out: &mut Vec<u64>,
-) -> usize {
-    let mut len = 0;
-    while from.0 < keys.len() && len < most {
-        let class = &keys[from.0];
-        if classes & (1 << from.0) != 0 {
-            len = fill_leaving(path, class, &mut from.1, taken, most, out, len);
-        }
-        if from.1 >= class.len() || classes & (1 << from.0) == 0 {
-            *from = (from.0 + 1, 0);
-        }
-    }
-    len
-}
-
-/// Writes to `out`, after its first `len` keys, the next keys of `keys`,
-/// from `*from` on, that leave the diagonals of `taken` alone, until it
-/// holds `most` keys or the keys end: how many it holds
-/// (`out[..kept]`; what lies past them is stale). `*from` moves past the
-/// keys looked at. A vector filter on `path`: a grid filters every
-/// group's keys once per group it meets. `out` only grows, so its slots
-/// are zeroed once, not on every fill (a fill that zeroed them took 2.5%
-/// of an N = 26 task in `memset`).
+/// Writes to the front of `out` the next keys of `keys`, from `*from` on,
+/// that leave the diagonals of `taken` alone, until it holds `most` of
+/// them or the keys end: how many (`out[..kept]`; what lies past them is
+/// stale). `*from` moves past the keys looked at. A vector filter on
+/// `path`: a grid filters every group's keys once per group it meets.
+/// `out` only grows, so its slots are zeroed once, not on every fill (a
+/// fill that zeroed them took 2.5% of an N = 26 task in `memset`).
 fn fill_leaving(
     path: MatcherPath,
     keys: &[u64],
@@ -549,15 +506,12 @@ fn fill_leaving(
     taken: u64,
     most: usize,
     out: &mut Vec<u64>,
-    mut len: usize,
 ) -> usize {
-    let wanted = len
-        + most
-            .saturating_sub(len)
-            .min(keys.len().saturating_sub(*from));
+    let wanted = most.min(keys.len().saturating_sub(*from));
     if out.len() < wanted {
         out.resize(wanted, 0);
     }
+    let mut len = 0;
     while len < most && *from < keys.len() {
         let chunk = &keys[*from..keys.len().min(*from + (most - len))];
         len += keep_disjoint(path, chunk, taken, &mut out[len..len + chunk.len()]);
