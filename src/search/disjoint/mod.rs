@@ -32,3 +32,14 @@ pub use matcher::{take_leaf_work, LeafWork};
 pub(crate) use split::ROUTE_BATCH;
 pub use split::{SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
 pub(crate) use vector::keep_disjoint;
+
+/// Makes `list` at least `len` long, filling only slots it never held
+/// with `zero`: the buffers here are written before they are read, so a
+/// refill need not zero them, and they grow exactly (a doubling would
+/// hold up to twice a load, past what the memory bound counts).
+pub(crate) fn grow_to<T: Clone>(list: &mut Vec<T>, len: usize, zero: T) {
+    if list.len() < len {
+        list.reserve_exact(len - list.len());
+        list.resize(len, zero);
+    }
+}

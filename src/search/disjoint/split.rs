@@ -14,6 +14,7 @@
 //! four at N = 20), and a query travels down the split as an *entry*: its
 //! cut bits above its position in the batch.
 
+use super::grow_to;
 use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed};
 use super::squeeze::{gather_bits, Squeeze};
 use super::vector::{keep_disjoint_entries, partition_into};
@@ -112,13 +113,12 @@ impl SplitMatcher {
         self.spans.clear();
         self.min_depth = usize::MAX;
         let [mut odd, mut even] = std::mem::take(&mut self.parts);
-        // Exactly (here and below): a doubling would hold up to twice the
-        // part, past what the memory bound counts. A split writes both
-        // lists; an unsplit load copies its keys to the first.
+        // A split writes both lists; an unsplit load copies its keys to
+        // the first.
         let leaf_min = leaf_min.max(1);
-        grow_to(&mut odd, keys.len());
+        grow_to(&mut odd, keys.len(), 0);
         if keys.len() >= 2 * leaf_min && !cuts.is_empty() {
-            grow_to(&mut even, keys.len());
+            grow_to(&mut even, keys.len(), 0);
         } else {
             odd[..keys.len()].copy_from_slice(keys);
         }
@@ -141,7 +141,7 @@ impl SplitMatcher {
             self.leaves.resize_with(self.spans.len(), Leaf::default);
         }
         for (leaf, &(start, len, depth)) in self.leaves.iter_mut().zip(&self.spans) {
-            let keys = &mut parts[depth.saturating_sub(1) % 2][start..start + len];
+            let keys = &mut parts[list_at(depth)][start..start + len];
             self.squeeze.apply_in_place(keys);
             leaf.load(keys, &self.layout);
         }
@@ -182,14 +182,16 @@ impl SplitMatcher {
             Some(&bit) if len >= 2 * leaf_min => {
                 debug_assert!(bit.is_power_of_two());
                 self.nodes.push(Node::Leaf(usize::MAX));
-                let range = start..start + len;
+                // From the node's list to its children's (`list_at`).
                 let [odd, even] = parts;
-                let (from, to) = match depth {
-                    0 => (input, &mut odd[range.clone()]),
-                    _ if depth % 2 == 1 => (&odd[range.clone()], &mut even[range.clone()]),
-                    _ => (&even[range.clone()], &mut odd[range.clone()]),
+                let (from, to): (&[u64], _) = match depth {
+                    0 => (input, odd),
+                    _ if depth % 2 == 1 => (odd, even),
+                    _ => (even, odd),
                 };
-                let free_len = partition_into(matcher_path(), from, bit, to);
+                let range = start..start + len;
+                let free_len =
+                    partition_into(matcher_path(), &from[range.clone()], bit, &mut to[range]);
                 let free = self.build(input, parts, (start, free_len), cuts, depth + 1, leaf_min);
                 let taken_at = (start + free_len, len - free_len);
                 let taken = self.build(input, parts, taken_at, cuts, depth + 1, leaf_min);
@@ -333,10 +335,7 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
             let (here, below) = routes.split_at_mut(depth + 1);
             let here = &here[depth][..lens[depth]];
             let next = &mut below[0];
-            if next.len() < here.len() {
-                next.reserve_exact(here.len() - next.len());
-                next.resize(here.len(), 0);
-            }
+            grow_to(next, here.len(), 0);
             // The entries whose query leaves the bit free.
             let len = keep_disjoint_entries(layout.path(), here, test, next);
             lens[depth + 1] = len;
@@ -423,13 +422,10 @@ fn fill_entries(queries: &[u64], extra: u64, cut_mask: u64, entries: &mut Vec<u3
     }));
 }
 
-/// Makes `keys` at least `len` long, zeroing only what it never held
-/// (every slot a load reads it writes first).
-fn grow_to(keys: &mut Vec<u64>, len: usize) {
-    if keys.len() < len {
-        keys.reserve_exact(len - keys.len());
-        keys.resize(len, 0);
-    }
+/// Which of [`SplitMatcher::parts`] holds the keys of a node at `depth`
+/// (above the root, whose keys are the caller's).
+fn list_at(depth: usize) -> usize {
+    depth.saturating_sub(1) % 2
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use super::{
     count_disjoint_naive, Layout, Line, MatcherPath, AVX2_BYTE_ROUNDS, BLOCK_KEYS, LINE_BYTES,
     NARROW, SMALL_SET, WIDE,
 };
+use crate::search::disjoint::grow_to;
 
 /// Stored keys in bit-sliced blocks laid out by a [`Layout`]; reused
 /// across loads so a leaf keeps its allocations.
@@ -99,17 +100,12 @@ impl Leaf {
         self.blocks = keys.len().div_ceil(BLOCK_KEYS);
         self.last_keys = keys.len() - (self.blocks - 1) * BLOCK_KEYS;
         let lines = self.blocks * layout.lines_per_block;
-        // Exactly: the memory bound counts the lines a load uses, not a
-        // doubling past them.
         // Every line is written by the fill, so only lines never held
         // before are zeroed (zeroing them all costs a tenth of a load;
         // zeroing what a smaller load had cut off, as a leaf's loads go
         // from one block to two and back, cost 1.5 to 2% of an N = 28
         // task in `memset`).
-        if self.lines.len() < lines {
-            self.lines.reserve_exact(lines - self.lines.len());
-            self.lines.resize(lines, Line::ZERO);
-        }
+        grow_to(&mut self.lines, lines, Line::ZERO);
         self.used_lines = lines;
         let tables = &mut self.lines[..lines];
         match layout.path() {
