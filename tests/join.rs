@@ -393,6 +393,46 @@ fn a_sample_of_cut_row_sets_of_eighteen_and_twenty_add_up() {
 }
 
 #[test]
+fn plain_joins_count_alike_with_their_query_batches_stored() {
+    // A plain join (no grid) may store a query batch larger than its part
+    // and query it with the part (`swap_min_keys`; counts swap only
+    // batches of thousands of keys, so here every size swaps): each task
+    // of N = 5 to 15 counts alike swapped and not, with whole parts and
+    // with small ones, and the swaps do run (the leaves' work differs).
+    use nqueens::testing::disjoint::take_leaf_work;
+    use nqueens::testing::join::{count_task_in_parts, tasks, Parts};
+    let mut swapped_somewhere = false;
+    for n in 5..=15 {
+        for (stored_keys, query_keys) in [
+            (Parts::DEFAULT.stored_keys, Parts::DEFAULT.query_keys),
+            (64, 48),
+        ] {
+            let never = Parts {
+                stored_keys,
+                query_keys,
+                levels: Some(0),
+                swap_min_keys: usize::MAX,
+                ..Parts::DEFAULT
+            };
+            let always = Parts {
+                swap_min_keys: 0,
+                ..never
+            };
+            for task in tasks(n) {
+                take_leaf_work();
+                let plain = count_task_in_parts(n, &task, never);
+                let plain_work = take_leaf_work();
+                let swapped = count_task_in_parts(n, &task, always);
+                let swapped_work = take_leaf_work();
+                assert_eq!(swapped, plain, "n={n} {task:?} {stored_keys}/{query_keys}");
+                swapped_somewhere |= swapped_work != plain_work;
+            }
+        }
+    }
+    assert!(swapped_somewhere, "no batch was stored in its part's place");
+}
+
+#[test]
 fn counts_do_not_depend_on_the_parts_a_task_is_joined_in() {
     use nqueens::testing::join::{count_task, count_task_in_parts, tasks, Parts};
     // Row sets held whole or not (0: every cell made when asked for).

@@ -121,7 +121,8 @@ pub(super) fn count_in<G: Glue>(
     let mut tally = JoinTally::default();
     if n.is_multiple_of(2) {
         // The east keys are stored (the smaller side: one load per join),
-        // the west ones query them, weighted by their class.
+        // the west ones query them, weighted by their class (a large west
+        // batch is stored in their place: `Join::swaps_plain`).
         let weights = even_weights(task.east_rows, n);
         if let Some(grid) = task_grid(&geo, task, parts.levels, parts.east_levels) {
             return join.count_grid(buffers.reborrow(), &grid, held);
@@ -328,6 +329,18 @@ impl<G: Glue> Join<'_, G> {
             && batch.len() <= self.parts.stored_keys
     }
 
+    /// Whether a plain join stores its query `batch` and queries it with
+    /// the stored `part` instead: where the batch is the larger and holds
+    /// at least `parts.swap_min_keys` (8,192 in a count). Unlike a grid's
+    /// meeting, whose part is loaded for it alone, a plain join's part
+    /// serves every batch and class of its queries, so a swap costs a
+    /// load more, which a batch of fewer keys, cut a level or two, does
+    /// not repay.
+    #[inline(always)]
+    fn swaps_plain(&self, matcher: &Matcher<'_>, part: &[u64], batch: &[u64]) -> bool {
+        batch.len() >= self.parts.swap_min_keys && self.swaps(matcher, part, batch)
+    }
+
     /// Makes every board of `spec` into `keys`, unless that is more than
     /// `limit` keys: whether it did.
     fn hold(
@@ -404,9 +417,13 @@ impl<G: Glue> Join<'_, G> {
             if part.is_empty() {
                 continue;
             }
-            // The cuts, once loaded.
+            // The cuts, once chosen, and whether the part is loaded (a
+            // batch stored in its place unloads it).
+            let mut chosen = false;
             let mut loaded = false;
             let mut cuts = Vec::new();
+            // The bits the part takes, once it queries (below).
+            let mut part_bits = None;
             for (query, extra, weights) in queries {
                 let weights = *weights;
                 let mut cursor = Cursor::start(query);
@@ -422,20 +439,46 @@ impl<G: Glue> Join<'_, G> {
                         &mut cursor,
                         self.parts.query_keys,
                     );
-                    if !loaded {
+                    if !chosen {
                         // Split on the diagonals both sides take most
                         // often, and keep the bits the queries take, as
                         // the first queries show them.
                         cuts = choose_cuts(part, &query_keys[0], MAX_CUTS);
                         query_bits |= taken_bits(query_keys, weights, *extra);
-                        if !matcher.load(part, &cuts, query_bits) {
-                            return None;
-                        }
-                        loaded = true;
+                        chosen = true;
                     }
-                    for (keys, weight) in query_keys.iter().zip(weights) {
+                    for (keys, weight) in query_keys.iter_mut().zip(weights) {
                         if weight != 0 {
                             tally.pairs += (part.len() * keys.len()) as u64;
+                            if self.swaps_plain(&matcher, part, keys) {
+                                // The batch is stored and the part queries
+                                // it (see `swaps_plain`), its shared
+                                // diagonals added to its keys.
+                                if *extra != 0 {
+                                    for key in keys.iter_mut() {
+                                        *key |= *extra;
+                                    }
+                                }
+                                let bits = *part_bits.get_or_insert_with(|| {
+                                    part.iter().fold(0, |all, key| all | key)
+                                });
+                                let batch_cuts = choose_cuts(keys, part, MAX_CUTS);
+                                if !matcher.load(keys, &batch_cuts, bits) {
+                                    return None;
+                                }
+                                loaded = false;
+                                let sum = matcher.sum_disjoint(part, 0);
+                                let sum =
+                                    sum.expect("the matcher keeps every bit the part takes")?;
+                                tally.solutions += weight * sum;
+                                continue;
+                            }
+                            if !loaded {
+                                if !matcher.load(part, &cuts, query_bits) {
+                                    return None;
+                                }
+                                loaded = true;
+                            }
                             let sum = loop {
                                 match matcher.sum_disjoint(keys, *extra) {
                                     Ok(sum) => break sum?,

@@ -26,6 +26,10 @@ pub struct Parts {
     /// query group (`GRID_HELD_KEYS`); past it a grid's groups are
     /// joined pair by pair, each made again (tests take it tiny).
     pub held_keys: usize,
+    /// Fewest keys of a query batch that a plain join (no grid) stores in
+    /// its part's place where the batch is the larger (8,192 in a count;
+    /// tests take 0, and `usize::MAX` never swaps).
+    pub swap_min_keys: usize,
 }
 
 impl Parts {
@@ -38,6 +42,7 @@ impl Parts {
         levels: None,
         east_levels: None,
         held_keys: GRID_HELD_KEYS,
+        swap_min_keys: SWAP_MIN_KEYS,
     };
 
     /// The sizes a count of an `n` board uses: [`Parts::DEFAULT`], less
@@ -58,6 +63,16 @@ impl Parts {
         }
     }
 }
+
+/// Fewest keys of a query batch that a plain join stores in its part's
+/// place (`Join::swaps_plain`). Zen 3, AVX2, one thread, tasks counted
+/// both ways in one process (each warm, then alternately, by thread CPU
+/// time), swapped against not: N = 16 to 19 0.98 to 0.99, N = 20 0.94,
+/// 21 0.93, 22 0.96, 23 0.86; with no floor, N = 16 1.10 and 18 1.08
+/// (their batches of a few thousand keys cut a level or two, short of
+/// the load they add). Whole runs in turn: `count 18` 1.006, shards of
+/// N = 20, 21 and 23 0.90, 0.88 and 0.87.
+pub(crate) const SWAP_MIN_KEYS: usize = 8192;
 
 /// Most keys a grid holds of its stored groups, and of one query group:
 /// 64 MiB each. At N = 27 a task's east boards reach past 4 million (one
