@@ -121,6 +121,44 @@ mod tests {
     }
 
     #[test]
+    fn cuts_are_the_best_shares_in_order() {
+        // Against the definition: every bit's share, sorted by a stable
+        // sort (best first, then by bit), those of at least 1/16.
+        let mut state = 0x7f4a_7c15_9e37_79b9u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..50 {
+            let density = |next: &mut dyn FnMut() -> u64| next() | (next() & next());
+            let stored: Vec<u64> = (0..round * 7).map(|_| density(&mut next)).collect();
+            let queries: Vec<u64> = (0..round * 5 + 3).map(|_| next() & next()).collect();
+            let ((stored_counts, s), (query_counts, q)) =
+                (bit_counts_naive(&stored), bit_counts_naive(&queries));
+            let mut shares: Vec<(f64, u64)> = (0..64)
+                .map(|bit| {
+                    let p = stored_counts[bit] as f64 / s.max(1) as f64;
+                    (p * query_counts[bit] as f64 / q.max(1) as f64, 1u64 << bit)
+                })
+                .filter(|&(share, _)| share >= 1.0 / 16.0)
+                .collect();
+            shares.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let expected: Vec<u64> = shares
+                .iter()
+                .map(|&(_, bit)| bit)
+                .take(round % 13)
+                .collect();
+            assert_eq!(
+                choose_cuts(&stored, &queries, round % 13),
+                expected,
+                "round {round}"
+            );
+        }
+    }
+
+    #[test]
     fn bit_counts_equal_the_naive_ones() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
