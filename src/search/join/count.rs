@@ -284,15 +284,8 @@ impl<G: Glue> Join<'_, G> {
                             let sum = if self.swaps(&buffers.matcher, part, batch) {
                                 // The batch is stored and the part queries
                                 // it: the split cuts the larger side.
-                                let bits = *part_bits.get_or_insert_with(|| {
-                                    part.iter().fold(0, |all, key| all | key)
-                                });
-                                let cuts = choose_cuts(batch, part, MAX_CUTS);
-                                if !buffers.matcher.load(batch, &cuts, bits) {
-                                    return None;
-                                }
                                 loaded = false;
-                                buffers.matcher.sum_disjoint(part, 0)
+                                swapped_sum(&mut buffers.matcher, batch, part, &mut part_bits)?
                             } else {
                                 if !loaded {
                                     let cuts = choose_cuts(part, batch, MAX_CUTS);
@@ -459,15 +452,8 @@ impl<G: Glue> Join<'_, G> {
                                         *key |= *extra;
                                     }
                                 }
-                                let bits = *part_bits.get_or_insert_with(|| {
-                                    part.iter().fold(0, |all, key| all | key)
-                                });
-                                let batch_cuts = choose_cuts(keys, part, MAX_CUTS);
-                                if !matcher.load(keys, &batch_cuts, bits) {
-                                    return None;
-                                }
                                 loaded = false;
-                                let sum = matcher.sum_disjoint(part, 0);
+                                let sum = swapped_sum(&mut matcher, keys, part, &mut part_bits)?;
                                 let sum =
                                     sum.expect("the matcher keeps every bit the part takes")?;
                                 tally.solutions += weight * sum;
@@ -533,6 +519,24 @@ impl<G: Glue> Join<'_, G> {
             self.glue, cells, made, self.geo, spec, placing, keys, cursor, limit,
         );
     }
+}
+
+/// Stores `batch` in the matcher and queries it with `part`, as a
+/// swapped join does (the split cuts the larger side): the sum, or `None`
+/// if the load failed. `part_bits`: the bits the part's keys take, folded
+/// once a part and kept there, which the load must keep.
+fn swapped_sum(
+    matcher: &mut Matcher<'_>,
+    batch: &[u64],
+    part: &[u64],
+    part_bits: &mut Option<u64>,
+) -> Option<Result<Option<u64>, UnexpectedBits>> {
+    let bits = *part_bits.get_or_insert_with(|| part.iter().fold(0, |all, key| all | key));
+    let cuts = choose_cuts(batch, part, MAX_CUTS);
+    if !matcher.load(batch, &cuts, bits) {
+        return None;
+    }
+    Some(matcher.sum_disjoint(part, 0))
 }
 
 /// Writes to the front of `out` the next keys of `keys`, from `*from` on,
