@@ -42,7 +42,7 @@ use nqueens::testing::disjoint::{
     count_disjoint_naive, matcher_path, take_leaf_work, Matcher, MatcherPath, BLOCK_KEYS,
 };
 use nqueens::testing::join::{count_task, task_keys, tasks, JoinTasks};
-use nqueens::testing::thread_cpu_seconds;
+use nqueens::testing::{thread_cpu_seconds, SplitMix64};
 
 /// 64-byte lines a core loads per cycle on `path`, and why: the floor's
 /// divisor. Two vector loads a cycle on every x86 core the paths run on;
@@ -158,18 +158,11 @@ struct Line([u64; 8]);
 /// runs, by the thread's CPU time.
 fn measured_lines_per_cycle(path: MatcherPath, blocks: usize, ghz: f64) -> f64 {
     let lines = vec![Line([u64::MAX; 8]); blocks * TABLE_LINES];
-    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut random = SplitMix64(0x2545_f491_4f6c_dd1d);
     // A query's offsets as the leaves hold them: bytes from its block's
     // first line, a row of 8 (the seventh's chunk repeated as padding).
     let rows: Vec<[u16; 8]> = (0..1 << 14)
-        .map(|_| {
-            std::array::from_fn(|chunk| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                ((chunk.min(6) * 64 + (state % 64) as usize) * 64) as u16
-            })
-        })
+        .map(|_| std::array::from_fn(|chunk| ((chunk.min(6) * 64 + random.below(64)) * 64) as u16))
         .collect();
     let mut best = 0.0f64;
     for _ in 0..3 {
@@ -375,13 +368,8 @@ fn self_check() {
     }
     // The load-rate loop ANDs the lines it is given on every path that
     // runs here, as a line-by-line twin does.
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut random = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut generator = SplitMix64(0x9e37_79b9_7f4a_7c15);
+    let mut random = || generator.next();
     let lines: Vec<Line> = (0..2 * TABLE_LINES)
         .map(|_| Line(std::array::from_fn(|_| random() | random())))
         .collect();

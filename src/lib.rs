@@ -178,6 +178,8 @@ pub mod testing {
     pub mod symmetric {
         pub use crate::search::symmetric::{count_symmetric, count_symmetric_part, Turn};
     }
+    /// The crate's seeded generator, for tests and benches that draw keys.
+    pub use crate::random::SplitMix64;
     pub use crate::search::naive;
     /// The calling thread's CPU time, for benches that time one thread.
     pub use crate::system::thread_cpu_seconds;

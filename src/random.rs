@@ -2,10 +2,13 @@
 
 /// SplitMix64: a tiny, well-mixed generator, so that a seed gives the same
 /// board on every machine and release.
-pub(crate) struct SplitMix64(pub(crate) u64);
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    pub(crate) fn next(&mut self) -> u64 {
+    /// The next 64 random bits. Named as generators name it; it never
+    /// ends, so it is not an iterator's `next`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -14,7 +17,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `0..bound` (bound > 0), by multiply-shift.
-    pub(crate) fn below(&mut self, bound: usize) -> usize {
+    pub fn below(&mut self, bound: usize) -> usize {
         ((u128::from(self.next()) * bound as u128) >> 64) as usize
     }
 }

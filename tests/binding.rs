@@ -14,6 +14,7 @@ mod common;
 use common::{fnv1a, nqueens, outcome, scratch, scratch_for_process, seal_line};
 use nqueens::run::journal::{Journal, JournalError};
 use nqueens::run::signing::RunKey;
+use nqueens::testing::SplitMix64;
 use nqueens::{Method, Plan, SplitDepth, TaskCount};
 
 /// A finished count's journal: its CLI arguments, its key file and its lines.
@@ -209,13 +210,8 @@ fn lines_spliced_between_n_27_and_n_28_journals_are_refused() {
     ];
     let key = RunKey::from_secret(&[9; 32]).unwrap();
     let dir = scratch("binding-28");
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |below: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % below
-    };
+    let mut random = SplitMix64(0x9e37_79b9_7f4a_7c15);
+    let mut next = |below: u64| random.below(below as usize) as u64;
     for keyed in [None, Some(&key)] {
         let ids: Vec<u64> = (0..64).map(|_| next(65_055_848)).collect();
         let paths: Vec<PathBuf> = (0..2)

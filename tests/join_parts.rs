@@ -6,6 +6,7 @@ use nqueens::testing::disjoint::{
     choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath,
     SplitMatcher, UnexpectedBits, BLOCK_KEYS,
 };
+use nqueens::testing::SplitMix64;
 use proptest::prelude::*;
 
 fn sum_naive(keys: &[u64], queries: &[u64], extra: u64) -> u64 {
@@ -23,13 +24,8 @@ fn sparse_keys(seed: u64, width: u32, len: usize) -> Vec<u64> {
     } else {
         (1u64 << width) - 1
     };
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut random = SplitMix64(seed);
+    let mut next = move || random.next();
     (0..len).map(|_| next() & next() & mask).collect()
 }
 

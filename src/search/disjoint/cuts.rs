@@ -124,13 +124,8 @@ mod tests {
     fn cuts_are_the_best_shares_in_order() {
         // Against the definition: every bit's share, sorted by a stable
         // sort (best first, then by bit), those of at least 1/16.
-        let mut state = 0x7f4a_7c15_9e37_79b9u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = crate::random::SplitMix64(0x7f4a_7c15_9e37_79b9);
+        let mut next = || random.next();
         for round in 0..50 {
             let density = |next: &mut dyn FnMut() -> u64| next() | (next() & next());
             let stored: Vec<u64> = (0..round * 7).map(|_| density(&mut next)).collect();
@@ -160,16 +155,9 @@ mod tests {
 
     #[test]
     fn bit_counts_equal_the_naive_ones() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = crate::random::SplitMix64(0x9e37_79b9_7f4a_7c15);
         for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
-            let keys: Vec<u64> = (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state
-                })
-                .collect();
+            let keys: Vec<u64> = (0..len).map(|_| random.next()).collect();
             assert_eq!(bit_counts(&keys), bit_counts_naive(&keys), "{len} keys");
             assert_eq!(bit_counts_portable(&keys), bit_counts_naive(&keys));
             #[cfg(target_arch = "x86_64")]

@@ -463,13 +463,8 @@ mod tests {
     /// held, with and without a squeeze.
     #[test]
     fn a_batch_prepared_in_one_pass_equals_the_two_passes() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = crate::random::SplitMix64(0x9e37_79b9_7f4a_7c15);
+        let mut next = || random.next();
         for round in 0..200 {
             let queries: Vec<u64> = (0..round % 37).map(|_| next() & next()).collect();
             let extra = next() & next() & next();

@@ -127,13 +127,8 @@ mod tests {
 
     #[test]
     fn squeezes_equal_the_naive_gather() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut random = crate::random::SplitMix64(0x2545_f491_4f6c_dd1d);
+        let mut next = || random.next();
         let mut squeeze = Squeeze::default();
         let mut squeezed = 0;
         for round in 0..2000 {

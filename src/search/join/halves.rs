@@ -376,12 +376,10 @@ mod tests {
     /// edge ones (none open, one, the top column, all 32).
     #[test]
     fn splits_stepped_by_count_are_the_subsets_of_that_count() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = crate::random::SplitMix64(0x9e37_79b9_7f4a_7c15);
         let mut opens = vec![0, 1, 0b1011, 0x8000_0000, 0xffff, 0x8000_8001];
         while opens.len() < 300 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            let state = random.next();
             let open = (state as u32 | (state >> 40) as u32) & 0x00ff_ffff;
             if open.count_ones() <= 16 {
                 opens.push(open);

@@ -371,20 +371,13 @@ mod tests {
 
     #[test]
     fn every_path_fills_the_offsets_of_the_portable_fill() {
-        let mut state = 0x7f4a_7c15_9e37_79b9u64;
+        let mut random = crate::random::SplitMix64(0x7f4a_7c15_9e37_79b9);
         let mut layout = Layout::default();
         for width in 1..=64u32 {
             let used = u64::MAX >> (64 - width);
             layout.set(used);
             for len in [0, 1, 7, 8, 9, 31, 100] {
-                let queries: Vec<u64> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        state & used
-                    })
-                    .collect();
+                let queries: Vec<u64> = (0..len).map(|_| random.next() & used).collect();
                 let mut expected = Vec::new();
                 layout.replace_path(Some(MatcherPath::Portable));
                 layout.fill(&queries, &mut expected);

@@ -217,20 +217,14 @@ pub(super) unsafe fn keep_disjoint_in<V: LaneVector>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn random(state: &mut u64) -> u64 {
-        *state ^= *state << 13;
-        *state ^= *state >> 7;
-        *state ^= *state << 17;
-        *state
-    }
+    use crate::random::SplitMix64;
 
     #[test]
     fn every_path_keeps_the_disjoint_values() {
-        let mut state = 0x0bad_cafe_f00d_d00du64;
+        let mut state = SplitMix64(0x0bad_cafe_f00d_d00d);
         for len in 0..70 {
-            let values: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
-            let test = random(&mut state) & random(&mut state);
+            let values: Vec<u64> = (0..len).map(|_| state.next()).collect();
+            let test = state.next() & state.next();
             let expected: Vec<u64> = values.iter().copied().filter(|v| v & test == 0).collect();
             for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
                 let mut out = vec![0; len];
@@ -242,10 +236,10 @@ mod tests {
 
     #[test]
     fn every_path_keeps_the_disjoint_entries() {
-        let mut state = 0x0ddb_a11f_00d5_eed5u64;
+        let mut state = SplitMix64(0x0ddb_a11f_00d5_eed5);
         for len in 0..70 {
-            let entries: Vec<u32> = (0..len).map(|_| random(&mut state) as u32).collect();
-            let test = 1 << (16 + random(&mut state) % 16);
+            let entries: Vec<u32> = (0..len).map(|_| state.next() as u32).collect();
+            let test = 1 << (16 + state.next() % 16);
             let expected: Vec<u32> = entries.iter().copied().filter(|e| e & test == 0).collect();
             for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
                 let mut out = vec![0; len];
@@ -257,10 +251,10 @@ mod tests {
 
     #[test]
     fn every_path_partitions_the_keys_by_a_bit() {
-        let mut state = 0x5eed_1234_abcd_0001u64;
+        let mut state = SplitMix64(0x5eed_1234_abcd_0001);
         for len in 0..70 {
-            let keys: Vec<u64> = (0..len).map(|_| random(&mut state)).collect();
-            let bit = 1 << (random(&mut state) % 64);
+            let keys: Vec<u64> = (0..len).map(|_| state.next()).collect();
+            let bit = 1 << (state.next() % 64);
             let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
             let mut taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
             taken.sort_unstable();

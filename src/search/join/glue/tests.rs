@@ -1,29 +1,23 @@
 //! The glues against each other and against the portable twin.
 
 use super::*;
-
-fn random(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
+use crate::random::SplitMix64;
 
 /// A random move onto a board of `geo`, with no class if `classless`.
-fn random_move(state: &mut u64, geo: Geometry, classless: bool) -> Move {
+fn random_move(state: &mut SplitMix64, geo: Geometry, classless: bool) -> Move {
     let lo = geo.lo;
     Move {
-        shifts: (random(state) as u32 % lo + 1, random(state) as u32 % lo),
-        overlap: (random(state) as u32 % lo, random(state) as u32 % lo),
+        shifts: (state.next() as u32 % lo + 1, state.next() as u32 % lo),
+        overlap: (state.next() as u32 % lo, state.next() as u32 % lo),
         forbid: (
-            random(state) & random(state) & random(state),
-            random(state) & random(state) & random(state),
+            state.next() & state.next() & state.next(),
+            state.next() & state.next() & state.next(),
         ),
         geo,
         class_keys: if classless {
             0
         } else {
-            random(state) & random(state) & random(state)
+            state.next() & state.next() & state.next()
         },
     }
 }
@@ -31,7 +25,7 @@ fn random_move(state: &mut u64, geo: Geometry, classless: bool) -> Move {
 /// Every glue this CPU runs places and joins as the portable one does,
 /// on random cells of every length up to 40 and random moves.
 fn agrees_with_portable<G: Glue>(glue: G) {
-    let mut state = 0x1234_5678_9abc_def1u64;
+    let mut state = SplitMix64(0x1234_5678_9abc_def1);
     let (mut placed, mut expected) = (<[Placed; 2]>::default(), <[Placed; 2]>::default());
     let (mut keys, mut expected_keys) = (Vec::new(), Vec::new());
     let mut kept = [0usize; 2];
@@ -44,7 +38,7 @@ fn agrees_with_portable<G: Glue>(glue: G) {
         let how = random_move(&mut state, geo, round % 4 == 0);
         let local = (1u64 << (2 * side - 1)) - 1;
         let cell: Vec<u64> = (0..round % 41)
-            .map(|_| random(&mut state) & (local | local << 32))
+            .map(|_| state.next() & (local | local << 32))
             .collect();
         glue.place(&how, &cell, &mut placed);
         PortableGlue.place(&how, &cell, &mut expected);
@@ -58,13 +52,13 @@ fn agrees_with_portable<G: Glue>(glue: G) {
         }
         // North from the first list, south from a second cell.
         let south_cell: Vec<u64> = (0..(round * 7) % 37)
-            .map(|_| random(&mut state) & (local | local << 32))
+            .map(|_| state.next() & (local | local << 32))
             .collect();
         let mut south = <[Placed; 2]>::default();
         PortableGlue.place(&how, &south_cell, &mut south);
         let north = &expected[0];
-        let left = random(&mut state) as usize % 64;
-        let prefix = random(&mut state) % 5;
+        let left = state.next() as usize % 64;
+        let prefix = state.next() % 5;
         keys.clear();
         expected_keys.clear();
         keys.extend(0..prefix);
@@ -123,7 +117,7 @@ fn agrees_with_portable<G: Glue>(glue: G) {
 /// row sets cut into random cells (empty ones too), every glue this
 /// CPU runs.
 fn places_rows_as_cells<G: Glue>(glue: G) {
-    let mut state = 0x0f1e_2d3c_4b5a_6978u64;
+    let mut state = SplitMix64(0x0f1e_2d3c_4b5a_6978);
     let mut rows = PlacedRows::default();
     let mut alone = <[Placed; 2]>::default();
     let mut kept = [0usize; 2];
@@ -131,14 +125,14 @@ fn places_rows_as_cells<G: Glue>(glue: G) {
         let geo = Geometry::new(5 + (round % 28) as u32);
         let how = random_move(&mut state, geo, round % 3 == 0);
         let local = (1u64 << (2 * geo.h - 1)) - 1;
-        let placements: Vec<u64> = (0..random(&mut state) % 300)
-            .map(|_| random(&mut state) & (local | local << 32))
+        let placements: Vec<u64> = (0..state.next() % 300)
+            .map(|_| state.next() & (local | local << 32))
             .collect();
         glue.place_rows(&how, &placements, &mut rows);
         // Cells of 0 to 12 placements, end to end.
         let mut start = 0;
         while start <= placements.len() {
-            let len = (random(&mut state) % 13) as usize;
+            let len = (state.next() % 13) as usize;
             let len = len.min(placements.len() - start);
             PortableGlue.place(&how, &placements[start..start + len], &mut alone);
             let (from, to) = (rows.position(start), rows.position(start + len));
