@@ -2,8 +2,11 @@
 
 /// SplitMix64: a tiny, well-mixed generator, so that a seed gives the same
 /// board on every machine and release.
+// Public for the tests and benches, through `testing`.
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
 pub struct SplitMix64(pub u64);
 
+#[cfg_attr(not(feature = "testing"), allow(unreachable_pub))]
 impl SplitMix64 {
     /// The next 64 random bits. Named as generators name it; it never
     /// ends, so it is not an iterator's `next`.
