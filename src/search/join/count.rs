@@ -8,7 +8,7 @@ use super::cells::{CellCache, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLA
 use super::geometry::{even_weights, Geometry};
 use super::glue::Glue;
 use super::grid::{task_grid, Grid};
-use super::halves::{half_boards, Cursor, Placing};
+use super::halves::{half_boards, placed_rows_held, Cursor, Placing};
 use super::scratch::{Held, Scratch};
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::{JoinTally, JoinTask, Parts};
@@ -97,6 +97,7 @@ pub(super) fn count_in<G: Glue>(
     if shared.is_none() {
         cells.set_whole_placements(parts.whole_placements);
     }
+    placing.hold_at_most(placed_rows_held(n));
     let join = Join {
         glue,
         geo: &geo,

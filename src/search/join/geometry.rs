@@ -62,6 +62,11 @@ impl Geometry {
         ((1u64 << self.n) - 1) as u32
     }
 
+    /// Rows of the north quadrants: the first h.
+    pub(super) fn north_rows(&self) -> u32 {
+        (1 << self.h) - 1
+    }
+
     /// Rows open to the halves: all but the middle row (odd N).
     pub(super) fn half_rows(&self) -> u32 {
         if self.n % 2 == 1 {

@@ -11,7 +11,7 @@
 
 use super::cells::{CellCache, MadeCells, MEET_LOWER_MOST, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::glue::{StepBase, PAD};
-use super::halves::{PLACED_ROWS_HELD, PLACED_ROWS_MOST};
+use super::halves::{placed_rows_held, PLACED_ROWS_MOST};
 use super::{grid_levels, Parts, ScratchBytes};
 use crate::search::disjoint::{MAX_CUTS, ROUTE_BATCH};
 
@@ -138,7 +138,7 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     let whole = (PLACED_ROWS_MOST as u64).min(largest);
     let rows =
         4 * (whole + PAD as u64) * 8 + (whole / 4 + 2) * std::mem::size_of::<StepBase>() as u64;
-    let placed = 4 * (cell + PAD as u64) * 16 + PLACED_ROWS_HELD as u64 * rows;
+    let placed = 4 * (cell + PAD as u64) * 16 + placed_rows_held(n) as u64 * rows;
     // A part stops one north placement (a south cell of pairs) past its
     // size, and never holds more keys than pairs of a row set's
     // placements with the largest cell.
