@@ -5,7 +5,7 @@ use super::cells::{MadeCells, RowCells};
 use super::geometry::Geometry;
 use super::glue::{by_class, Glue, Move, Placed, PlacedRows, SouthCell};
 use super::specs::HalfSpec;
-use super::tasks::cut_queens;
+use super::tasks::takes_blocks;
 
 /// Where [`half_boards`] stopped: the north column set being joined and
 /// how many of its north placements are done, or that all are.
@@ -103,16 +103,18 @@ pub(crate) const PLACED_ROWS_MOST: usize = 1 << 13;
 /// spec, whose boards a count makes in turn.
 pub(crate) const PLACED_ROWS_HELD: usize = 4;
 
-/// Row sets placed whole that a thread keeps where each task is a row set
-/// of an even N (counted whole), taken in blocks of 8 south halves (see
-/// `tasks::tile_key`): the 16 south halves of a block, east and west, the
-/// two north ones of the task, and those of the tasks before. Counting N
-/// = 18 in blocks, 24 held place 0.58 row sets a task again, as 36 do.
+/// Row sets placed whole that a thread keeps where the tasks are taken in
+/// blocks of 8 south halves (see `tasks::tile_key`): the 16 south halves
+/// of a block, east and west, the two north ones of the task, and those
+/// of the tasks before. Counting N = 18 in blocks, 24 held place 0.58 row
+/// sets a task again, as 36 do. Where there are no blocks, the 4 held
+/// stay in the core's caches: 24 held cost N = 14 4% (runs of 6 tasks,
+/// few held again).
 pub(crate) const PLACED_ROWS_TILED: usize = 24;
 
 /// Row sets placed whole that a thread keeps for a count of `n`.
 pub(crate) fn placed_rows_held(n: u32) -> usize {
-    if n.is_multiple_of(2) && cut_queens(n) == 0 {
+    if takes_blocks(n) {
         PLACED_ROWS_TILED
     } else {
         PLACED_ROWS_HELD
@@ -152,8 +154,11 @@ impl PlaceTag {
 pub(crate) struct Placing {
     north: [Placed; 2],
     south: [Placed; 2],
-    /// Row sets placed whole, least recently used first.
-    rows: Vec<(PlaceTag, PlacedRows)>,
+    /// Row sets placed whole, each with when it was last used (a
+    /// `clock` reading): the least recently used is placed over, in
+    /// place.
+    rows: Vec<(PlaceTag, PlacedRows, u64)>,
+    clock: u64,
     /// The most placements of a row set placed whole (tests set 0, to
     /// place every cell alone).
     whole_most: usize,
@@ -167,6 +172,7 @@ impl Default for Placing {
             north: Default::default(),
             south: Default::default(),
             rows: Vec::new(),
+            clock: 0,
             whole_most: PLACED_ROWS_MOST,
             held_most: PLACED_ROWS_HELD,
         }
@@ -179,7 +185,9 @@ impl Placing {
     pub(super) fn hold_at_most(&mut self, most: usize) {
         let most = most.max(2);
         if self.rows.len() > most {
-            self.rows.drain(..self.rows.len() - most);
+            self.rows
+                .sort_by_key(|&(_, _, used)| std::cmp::Reverse(used));
+            self.rows.truncate(most);
         }
         self.held_most = most;
     }
@@ -192,31 +200,42 @@ impl Placing {
             .chain(&self.south)
             .map(Placed::bytes)
             .sum();
-        cells + self.rows.iter().map(|(_, rows)| rows.bytes()).sum::<u64>()
+        cells
+            + self
+                .rows
+                .iter()
+                .map(|(_, rows, _)| rows.bytes())
+                .sum::<u64>()
     }
 
     /// Holds `cells` placed whole by `how` (placing them unless held
     /// already), if the row set is held whole and within
-    /// [`PLACED_ROWS_MOST`]; whether it is.
-    fn hold<G: Glue>(&mut self, glue: G, how: &Move, cells: &RowCells) -> bool {
+    /// [`PLACED_ROWS_MOST`]; where it is held.
+    fn hold<G: Glue>(&mut self, glue: G, how: &Move, cells: &RowCells) -> Option<usize> {
         if !cells.is_whole() || cells.placements() > self.whole_most {
-            return false;
+            return None;
         }
+        self.clock += 1;
         let tag = PlaceTag::of(how, cells);
-        if let Some(at) = self.rows.iter().position(|(held, _)| *held == tag) {
-            let used = self.rows.remove(at);
-            self.rows.push(used);
-            return true;
+        if let Some(at) = self.rows.iter().position(|(held, _, _)| *held == tag) {
+            self.rows[at].2 = self.clock;
+            return Some(at);
         }
-        let mut entry = if self.rows.len() < self.held_most {
-            (tag, PlacedRows::default())
+        let at = if self.rows.len() < self.held_most {
+            self.rows.push((tag, PlacedRows::default(), 0));
+            self.rows.len() - 1
         } else {
-            self.rows.remove(0)
+            let least = self
+                .rows
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, (_, _, used))| *used);
+            least.map_or(0, |(at, _)| at)
         };
-        entry.0 = tag;
+        let entry = &mut self.rows[at];
+        (entry.0, entry.2) = (tag, self.clock);
         glue.place_rows(how, cells.diagonals(), &mut entry.1);
-        self.rows.push(entry);
-        true
+        Some(at)
     }
 }
 
@@ -254,14 +273,16 @@ pub(super) fn half_boards<G: Glue>(
     let moves = moves(geo, spec);
     let made = |keys: &[Vec<u64>; 3]| keys.iter().map(Vec::len).sum::<usize>();
     let start = made(keys);
-    let whole = !cursor.finished
-        && placing.hold(glue, &moves[0], north_cells)
-        && placing.hold(glue, &moves[1], south_cells);
+    // Held north, then south: the south's hold places over the least
+    // recently used, never the north just held.
+    let held = (!cursor.finished)
+        .then(|| placing.hold(glue, &moves[0], north_cells))
+        .flatten()
+        .and_then(|north_at| Some([north_at, placing.hold(glue, &moves[1], south_cells)?]));
     let Placing {
         north, south, rows, ..
     } = placing;
-    // The two just held are the most recent: north, then south.
-    let whole_rows = whole.then(|| [&rows[rows.len() - 2].1, &rows[rows.len() - 1].1]);
+    let whole_rows = held.map(|[north_at, south_at]| [&rows[north_at].1, &rows[south_at].1]);
     // Every way to split the open columns between the two quadrants, from
     // all of them to the north down to none.
     while !cursor.finished {

@@ -149,12 +149,13 @@ fn row_set_tasks(geo: Geometry, east_rows: u32, cut: EvenCut) -> impl Iterator<I
 /// The tasks of an `n` board, in a stable order: for even N cut beside
 /// the middle line by row set (colex), then by the row of the east queen
 /// beside it, then of the west one (as [`EvenCut`] for N cuts them); for
-/// even N counted whole by row set in tiles ([`tile_key`]); for odd N by
-/// `middle`, then by the colex order of the row sets.
+/// even N counted whole by row set, colex or in blocks ([`tile_key`],
+/// [`takes_blocks`]); for odd N by `middle`, then by the colex order of
+/// the row sets.
 ///
 /// The plain enumeration, the twin that [`JoinTasks`] is tested against:
-/// the row sets listed in colex order, even N's counted whole then sorted
-/// by their tiles.
+/// the row sets listed in colex order, then sorted into blocks where N
+/// takes them.
 pub fn tasks(n: u32) -> Vec<JoinTask> {
     tasks_cut(n, even_cut(n))
 }
@@ -198,7 +199,7 @@ pub fn tasks_cut(n: u32, cut: EvenCut) -> Vec<JoinTask> {
                 }
             }
         });
-        if cut == EvenCut::RowSet {
+        if cut == EvenCut::RowSet && takes_blocks(n) {
             sort_by_tile(&geo, geo.all_rows(), &mut tasks);
         }
     } else {
@@ -256,9 +257,21 @@ fn sort_by_tile(geo: &Geometry, open: u32, tasks: &mut [JoinTask]) {
 /// South halves a block of the tiled order takes ([`tile_key`]).
 const SOUTH_BLOCK: usize = 8;
 
-/// Where a row set stands in the order of an even N counted whole (N < 24;
-/// odd N keep colex order, which the 32 shards of N = 23 in `docs/data`
-/// are bound to): by how many of its rows are north, then in blocks of
+/// Smallest N whose tasks are taken in blocks ([`tile_key`]). Below it
+/// the runs of consecutive tasks a thread takes are short (6 at N = 14,
+/// 25 at N = 16), few row sets are held again, and blocks cost N = 14
+/// 1.5% (`bench --n 14 -j1`, Zen 3 AVX2) and gained N = 16 nothing.
+const BLOCKS_MIN_N: u32 = 18;
+
+/// Whether the tasks of `n` are taken in blocks of south halves
+/// ([`tile_key`]): even N counted whole from [`BLOCKS_MIN_N`].
+pub(crate) fn takes_blocks(n: u32) -> bool {
+    n.is_multiple_of(2) && n >= BLOCKS_MIN_N && even_cut(n) == EvenCut::RowSet
+}
+
+/// Where a row set stands in the order of an even N counted whole from
+/// [`BLOCKS_MIN_N`] to 22 (odd N keep colex order, which the 32 shards of
+/// N = 23 in `docs/data` are bound to): by how many of its rows are north, then in blocks of
 /// [`SOUTH_BLOCK`] south halves (by colex rank), and within a block north
 /// half by north half (colex), each across the block's south halves.
 /// Neighbouring tasks then share the halves of their row sets, whose
@@ -413,11 +426,17 @@ impl JoinTasks {
                 }
             });
             index.push(before);
-        } else if n.is_multiple_of(2) {
+        } else if takes_blocks(n) {
             stored.extend(
                 TiledSubsets::new(geo.all_rows(), geo.north_rows(), geo.h)
                     .filter(|&rows| rows <= reverse_rows(rows, n)),
             );
+        } else if n.is_multiple_of(2) {
+            for_each_subset(geo.all_rows(), geo.h, |rows| {
+                if rows <= reverse_rows(rows, n) {
+                    stored.push(rows);
+                }
+            });
         } else {
             let open = geo.half_rows();
             for_each_subset(open, geo.h, |rows| {
