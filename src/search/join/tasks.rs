@@ -271,9 +271,10 @@ pub(crate) fn takes_blocks(n: u32) -> bool {
 
 /// Where a row set stands in the order of an even N counted whole from
 /// [`BLOCKS_MIN_N`] to 22 (odd N keep colex order, which the 32 shards of
-/// N = 23 in `docs/data` are bound to): by how many of its rows are north, then in blocks of
-/// [`SOUTH_BLOCK`] south halves (by colex rank), and within a block north
-/// half by north half (colex), each across the block's south halves.
+/// N = 23 in `docs/data` are bound to): by how many of its rows are
+/// north, then in blocks of [`SOUTH_BLOCK`] south halves (by colex rank),
+/// and within a block north half by north half (colex), each across the
+/// block's south halves.
 /// Neighbouring tasks then share the halves of their row sets, whose
 /// placements a thread keeps
 /// ([`PLACED_ROWS_TILED`](super::halves::PLACED_ROWS_TILED)): at N = 18,
