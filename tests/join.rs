@@ -326,6 +326,19 @@ fn joins_cut_into_grids_count_alike() {
                         );
                         let by_pairs = count_task_in_parts(n, task, pairwise);
                         assert_eq!(by_pairs.solutions, counted.solutions, "n={n} {task:?}");
+                        // Query groups cut by one more west column: every
+                        // group, and those past a few keys.
+                        for deepen_pairs in [0, 5] {
+                            let deeper = Parts {
+                                deepen_pairs,
+                                ..grid
+                            };
+                            let by_deeper = count_task_in_parts(n, task, deeper);
+                            assert_eq!(
+                                by_deeper.solutions, counted.solutions,
+                                "n={n} {levels}/{east_levels} deepen past {deepen_pairs} {task:?}"
+                            );
+                        }
                     }
                     total += u128::from(counted.solutions);
                 }
@@ -336,6 +349,42 @@ fn joins_cut_into_grids_count_alike() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn query_groups_cut_deeper_count_alike_and_decide_fewer_pairs() {
+    // Every query group cut by one more west column meets the stored
+    // groups in smaller pieces: the same solutions, fewer pairs decided.
+    use nqueens::testing::join::{count_task_in_parts, tasks_cut, EvenCut, Parts};
+    for (n, cut) in [
+        (10u32, EvenCut::EastQueen),
+        (11, EvenCut::RowSet),
+        (12, EvenCut::EastQueen),
+    ] {
+        let grid = Parts {
+            levels: Some(1),
+            east_levels: Some(1),
+            ..Parts::DEFAULT
+        };
+        let deeper = Parts {
+            deepen_pairs: 0,
+            ..grid
+        };
+        let (mut solutions, mut pairs) = ([0u128; 2], [0u64; 2]);
+        for task in tasks_cut(n, cut) {
+            for (side, parts) in [grid, deeper].into_iter().enumerate() {
+                let tally = count_task_in_parts(n, &task, parts);
+                solutions[side] += u128::from(tally.solutions);
+                pairs[side] += tally.pairs;
+            }
+        }
+        assert_eq!(Some(solutions[0]), published::total(n), "n={n}");
+        assert_eq!(solutions[1], solutions[0], "n={n}");
+        assert!(
+            pairs[1] < pairs[0],
+            "n={n}: {pairs:?} pairs, cut deeper last"
+        );
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::cells::{CellCache, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS};
 use super::geometry::{even_weights, Geometry};
 use super::glue::Glue;
-use super::grid::{task_grid, Grid};
+use super::grid::{task_grid, Grid, QueryGroup};
 use super::halves::{half_boards, placed_rows_held, Cursor, Placing};
 use super::scratch::{Held, Scratch};
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
@@ -222,16 +222,36 @@ impl<G: Glue> Join<'_, G> {
             }
             held.ends.push(held.east[0].len());
         }
-        for (index, (west_queen, query, weights)) in grid.queries.iter().enumerate() {
+        // The query groups still to meet, each with whether it was cut
+        // deeper here already; taken from the back, in the grid's order.
+        let mut pending: Vec<(QueryGroup, bool)> = grid
+            .queries
+            .iter()
+            .rev()
+            .map(|group| (*group, false))
+            .collect();
+        while let Some((group, cut)) = pending.pop() {
+            let (west_queen, query, weights) = &group;
             for class in held.west.iter_mut() {
                 class.clear();
             }
             if !self.hold(&mut buffers, query, &mut held.west, limit) {
-                let group = &grid.queries[index..=index];
-                for (stored, query, weights) in grid.pairs(self.geo, group) {
+                for (stored, query, weights) in grid.pairs(self.geo, std::slice::from_ref(&group)) {
                     tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
                 }
                 continue;
+            }
+            // A large group meets the stored groups as the groups of one
+            // more west queen's places: fewer pairs for the making of its
+            // boards again, which pays only where the group is large.
+            if let (false, Some(west_col)) = (cut, grid.next_west) {
+                let keys: usize = held.west.iter().map(Vec::len).sum();
+                let pairs = keys as u64 * held.east[0].len() as u64;
+                if pairs > self.parts.deepen_pairs {
+                    let deeper = Grid::deepen_group(self.geo, group, west_col);
+                    pending.extend(deeper.into_iter().rev().map(|group| (group, true)));
+                    continue;
+                }
             }
             let west_key = key(*west_queen);
             // A group with no queries meets nothing.

@@ -18,6 +18,10 @@ use super::JoinTask;
 pub(super) struct Grid {
     pub(super) stored: Vec<StoredGroup>,
     pub(super) queries: Vec<QueryGroup>,
+    /// The west column (0 beside the middle) that would cut the query
+    /// groups one level deeper, if any: a count cuts a group by it where
+    /// the group is large (`Parts::deepen_keys`).
+    pub(super) next_west: Option<u32>,
 }
 
 /// A grid's stored group: its queens' diagonals, and its specs, each with
@@ -38,6 +42,7 @@ impl Grid {
         Grid {
             stored: vec![((0, 0), stored)],
             queries: vec![((0, 0), query, weights)],
+            next_west: None,
         }
     }
 
@@ -95,6 +100,7 @@ impl Grid {
         Grid {
             stored,
             queries: self.queries,
+            next_west: self.next_west,
         }
         .deepen_queries(geo, west_col)
     }
@@ -128,7 +134,28 @@ impl Grid {
         Grid {
             stored: self.stored,
             queries,
+            next_west: self.next_west,
         }
+    }
+
+    /// `group` cut by the place of its queen in the west column
+    /// `west_col`, as [`Grid::deepen`] cuts every query group.
+    pub(super) fn deepen_group(
+        geo: &Geometry,
+        group: QueryGroup,
+        west_col: u32,
+    ) -> Vec<QueryGroup> {
+        // A column the group's own queens hold cuts nothing.
+        if group.1.cols & (1 << west_col) == 0 {
+            return vec![group];
+        }
+        Grid {
+            stored: Vec::new(),
+            queries: vec![group],
+            next_west: None,
+        }
+        .deepen_queries(geo, Some(west_col))
+        .queries
     }
 
     /// Every spec, in the order the grid's count makes their boards.
@@ -244,6 +271,8 @@ pub(super) fn task_grid(
         let west = (!(first && task.west_beside().is_some())).then_some(level);
         grid = grid.deepen(geo, east, west);
     }
+    // The next level's west column, where the west half has one.
+    grid.next_west = (levels < geo.h).then_some(levels);
     Some(grid)
 }
 

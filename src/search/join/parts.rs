@@ -30,6 +30,15 @@ pub struct Parts {
     /// its part's place where the batch is the larger (8,192 in a count;
     /// tests take 0, and `usize::MAX` never swaps).
     pub swap_min_keys: usize,
+    /// Pairs past which a grid's query group is cut by one more west
+    /// column before it meets the stored groups: its keys times the
+    /// stored groups' (`u64::MAX`, what counts take: never; tests take
+    /// others). At N = 28 (Zen 3, AVX2) a third level on every query
+    /// group was 2.9x slower on some tasks and read faster on a few,
+    /// and cutting only the large groups read 0.82 to 1.14 a task, but
+    /// the tasks timed alike both ways when the other core was quiet:
+    /// not yet shown to pay (`docs/performance.md`).
+    pub deepen_pairs: u64,
 }
 
 impl Parts {
@@ -43,6 +52,7 @@ impl Parts {
         east_levels: None,
         held_keys: GRID_HELD_KEYS,
         swap_min_keys: SWAP_MIN_KEYS,
+        deepen_pairs: u64::MAX,
     };
 
     /// The sizes a count of an `n` board uses: [`Parts::DEFAULT`], less
