@@ -33,11 +33,11 @@ pub struct Parts {
     /// Pairs past which a grid's query group is cut by one more west
     /// column before it meets the stored groups: its keys times the
     /// stored groups' (`u64::MAX`, what counts take: never; tests take
-    /// others). At N = 28 (Zen 3, AVX2) a third level on every query
-    /// group was 2.9x slower on some tasks and read faster on a few,
-    /// and cutting only the large groups read 0.82 to 1.14 a task, but
-    /// the tasks timed alike both ways when the other core was quiet:
-    /// not yet shown to pay (`docs/performance.md`).
+    /// others). At N = 28 (Zen 3, AVX2, each task timed both ways alone
+    /// on the machine) cutting every query group took 1.006, 0.820 and
+    /// 1.492 of the time on three tasks: it pays on groups of a million
+    /// keys and more, and costs on smaller ones; which share of a count
+    /// such groups take is not yet measured (`docs/performance.md`).
     pub deepen_pairs: u64,
 }
 
