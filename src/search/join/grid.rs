@@ -20,7 +20,7 @@ pub(super) struct Grid {
     pub(super) queries: Vec<QueryGroup>,
     /// The west column (0 beside the middle) that would cut the query
     /// groups one level deeper, if any: a count cuts a group by it where
-    /// the group is large (`Parts::deepen_keys`).
+    /// the group is large (`Parts::deepen_pairs`).
     pub(super) next_west: Option<u32>,
 }
 
