@@ -23,7 +23,7 @@ usage error's other exit), panic (a Rust panic or exit 101), hang (past the
 trial's time limit). The table goes to stdout; exit 1 if any trial was
 wrong, panicked or hung. With --seed the trials are the same again.
 
-    scripts/torture.py --seconds 120                 # as CI runs it
+    scripts/torture.py --seconds 60                  # as CI runs it
     scripts/torture.py --seconds 3600 --seed 7       # longer, by hand
 """
 
