@@ -247,6 +247,8 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
         .env("GPU_CHECK_CPU_26", "1")
         .env("GPU_CHECK_28", "0")
         .env("GPU_CHECK_HOST_26", "1")
+        .env("GPU_CHECK_CUTS_TASKS", "1")
+        .env("GPU_CHECK_CUTS_N", "24")
         .output()
         .unwrap();
     let (code, stdout, stderr) = outcome(output);
@@ -294,6 +296,11 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
     );
     assert!(table.contains("| 26 | 1 of "), "{table}");
     assert!(table.contains("Fake GPU 0"), "{table}");
+    // The same task at both caps of the buckets' cut bits.
+    for cuts in ["12", "16"] {
+        assert_eq!(summary["cuts"][cuts]["tasks_timed"], 1, "{summary}");
+        assert!(table.contains(&format!("| 24 | {cuts} | 1 | ")), "{table}");
+    }
 }
 
 /// The kernel's CUDA text compiled by a real NVRTC, with the options and
@@ -416,7 +423,22 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
         assert_eq!(code, Some(0), "N = {n}: {stderr}");
         assert!(stdout.contains("counted alike"), "{stdout}");
     }
+    // Layouts of no cut bits, and of the kernel's most (16; N = 26's
+    // stored groups fill 2^16 buckets), each task against a CPU thread.
+    for (n, cuts) in [("20", "0"), ("24", "16"), ("26", "16")] {
+        let (code, stdout, stderr) = on_fake(
+            &["gpu", n, "--tasks", "1", "--cpu-tasks", "1", "--seed", "2"],
+            &[("NQUEENS_GPU_CUTS", cuts)],
+        );
+        assert_eq!(code, Some(0), "N = {n}, {cuts} cuts: {stderr}");
+        assert!(stdout.contains("counted alike"), "{stdout}");
+    }
     for (setting, value, says) in [
+        (
+            "NQUEENS_GPU_CUTS",
+            "17",
+            "expected a whole number from 0 to 16",
+        ),
         (
             "NQUEENS_GPU_CELLS_MIB",
             "lots",

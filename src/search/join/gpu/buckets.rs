@@ -3,13 +3,19 @@
 //! theirs, so that a query meets only the buckets its pattern leaves free
 //! and the threads of a warp walk the same ones.
 
-/// Most cut bits a layout takes (`NQ_MAX_CUTS` in the kernel).
-pub(super) const MAX_CUTS: usize = 12;
+/// Most cut bits a layout can take (`NQ_MAX_CUTS` in the kernel).
+pub(super) const MAX_CUTS: usize = 16;
+
+/// Cut bits a layout takes at most unless told (`NQUEENS_GPU_CUTS`). More
+/// cuts decide fewer pairs but walk more buckets, and spread a warp's
+/// queries over more patterns (`docs/gpu.md`), which only a GPU can weigh.
+pub(super) const DEFAULT_CUTS: usize = 12;
 
 /// Cut bits past which the buckets cost more than they save: with `k`
-/// cuts a query walks up to 2^k buckets, so at least a few keys a bucket.
-pub(super) fn cuts_for(stored: usize, offered: usize) -> usize {
-    let mut cuts = offered.min(MAX_CUTS);
+/// cuts a query walks up to 2^k buckets, so at least a few keys a bucket;
+/// and never more than `most` (at most [`MAX_CUTS`]).
+pub(super) fn cuts_for(stored: usize, offered: usize, most: usize) -> usize {
+    let mut cuts = offered.min(most).min(MAX_CUTS);
     while cuts > 0 && (stored >> cuts) < 4 {
         cuts -= 1;
     }
@@ -151,7 +157,8 @@ impl StoredLayout {
     /// [`StoredLayout::new`] into this layout's buffers.
     pub(super) fn fill(&mut self, stored: &[u64], offered: &[u64]) {
         assert!(stored.len() < u32::MAX as usize, "a part fits u32 offsets");
-        let cuts = cuts_for(stored.len(), offered.len());
+        // `offered` holds at most what its caller chose to cut.
+        let cuts = cuts_for(stored.len(), offered.len(), MAX_CUTS);
         self.cut_mask = offered[..cuts].iter().fold(0, |mask, cut| mask | cut);
         self.cuts.clear();
         self.cuts.extend(
@@ -327,5 +334,12 @@ mod tests {
             12
         );
         assert_eq!(StoredLayout::new(&[], &cuts).bucket_start(), [0, 0]);
+        // Up to the kernel's most, where the keys fill the buckets.
+        let cuts: Vec<u64> = (0..20).map(|bit| 1u64 << bit).collect();
+        let layout = StoredLayout::new(&keys(1, 1 << 20, 1), &cuts);
+        assert_eq!(layout.cut_count() as usize, MAX_CUTS);
+        assert_eq!(layout.bucket_start().len(), (1 << MAX_CUTS) + 1);
+        assert_eq!(cuts_for(1 << 20, 20, DEFAULT_CUTS), DEFAULT_CUTS);
+        assert_eq!(cuts_for(1 << 20, 20, 0), 0);
     }
 }

@@ -92,10 +92,12 @@ mod tests {
             (3, 500, 300, 2),
             (4, 3000, 200, 3),
             (5, 64, 64, 1),
+            // Enough keys for the kernel's most cuts.
+            (6, 300_000, 40, 2),
         ] {
             let stored = keys(seed, stored_len, density);
             let queries = keys(seed + 100, query_len, density);
-            for cut_count in [0, 1, 5, 12] {
+            for cut_count in [0, 1, 5, 12, 16] {
                 let cuts: Vec<u64> = (0..cut_count).map(|i| 1u64 << (i * 5 % 64)).collect();
                 for threads in [1, 7, 256] {
                     let mut counter = HostPairCounter::new(threads);

@@ -17,7 +17,7 @@
 #ifndef NQ_PAIRS_CUH
 #define NQ_PAIRS_CUH
 
-#define NQ_MAX_CUTS 12
+#define NQ_MAX_CUTS 16
 
 #ifdef __CUDACC__
 typedef unsigned long long nq_u64;

@@ -4,6 +4,8 @@
 
 use std::str::FromStr;
 
+use super::buckets::{DEFAULT_CUTS, MAX_CUTS};
+
 /// Bytes of quadrant cells each feeder keeps on its GPU by default: every
 /// row set of a task, and the groups' row sets of a grid, many times over
 /// (the largest row set at side 14 holds 29.6 million placements, 236 MB).
@@ -48,6 +50,9 @@ pub(super) struct GpuSettings {
     /// Half boards a batch of board jobs stages at most, by their bound
     /// (`NQUEENS_GPU_STAGED_BOARDS`; 0 makes every job alone).
     pub(super) staged_boards: u64,
+    /// Cut bits a layout of a task's stored keys takes at most
+    /// (`NQUEENS_GPU_CUTS`, 0 to [`MAX_CUTS`]).
+    pub(super) cuts: usize,
 }
 
 impl GpuSettings {
@@ -83,6 +88,12 @@ impl GpuSettings {
                 STAGED_BOARDS,
                 "a whole number (half boards a batch of board jobs stages at most)",
                 |_| true,
+            )?,
+            cuts: setting(
+                "NQUEENS_GPU_CUTS",
+                DEFAULT_CUTS,
+                "a whole number from 0 to 16 (cut bits a layout of stored keys takes at most)",
+                |&cuts| cuts <= MAX_CUTS,
             )?,
         })
     }

@@ -32,7 +32,7 @@ use super::cells::DeviceCells;
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::{lay_out, range_words, Laid};
 use crate::cuda::driver::DevicePtr;
-use crate::search::disjoint::{choose_cuts, MAX_CUTS};
+use crate::search::disjoint::choose_cuts;
 
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
 const SAMPLE: u32 = 256;
@@ -348,9 +348,10 @@ impl<'a> GpuTaskCounter<'a> {
         let query_keys = self.queries.class_keys(class);
         let [stored_sample, query_sample] =
             self.samples_of([(stored_keys, stored_count), (query_keys, totals[class])])?;
-        let offered = choose_cuts(&stored_sample, &query_sample, MAX_CUTS);
+        let most = self.device.settings.cuts;
+        let offered = choose_cuts(&stored_sample, &query_sample, most);
         let largest = ranges.iter().map(|&(_, count)| count).max().unwrap_or(0);
-        let cut_mask = offered[..cuts_for(largest as usize, offered.len())]
+        let cut_mask = offered[..cuts_for(largest as usize, offered.len(), most)]
             .iter()
             .fold(0, |mask, cut| mask | cut);
         let table = self.stored_table.pointer + (ranges.len() * 8) as DevicePtr;
