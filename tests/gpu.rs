@@ -75,6 +75,23 @@ fn the_gpu_alone_counts_every_n_exactly() {
     // Every buffer taken on the GPU was given back: a feeder takes a
     // counter a batch, and millions of batches must not fill the GPU.
     assert!(stderr.contains(", 0 buffers held at exit;"), "{stderr}");
+    // The matcher's work, as the stand-in tallies it (docs/gpu.md): every
+    // count is there, and each warp takes a pattern or more.
+    let tally: Vec<u64> = stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("fake cuda: matcher: "))
+        .unwrap_or_else(|| panic!("no tally of the matcher: {stderr}"))
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|word| word.parse().ok())
+        .collect();
+    let [queries, buckets, pairs, warps, patterns] = tally[..] else {
+        panic!("{stderr}")
+    };
+    assert!(queries > 0 && buckets > 0 && pairs > 0, "{stderr}");
+    assert!(
+        warps > 0 && patterns >= warps && patterns <= 32 * warps,
+        "{stderr}"
+    );
 }
 
 #[test]

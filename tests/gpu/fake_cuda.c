@@ -11,12 +11,20 @@
  * address does, reported at the next synchronisation), FAKE_CUDA_NO_WORK
  * (launches count nothing: what is left to time is the host's side),
  * FAKE_CUDA_TALLY (at exit, print the launches and copies made: on a GPU
- * each waits for the GPU, so their count bounds a task's time).
+ * each waits for the GPU, so their count bounds a task's time; and the
+ * matcher's work: queries, buckets walked, pairs decided, and the patterns
+ * the queries of each warp of a grid launch take, which on a GPU walk
+ * different buckets).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void fake_tally_bucket(uint64_t keys);
+static void fake_tally_query(uint64_t item, uint32_t range, uint32_t pattern);
+#define NQ_TALLY_BUCKET(keys) fake_tally_bucket(keys)
+#define NQ_TALLY_QUERY(item, range, pattern) fake_tally_query((item), (range), (pattern))
 
 #include "pairs.cuh"
 #include "boards.cuh"
@@ -40,6 +48,38 @@ static long held; /* buffers allocated and not freed */
 static long long copied_bytes;
 static CUresult pending;
 
+/* The matcher's work (FAKE_CUDA_TALLY); feeders may launch at once. */
+static uint64_t tally_buckets, tally_pairs, tally_queries, tally_warps, tally_warp_patterns;
+
+static void fake_tally_bucket(uint64_t keys)
+{
+    __atomic_fetch_add(&tally_buckets, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&tally_pairs, keys, __ATOMIC_RELAXED);
+}
+
+/* A launch plays its threads in order, so a warp is 32 items in a row:
+ * the distinct (range, pattern) among them. */
+static void fake_tally_query(uint64_t item, uint32_t range, uint32_t pattern)
+{
+    static _Thread_local uint64_t seen[32], warp = UINT64_MAX;
+    static _Thread_local uint32_t seen_count;
+    uint64_t id = ((uint64_t)range << 32) | pattern;
+    uint32_t k = 0;
+    __atomic_fetch_add(&tally_queries, 1, __ATOMIC_RELAXED);
+    if (item / 32 != warp || item % 32 == 0) {
+        warp = item / 32;
+        seen_count = 0;
+        __atomic_fetch_add(&tally_warps, 1, __ATOMIC_RELAXED);
+    }
+    while (k < seen_count && seen[k] != id) {
+        k++;
+    }
+    if (k == seen_count && seen_count < 32) {
+        seen[seen_count++] = id;
+        __atomic_fetch_add(&tally_warp_patterns, 1, __ATOMIC_RELAXED);
+    }
+}
+
 __attribute__((destructor)) static void tally(void)
 {
     if (env_int("FAKE_CUDA_TALLY", 0)) {
@@ -51,6 +91,12 @@ __attribute__((destructor)) static void tally(void)
             fprintf(stderr, " %d", launches_of[k]);
         }
         fprintf(stderr, "\n");
+        fprintf(stderr,
+                "fake cuda: matcher: %llu queries, %llu buckets walked, %llu pairs decided, "
+                "%llu warps taking %llu patterns\n",
+                (unsigned long long)tally_queries, (unsigned long long)tally_buckets,
+                (unsigned long long)tally_pairs, (unsigned long long)tally_warps,
+                (unsigned long long)tally_warp_patterns);
     }
 }
 

@@ -114,6 +114,7 @@ NQ_DEVICE void nq_grid_item(const nq_u64 *stored, const nq_u32 *group_starts,
     nq_u64 west_key = west_keys[range];
     nq_u32 pattern = query_patterns[item] | west_patterns[range];
     nq_u32 stride = (1u << cuts) + 1u;
+    NQ_TALLY_QUERY(item, range, pattern);
     for (nq_u32 m = meeting_start[range]; m < meeting_start[range + 1]; m++) {
         nq_u32 group = meetings[m];
         if ((query & group_keys[group]) == 0) {

@@ -32,13 +32,26 @@ typedef uint32_t nq_u32;
 #define NQ_ADD(total, value) (*(total) += (value))
 #endif
 
+/* Hooks that count the matcher's work: nothing on the GPU and in the
+ * tests' host build; the stand-in driver (tests/gpu/fake_cuda.c) defines
+ * them to tally the buckets walked, the pairs decided and the patterns a
+ * warp's queries take (FAKE_CUDA_TALLY, docs/gpu.md). */
+#ifndef NQ_TALLY_BUCKET
+#define NQ_TALLY_BUCKET(keys) ((void)0)
+#endif
+#ifndef NQ_TALLY_QUERY
+#define NQ_TALLY_QUERY(item, range, pattern) ((void)0)
+#endif
+
 /* The stored keys of bucket `pattern` with no bit of `query`. */
 NQ_DEVICE nq_u64 nq_bucket_pairs(const nq_u64 *stored, const nq_u32 *bucket_start,
                                  nq_u32 pattern, nq_u64 query)
 {
     nq_u64 pairs = 0;
+    nq_u32 start = bucket_start[pattern];
     nq_u32 end = bucket_start[pattern + 1];
-    for (nq_u32 e = bucket_start[pattern]; e < end; e++) {
+    NQ_TALLY_BUCKET(end - start);
+    for (nq_u32 e = start; e < end; e++) {
         pairs += (stored[e] & query) == 0;
     }
     return pairs;
