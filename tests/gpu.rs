@@ -25,6 +25,27 @@ fn on_fake(args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, String, String)
     outcome(command.output().unwrap())
 }
 
+/// `nqueens gpu N` on `tasks` seeded tasks, each also counted on one CPU
+/// thread, with `env` set: fails the test unless it exits 0 with every
+/// task counted alike.
+fn counted_alike_on_fake(n: &str, tasks: &str, seed: &str, env: &[(&str, &str)]) {
+    let (code, stdout, stderr) = on_fake(
+        &[
+            "gpu",
+            n,
+            "--tasks",
+            tasks,
+            "--cpu-tasks",
+            tasks,
+            "--seed",
+            seed,
+        ],
+        env,
+    );
+    assert_eq!(code, Some(0), "N = {n}, {env:?}: {stderr}");
+    assert!(stdout.contains("counted alike"), "{stdout}");
+}
+
 /// Each CSV record's N and whether it matched the tables.
 fn checked(stdout: &str) -> Vec<(u32, bool)> {
     stdout
@@ -408,12 +429,7 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     // spec wants them (all past the budget, or the least recently used
     // first), so built again and again (grids from N = 24).
     for (n, mib) in [("21", "0"), ("24", "0"), ("24", "1")] {
-        let (code, stdout, stderr) = on_fake(
-            &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "3"],
-            &[("NQUEENS_GPU_CELLS_MIB", mib)],
-        );
-        assert_eq!(code, Some(0), "N = {n}: {stderr}");
-        assert!(stdout.contains("counted alike"), "{stdout}");
+        counted_alike_on_fake(n, "2", "3", &[("NQUEENS_GPU_CELLS_MIB", mib)]);
     }
     // Query groups matched a few at a time (or one: a chunk takes at
     // least one), and row sets placed a few at a time, as the largest
@@ -428,8 +444,10 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
         ("24", "100000000", "100000000", "3", "0"),
         ("22", "100000000", "100000000", "64", "5000"),
     ] {
-        let (code, stdout, stderr) = on_fake(
-            &["gpu", n, "--tasks", "2", "--cpu-tasks", "2", "--seed", "4"],
+        counted_alike_on_fake(
+            n,
+            "2",
+            "4",
             &[
                 ("NQUEENS_GPU_CHUNK_BOARDS", boards),
                 ("NQUEENS_GPU_PLACED_AT_ONCE", placed),
@@ -437,18 +455,11 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
                 ("NQUEENS_GPU_STAGED_BOARDS", staged),
             ],
         );
-        assert_eq!(code, Some(0), "N = {n}: {stderr}");
-        assert!(stdout.contains("counted alike"), "{stdout}");
     }
     // Layouts of no cut bits, and of the kernel's most (16; N = 26's
     // stored groups fill 2^16 buckets), each task against a CPU thread.
     for (n, cuts) in [("20", "0"), ("24", "16"), ("26", "16")] {
-        let (code, stdout, stderr) = on_fake(
-            &["gpu", n, "--tasks", "1", "--cpu-tasks", "1", "--seed", "2"],
-            &[("NQUEENS_GPU_CUTS", cuts)],
-        );
-        assert_eq!(code, Some(0), "N = {n}, {cuts} cuts: {stderr}");
-        assert!(stdout.contains("counted alike"), "{stdout}");
+        counted_alike_on_fake(n, "1", "2", &[("NQUEENS_GPU_CUTS", cuts)]);
     }
     for (setting, value, says) in [
         (
