@@ -23,13 +23,16 @@
 
 static void fake_tally_bucket(uint64_t keys);
 static void fake_tally_query(uint64_t item, uint32_t range, uint32_t pattern);
+static void fake_tally_blocks(uint32_t lane, uint64_t blocks);
 #define NQ_TALLY_BUCKET(keys) fake_tally_bucket(keys)
+#define NQ_TALLY_BLOCKS(lane, blocks) fake_tally_blocks((lane), (blocks))
 #define NQ_TALLY_QUERY(item, range, pattern) fake_tally_query((item), (range), (pattern))
 
 #include "pairs.cuh"
 #include "boards.cuh"
 #include "layout.cuh"
 #include "cells.cuh"
+#include "sliced.cuh"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -42,7 +45,7 @@ static int env_int(const char *name, int fallback)
 }
 
 static int launches;
-static int launches_of[13];
+static int launches_of[15];
 static long copies;
 static long held; /* buffers allocated and not freed */
 static long long copied_bytes;
@@ -50,6 +53,16 @@ static CUresult pending;
 
 /* The matcher's work (FAKE_CUDA_TALLY); feeders may launch at once. */
 static uint64_t tally_buckets, tally_pairs, tally_queries, tally_warps, tally_warp_patterns;
+/* The sliced matcher's: buckets walked, and blocks ANDed (lane 0's). */
+static uint64_t tally_sliced_buckets, tally_blocks;
+
+static void fake_tally_blocks(uint32_t lane, uint64_t blocks)
+{
+    if (lane == 0) {
+        __atomic_fetch_add(&tally_sliced_buckets, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&tally_blocks, blocks, __ATOMIC_RELAXED);
+    }
+}
 
 static void fake_tally_bucket(uint64_t keys)
 {
@@ -85,9 +98,9 @@ __attribute__((destructor)) static void tally(void)
     if (env_int("FAKE_CUDA_TALLY", 0)) {
         fprintf(stderr,
                 "fake cuda: %d launches, %ld copies, %lld bytes copied, %ld buffers held at "
-                "exit; launches of kernels 2 to 12:",
+                "exit; launches of kernels 2 to 14:",
                 launches, copies, copied_bytes, held);
-        for (int k = 2; k < 13; k++) {
+        for (int k = 2; k < 15; k++) {
             fprintf(stderr, " %d", launches_of[k]);
         }
         fprintf(stderr, "\n");
@@ -97,6 +110,11 @@ __attribute__((destructor)) static void tally(void)
                 (unsigned long long)tally_queries, (unsigned long long)tally_buckets,
                 (unsigned long long)tally_pairs, (unsigned long long)tally_warps,
                 (unsigned long long)tally_warp_patterns);
+        if (tally_blocks != 0 || tally_sliced_buckets != 0) {
+            fprintf(stderr,
+                    "fake cuda: sliced: %llu buckets walked, %llu blocks of 1024 ANDed\n",
+                    (unsigned long long)tally_sliced_buckets, (unsigned long long)tally_blocks);
+        }
     }
 }
 
@@ -198,7 +216,8 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
     static const char *const kernels[] = {
         "nq_pairs", "nq_place",         "nq_boards",            "nq_sample",
         "nq_histogram", "nq_scatter",   "nq_grid",              "nq_cells",
-        "nq_boards_staged", "nq_stage_scan_kernel", "nq_unstage"};
+        "nq_boards_staged", "nq_stage_scan_kernel", "nq_unstage", "nq_slice",
+        "nq_sliced_grid"};
     if (loaded_image != NULL) {
         char entry[64];
         snprintf(entry, sizeof entry, "%s%s", loaded_end == '(' ? ".entry " : "", name);
@@ -206,7 +225,7 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
             return 500; /* CUDA_ERROR_NOT_FOUND */
         }
     }
-    for (int k = 0; k < 11; k++) {
+    for (int k = 0; k < 13; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
             return 0;
@@ -280,7 +299,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 {
     (void)stream;
     intptr_t kernel = (intptr_t)function;
-    if (kernel < 2 || kernel > 12 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    if (kernel < 2 || kernel > 14 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
@@ -378,6 +397,33 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
             nq_unstage_items(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
                              POINTER(const nq_u32, 2), ARG(nq_u32, 3), POINTER(nq_u32, 4),
                              POINTER(nq_u64, 5), ARG(nq_u32, 6), item, threads);
+        }
+        return 0;
+    }
+    if (kernel == 13) {
+        for (nq_u64 item = 0; item < threads; item++) {
+            nq_slice_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
+                          POINTER(const nq_u32, 2), ARG(nq_u32, 3), POINTER(const nq_u64, 4),
+                          ARG(nq_u32, 5), POINTER(nq_u32, 6), item);
+        }
+        return 0;
+    }
+    if (kernel == 14) {
+        /* A warp a query: the launch must hold whole warps. */
+        if (ARG(nq_u32, 3) > NQ_MAX_CUTS || ARG(nq_u32, 5) == 0 ||
+            ARG(nq_u32, 5) > NQ_MAX_CHUNKS || bx % 32 != 0) {
+            pending = 700;
+            return 0;
+        }
+        for (nq_u64 item = 0; item < threads; item++) {
+            nq_sliced_grid_item(POINTER(const nq_u32, 0), POINTER(const nq_u32, 1),
+                                POINTER(const nq_u64, 2), ARG(nq_u32, 3),
+                                POINTER(const nq_u64, 4), ARG(nq_u32, 5),
+                                POINTER(const nq_u64, 6), POINTER(const nq_u32, 7),
+                                ARG(nq_u32, 8), POINTER(const nq_u32, 9),
+                                POINTER(const nq_u64, 10), POINTER(const nq_u32, 11),
+                                POINTER(const nq_u32, 12), POINTER(const nq_u32, 13),
+                                POINTER(nq_u64, 14), ARG(nq_u32, 15), item);
         }
         return 0;
     }

@@ -11,12 +11,16 @@ pub(super) const MAX_CUTS: usize = 16;
 /// queries over more patterns (`docs/gpu.md`), which only a GPU can weigh.
 pub(super) const DEFAULT_CUTS: usize = 12;
 
+/// Keys a bucket the bucket walk's cuts leave at least, on average.
+pub(super) const WALK_KEYS: usize = 4;
+
 /// Cut bits past which the buckets cost more than they save: with `k`
-/// cuts a query walks up to 2^k buckets, so at least a few keys a bucket;
-/// and never more than `most` (at most [`MAX_CUTS`]).
-pub(super) fn cuts_for(stored: usize, offered: usize, most: usize) -> usize {
+/// cuts a query walks up to 2^k buckets, so at least `per_bucket` keys a
+/// bucket on average ([`WALK_KEYS`] for a walk, a block's worth for the
+/// sliced matcher); and never more than `most` (at most [`MAX_CUTS`]).
+pub(super) fn cuts_for(stored: usize, offered: usize, most: usize, per_bucket: usize) -> usize {
     let mut cuts = offered.min(most).min(MAX_CUTS);
-    while cuts > 0 && (stored >> cuts) < 4 {
+    while cuts > 0 && (stored >> cuts) < per_bucket {
         cuts -= 1;
     }
     cuts
@@ -158,7 +162,7 @@ impl StoredLayout {
     pub(super) fn fill(&mut self, stored: &[u64], offered: &[u64]) {
         assert!(stored.len() < u32::MAX as usize, "a part fits u32 offsets");
         // `offered` holds at most what its caller chose to cut.
-        let cuts = cuts_for(stored.len(), offered.len(), MAX_CUTS);
+        let cuts = cuts_for(stored.len(), offered.len(), MAX_CUTS, WALK_KEYS);
         self.cut_mask = offered[..cuts].iter().fold(0, |mask, cut| mask | cut);
         self.cuts.clear();
         self.cuts.extend(
@@ -339,7 +343,10 @@ mod tests {
         let layout = StoredLayout::new(&keys(1, 1 << 20, 1), &cuts);
         assert_eq!(layout.cut_count() as usize, MAX_CUTS);
         assert_eq!(layout.bucket_start().len(), (1 << MAX_CUTS) + 1);
-        assert_eq!(cuts_for(1 << 20, 20, DEFAULT_CUTS), DEFAULT_CUTS);
-        assert_eq!(cuts_for(1 << 20, 20, 0), 0);
+        assert_eq!(cuts_for(1 << 20, 20, DEFAULT_CUTS, WALK_KEYS), DEFAULT_CUTS);
+        assert_eq!(cuts_for(1 << 20, 20, 0, WALK_KEYS), 0);
+        // A block's worth a bucket: 2^20 keys take 10 cuts at 1,024.
+        assert_eq!(cuts_for(1 << 20, 20, 16, 1024), 10);
+        assert_eq!(cuts_for(1023, 20, 16, 1024), 0);
     }
 }

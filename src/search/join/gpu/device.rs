@@ -15,7 +15,8 @@ pub(super) const KERNEL_SOURCE: &str = concat!(
     include_str!("pairs.cuh"),
     include_str!("boards.cuh"),
     include_str!("layout.cuh"),
-    include_str!("cells.cuh")
+    include_str!("cells.cuh"),
+    include_str!("sliced.cuh")
 );
 
 /// Oldest GPUs taken: compute capability 6.0 (Pascal), whose 64-bit
@@ -53,6 +54,10 @@ pub struct GpuDevice {
     pub(super) grid: CuFunction,
     /// The kernel that builds a row set's quadrant cells (`cells.cuh`).
     pub(super) cells: CuFunction,
+    /// The sliced matcher's kernels (`sliced.cuh`): a grid's tables, and
+    /// its pairs.
+    pub(super) slice: CuFunction,
+    pub(super) sliced_grid: CuFunction,
     info: DeviceInfo,
     /// How much its counters hold and batch at once.
     pub(super) settings: GpuSettings,
@@ -113,7 +118,7 @@ impl GpuDevice {
         let settings = GpuSettings::from_env()?;
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
-        let [function, place, boards, sample, histogram, scatter, grid, cells, boards_staged, stage_scan, unstage] =
+        let [function, place, boards, sample, histogram, scatter, grid, cells, boards_staged, stage_scan, unstage, slice, sliced_grid] =
             cuda.functions(
                 &image,
                 [
@@ -128,6 +133,8 @@ impl GpuDevice {
                     "nq_boards_staged",
                     "nq_stage_scan_kernel",
                     "nq_unstage",
+                    "nq_slice",
+                    "nq_sliced_grid",
                 ],
             )?;
         Ok(GpuDevice {
@@ -144,6 +151,8 @@ impl GpuDevice {
             scatter,
             grid,
             cells,
+            slice,
+            sliced_grid,
             info,
             settings,
             turn: std::sync::Mutex::new(()),

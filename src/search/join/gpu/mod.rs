@@ -24,6 +24,7 @@ mod device;
 mod host;
 mod laid;
 mod settings;
+mod sliced;
 mod timing;
 mod whole;
 mod worker;

@@ -33,6 +33,31 @@ const STAGED_BOARDS: u64 = 1 << 26;
 /// its queens leave open).
 const QUERY_WINDOW: usize = 64;
 
+/// Stored keys a bucket the sliced matcher wants on average by default
+/// (so each walk of a bucket fills most of a block of 1,024 keys).
+const SLICED_KEYS: usize = 2048;
+
+/// How the GPU matches a grid's queries against its stored keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum GpuMatcher {
+    /// A thread a query walks the buckets' keys one by one (`nq_grid`).
+    Buckets,
+    /// A warp a query ANDs the buckets' bit-sliced blocks (`sliced.cuh`).
+    Sliced,
+}
+
+impl FromStr for GpuMatcher {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<GpuMatcher, ()> {
+        match text {
+            "buckets" => Ok(GpuMatcher::Buckets),
+            "sliced" => Ok(GpuMatcher::Sliced),
+            _ => Err(()),
+        }
+    }
+}
+
 /// The settings of one GPU's counters.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct GpuSettings {
@@ -53,6 +78,11 @@ pub(super) struct GpuSettings {
     /// Cut bits a layout of a task's stored keys takes at most
     /// (`NQUEENS_GPU_CUTS`, 0 to [`MAX_CUTS`]).
     pub(super) cuts: usize,
+    /// The matcher of a grid's pairs (`NQUEENS_GPU_MATCHER`).
+    pub(super) matcher: GpuMatcher,
+    /// Stored keys a bucket the sliced matcher's cuts leave at least, on
+    /// average over the largest group (`NQUEENS_GPU_SLICED_KEYS`, from 1).
+    pub(super) sliced_keys: usize,
 }
 
 impl GpuSettings {
@@ -94,6 +124,18 @@ impl GpuSettings {
                 DEFAULT_CUTS,
                 "a whole number from 0 to 16 (cut bits a layout of stored keys takes at most)",
                 |&cuts| cuts <= MAX_CUTS,
+            )?,
+            matcher: setting(
+                "NQUEENS_GPU_MATCHER",
+                GpuMatcher::Buckets,
+                "buckets or sliced (how the GPU matches a grid's pairs)",
+                |_| true,
+            )?,
+            sliced_keys: setting(
+                "NQUEENS_GPU_SLICED_KEYS",
+                SLICED_KEYS,
+                "a whole number from 1 (stored keys a bucket of the sliced matcher at least)",
+                |&keys| keys > 0,
             )?,
         })
     }

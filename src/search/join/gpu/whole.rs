@@ -27,21 +27,25 @@ use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::super::{JoinTally, JoinTask, Parts};
 use super::board_maker::GpuBoardMaker;
 use super::boards::{BoardsJob, Placements};
-use super::buckets::{cuts_for, gather, keys_within};
+use super::buckets::{cuts_for, gather, keys_within, WALK_KEYS};
 use super::cells::DeviceCells;
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::{lay_out, range_words, Laid};
+use super::settings::GpuMatcher;
+use super::sliced::{pairs_within, slice, SlicedBuffers, Slices, QUERIES_A_LAUNCH};
 use crate::cuda::driver::DevicePtr;
 use crate::search::disjoint::choose_cuts;
 
 /// Keys sampled a side to choose the cut bits (as the CPU's split does).
 const SAMPLE: u32 = 256;
 
-/// The cut bits chosen for a grid's buckets, and each stored group's keys
-/// a bucket pattern may meet.
+/// The cut bits chosen for a grid's buckets, each stored group's pairs a
+/// bucket pattern may decide, and where the groups' slices lie (the
+/// sliced matcher's).
 struct GridCuts {
     mask: u64,
     within: Vec<Vec<u64>>,
+    slices: Option<Slices>,
 }
 
 /// Counts tasks wholly on one GPU.
@@ -51,6 +55,8 @@ pub(super) struct GpuTaskCounter<'a> {
     queries: GpuBoardMaker<'a>,
     stored_laid: Laid,
     query_laid: Laid,
+    /// The stored keys bit-sliced (the sliced matcher's).
+    sliced: SlicedBuffers,
     sample: Buffer,
     /// A chunk's sums, one a range.
     sums: Buffer,
@@ -81,6 +87,7 @@ impl<'a> GpuTaskCounter<'a> {
             queries: GpuBoardMaker::new(device),
             stored_laid: Laid::default(),
             query_laid: Laid::default(),
+            sliced: SlicedBuffers::default(),
             sample: Buffer::default(),
             sums: Buffer::default(),
             stored_table: Buffer::default(),
@@ -305,7 +312,7 @@ impl<'a> GpuTaskCounter<'a> {
                 let counts = Self::make(&mut self.queries, &query_jobs[first..end])?;
                 if layout.is_none() {
                     let Some(chosen) =
-                        self.choose_layout(&ranges, stored_count, counts.last().copied())?
+                        self.choose_layout(geo, &ranges, stored_count, counts.last().copied())?
                     else {
                         first = end;
                         continue;
@@ -335,6 +342,7 @@ impl<'a> GpuTaskCounter<'a> {
     /// where the chunk made no query (the next chunk chooses).
     fn choose_layout(
         &mut self,
+        geo: &Geometry,
         ranges: &[(u32, u32)],
         stored_count: u32,
         totals: Option<[u32; 3]>,
@@ -348,10 +356,15 @@ impl<'a> GpuTaskCounter<'a> {
         let query_keys = self.queries.class_keys(class);
         let [stored_sample, query_sample] =
             self.samples_of([(stored_keys, stored_count), (query_keys, totals[class])])?;
-        let most = self.device.settings.cuts;
+        let settings = &self.device.settings;
+        let most = settings.cuts;
+        let per_bucket = match settings.matcher {
+            GpuMatcher::Buckets => WALK_KEYS,
+            GpuMatcher::Sliced => settings.sliced_keys,
+        };
         let offered = choose_cuts(&stored_sample, &query_sample, most);
         let largest = ranges.iter().map(|&(_, count)| count).max().unwrap_or(0);
-        let cut_mask = offered[..cuts_for(largest as usize, offered.len(), most)]
+        let cut_mask = offered[..cuts_for(largest as usize, offered.len(), most, per_bucket)]
             .iter()
             .fold(0, |mask, cut| mask | cut);
         let table = self.stored_table.pointer + (ranges.len() * 8) as DevicePtr;
@@ -364,10 +377,28 @@ impl<'a> GpuTaskCounter<'a> {
             cut_mask,
             false,
         )?;
+        if settings.matcher == GpuMatcher::Sliced {
+            // A key's bits: the crossing diagonals of both directions.
+            let key_mask = (1u64 << (2 * geo.width)) - 1;
+            let slices = slice(
+                self.device,
+                &mut self.sliced,
+                self.stored_laid.sorted.pointer,
+                &in_bucket,
+                key_mask,
+                cut_mask,
+            )?;
+            return Ok(Some(GridCuts {
+                mask: cut_mask,
+                within: pairs_within(&in_bucket),
+                slices: Some(slices),
+            }));
+        }
         let within = in_bucket.iter().map(|counts| keys_within(counts)).collect();
         Ok(Some(GridCuts {
             mask: cut_mask,
             within,
+            slices: None,
         }))
     }
 
@@ -385,6 +416,7 @@ impl<'a> GpuTaskCounter<'a> {
         GridCuts {
             mask: cut_mask,
             within,
+            slices,
         }: &GridCuts,
         tally: &mut JoinTally,
     ) -> Result<(), String> {
@@ -480,45 +512,124 @@ impl<'a> GpuTaskCounter<'a> {
         }
         self.sums.zeroed(cuda, range_count * 2)?;
         let items: u32 = query_ranges.iter().map(|&(_, count)| count).sum();
-        let (mut stored_at, mut starts_at, mut group_keys_at, mut cuts_arg) = (
-            self.stored_laid.sorted.pointer,
-            self.stored_laid.starts.pointer,
-            self.stored_table.pointer,
-            cuts,
-        );
-        let (mut queries_at, mut query_patterns_at, mut range_count_arg, mut item_start) = (
-            self.query_laid.sorted.pointer,
-            self.query_laid.sorted_patterns.pointer,
-            range_count as u32,
-            word(ranges_at),
-        );
-        let (mut west_keys_at, mut west_patterns_at, mut meeting_start_ptr, mut meetings_ptr) = (
-            word(0),
-            word(patterns_at),
-            word(meeting_start_at),
-            word(meetings_at),
-        );
-        let mut totals_at = self.sums.pointer;
-        let mut params = [
-            arg(&mut stored_at),
-            arg(&mut starts_at),
-            arg(&mut group_keys_at),
-            arg(&mut cuts_arg),
-            arg(&mut queries_at),
-            arg(&mut query_patterns_at),
-            arg(&mut range_count_arg),
-            arg(&mut item_start),
-            arg(&mut west_keys_at),
-            arg(&mut west_patterns_at),
-            arg(&mut meeting_start_ptr),
-            arg(&mut meetings_ptr),
-            arg(&mut totals_at),
-        ];
-        launch_over(self.device, self.device.grid, items, &mut params)?;
+        if let Some(slices) = slices {
+            let tables = MatchTables {
+                queries: self.query_laid.sorted.pointer,
+                query_patterns: self.query_laid.sorted_patterns.pointer,
+                group_keys: self.stored_table.pointer,
+                range_count: range_count as u32,
+                item_start: word(ranges_at),
+                west_keys: word(0),
+                west_patterns: word(patterns_at),
+                meeting_start: word(meeting_start_at),
+                meetings: word(meetings_at),
+                totals: self.sums.pointer,
+            };
+            self.match_sliced(slices, cuts, items, &tables)?;
+        } else {
+            let (mut stored_at, mut starts_at, mut group_keys_at, mut cuts_arg) = (
+                self.stored_laid.sorted.pointer,
+                self.stored_laid.starts.pointer,
+                self.stored_table.pointer,
+                cuts,
+            );
+            let (mut queries_at, mut query_patterns_at, mut range_count_arg, mut item_start) = (
+                self.query_laid.sorted.pointer,
+                self.query_laid.sorted_patterns.pointer,
+                range_count as u32,
+                word(ranges_at),
+            );
+            let (mut west_keys_at, mut west_patterns_at, mut meeting_start_ptr, mut meetings_ptr) = (
+                word(0),
+                word(patterns_at),
+                word(meeting_start_at),
+                word(meetings_at),
+            );
+            let mut totals_at = self.sums.pointer;
+            let mut params = [
+                arg(&mut stored_at),
+                arg(&mut starts_at),
+                arg(&mut group_keys_at),
+                arg(&mut cuts_arg),
+                arg(&mut queries_at),
+                arg(&mut query_patterns_at),
+                arg(&mut range_count_arg),
+                arg(&mut item_start),
+                arg(&mut west_keys_at),
+                arg(&mut west_patterns_at),
+                arg(&mut meeting_start_ptr),
+                arg(&mut meetings_ptr),
+                arg(&mut totals_at),
+            ];
+            launch_over(self.device, self.device.grid, items, &mut params)?;
+        }
         let mut sums = vec![0u64; range_count];
         cuda.download(&mut sums, self.sums.pointer)?;
         for (&(k, class), sum) in matches.iter().zip(sums) {
             tally.solutions += grid.queries[live[k].0].2[class] * sum;
+        }
+        Ok(())
+    }
+
+    /// A chunk's queries (`items` of them, laid out with their tables at
+    /// `tables`) matched against the sliced stored groups, a warp a
+    /// query, in launches of at most [`QUERIES_A_LAUNCH`] queries.
+    fn match_sliced(
+        &self,
+        slices: &Slices,
+        cuts: u32,
+        items: u32,
+        tables: &MatchTables,
+    ) -> Result<(), String> {
+        let mut first = 0u32;
+        while first < items {
+            let queries = (items - first).min(QUERIES_A_LAUNCH);
+            let (mut lines_at, mut block_starts_at, mut group_keys_at, mut cuts_arg) = (
+                self.sliced.lines.pointer,
+                slices.block_starts_at,
+                tables.group_keys,
+                cuts,
+            );
+            let (mut masks_at, mut chunks, mut queries_at, mut query_patterns_at) = (
+                slices.chunk_masks_at,
+                slices.chunk_masks.len() as u32,
+                tables.queries,
+                tables.query_patterns,
+            );
+            let (mut range_count, mut item_start, mut west_keys_at, mut west_patterns_at) = (
+                tables.range_count,
+                tables.item_start,
+                tables.west_keys,
+                tables.west_patterns,
+            );
+            let (mut meeting_start, mut meetings, mut totals_at, mut first_query) =
+                (tables.meeting_start, tables.meetings, tables.totals, first);
+            let mut params = [
+                arg(&mut lines_at),
+                arg(&mut block_starts_at),
+                arg(&mut group_keys_at),
+                arg(&mut cuts_arg),
+                arg(&mut masks_at),
+                arg(&mut chunks),
+                arg(&mut queries_at),
+                arg(&mut query_patterns_at),
+                arg(&mut range_count),
+                arg(&mut item_start),
+                arg(&mut west_keys_at),
+                arg(&mut west_patterns_at),
+                arg(&mut meeting_start),
+                arg(&mut meetings),
+                arg(&mut totals_at),
+                arg(&mut first_query),
+            ];
+            // A warp a query: 32 threads each.
+            launch_over(
+                self.device,
+                self.device.sliced_grid,
+                queries * 32,
+                &mut params,
+            )?;
+            first += queries;
         }
         Ok(())
     }
@@ -552,6 +663,20 @@ impl<'a> GpuTaskCounter<'a> {
     }
 }
 
+/// Where a chunk's query tables lie on the GPU, for the sliced launch.
+struct MatchTables {
+    queries: DevicePtr,
+    query_patterns: DevicePtr,
+    group_keys: DevicePtr,
+    range_count: u32,
+    item_start: DevicePtr,
+    west_keys: DevicePtr,
+    west_patterns: DevicePtr,
+    meeting_start: DevicePtr,
+    meetings: DevicePtr,
+    totals: DevicePtr,
+}
+
 impl Drop for GpuTaskCounter<'_> {
     fn drop(&mut self) {
         // A worker makes a counter a batch: what it took goes back.
@@ -561,6 +686,7 @@ impl Drop for GpuTaskCounter<'_> {
             .buffers()
             .into_iter()
             .chain(self.query_laid.buffers())
+            .chain(self.sliced.buffers())
             .chain([
                 &self.sample,
                 &self.sums,
