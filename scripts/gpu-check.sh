@@ -11,6 +11,8 @@
 #   5. a few N = 26 tasks with the host's half boards (the first design);
 #   6. a few N = 26 tasks with the buckets' cut bits capped at 12 (the
 #      default) and at 16: fewer pairs decided, more patterns a warp;
+#   7. the same tasks with the buckets' keys bit-sliced (the sliced walk,
+#      NQUEENS_GPU_MATCHER=sliced), at the same caps;
 # and writes gpu-check.md and gpu-check.json (and each step's raw output)
 # into DIR.
 #
@@ -25,7 +27,8 @@
 # threads feeding the GPU in steps 2 and 3, default 4; step 3's counting
 # threads are the other cores), GPU_CHECK_CUTS (the caps step 6 tries,
 # default "12 16"; empty skips), GPU_CHECK_CUTS_TASKS (its tasks, default 8)
-# and GPU_CHECK_CUTS_N (their N, default 26).
+# and GPU_CHECK_CUTS_N (their N, default 26), GPU_CHECK_SLICED (the caps
+# step 7 tries, on step 6's tasks, default "12 16"; empty skips).
 set -uo pipefail
 
 dir=${1:-${OUT:-gpu-check}}
@@ -104,6 +107,13 @@ for cuts in ${GPU_CHECK_CUTS-12 16}; do
     NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed 1 --format json \
         >"$dir/time-cuts-$cuts.json" 2>>"$log" || timing_status=$?
 done
+# The sliced walk on the same tasks, at each cap.
+for cuts in ${GPU_CHECK_SLICED-12 16}; do
+    [ "$cut_tasks" -gt 0 ] || break
+    say "== 7. $cut_tasks tasks of N = $cut_n sliced, at most $cuts cut bits (at $((SECONDS - started)) s)"
+    NQUEENS_GPU_MATCHER=sliced NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" \
+        --cpu-tasks 0 --seed 1 --format json >"$dir/time-sliced-$cuts.json" 2>>"$log" || timing_status=$?
+done
 
 say "== tables (at $((SECONDS - started)) s)"
 python3 - "$dir" <<'PY' 2>&1 | tee -a "$log"
@@ -159,13 +169,16 @@ if t:
     summary["host_boards_26"] = {"tasks_timed": len(t["timed"]), "gpu_days": t["gpu_seconds"] / 86400,
                                  "feeder_cpu_threads": t.get("feeder_cpu_threads")}
 summary["cuts"] = {}
+summary["sliced"] = {}
 for name in sorted(os.listdir(dir)):
-    if name.startswith("time-cuts-") and name.endswith(".json"):
-        t = load(name)
-        if t:
-            summary["cuts"][name[len("time-cuts-"):-len(".json")]] = {
-                "n": t["n"], "tasks_timed": len(t["timed"]), "gpu_days": t["gpu_seconds"] / 86400,
-                "pairs_per_second": t["pairs_per_second"], "decided_share": t.get("decided_share")}
+    for key in ("cuts", "sliced"):
+        prefix = f"time-{key}-"
+        if name.startswith(prefix) and name.endswith(".json"):
+            t = load(name)
+            if t:
+                summary[key][name[len(prefix):-len(".json")]] = {
+                    "n": t["n"], "tasks_timed": len(t["timed"]), "gpu_days": t["gpu_seconds"] / 86400,
+                    "pairs_per_second": t["pairs_per_second"], "decided_share": t.get("decided_share")}
 with open(os.path.join(dir, "gpu-check.json"), "w") as f:
     json.dump(summary, f, indent=1)
 lines = ["# GPU check", ""]
@@ -197,12 +210,13 @@ for n, t in summary["timing"].items():
 h = summary.get("host_boards_26")
 if h:
     lines += ["", f"N = 26 with the host's half boards (the first design, `NQUEENS_GPU_BOARDS=host`): {h['gpu_days']:.1f} GPU-days for the plan from {h['tasks_timed']} tasks."]
-if summary["cuts"]:
-    lines += ["", "The buckets' cut bits capped (`NQUEENS_GPU_CUTS`), the same tasks at each cap:", "",
-              "| N | cut bits at most | tasks | GPU-days for the plan | pairs decided/s | share of pairs decided |", "|---|---|---|---|---|---|"]
-    for cuts, t in sorted(summary["cuts"].items(), key=lambda item: int(item[0])):
-        share = "-" if t["decided_share"] is None else f"{100 * t['decided_share']:.2f}%"
-        lines.append(f"| {t['n']} | {cuts} | {t['tasks_timed']} | {t['gpu_days']:.2f} | {t['pairs_per_second']:.3e} | {share} |")
+if summary["cuts"] or summary["sliced"]:
+    lines += ["", "The matchers (`NQUEENS_GPU_MATCHER`: the bucket walk, or its keys bit-sliced) with the cut bits capped (`NQUEENS_GPU_CUTS`), the same tasks each way:", "",
+              "| N | matcher | cut bits at most | tasks | GPU-days for the plan | pairs decided/s | share of pairs decided |", "|---|---|---|---|---|---|---|"]
+    for key, matcher in (("cuts", "buckets"), ("sliced", "sliced")):
+        for cuts, t in sorted(summary[key].items(), key=lambda item: int(item[0])):
+            share = "-" if t["decided_share"] is None else f"{100 * t['decided_share']:.2f}%"
+            lines.append(f"| {t['n']} | {matcher} | {cuts} | {t['tasks_timed']} | {t['gpu_days']:.2f} | {t['pairs_per_second']:.3e} | {share} |")
 with open(os.path.join(dir, "gpu-check.md"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print("\n".join(lines))

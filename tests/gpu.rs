@@ -98,13 +98,7 @@ fn the_gpu_alone_counts_every_n_exactly() {
     assert!(stderr.contains(", 0 buffers held at exit;"), "{stderr}");
     // The matcher's work, as the stand-in tallies it (docs/gpu.md): every
     // count is there, and each warp takes a pattern or more.
-    let tally: Vec<u64> = stderr
-        .lines()
-        .find_map(|line| line.strip_prefix("fake cuda: matcher: "))
-        .unwrap_or_else(|| panic!("no tally of the matcher: {stderr}"))
-        .split(|c: char| !c.is_ascii_digit())
-        .filter_map(|word| word.parse().ok())
-        .collect();
+    let tally = tally_of(&stderr, "fake cuda: matcher: ");
     let [queries, buckets, pairs, warps, patterns] = tally[..] else {
         panic!("{stderr}")
     };
@@ -113,6 +107,59 @@ fn the_gpu_alone_counts_every_n_exactly() {
         warps > 0 && patterns >= warps && patterns <= 32 * warps,
         "{stderr}"
     );
+}
+
+/// The numbers on the stand-in's tally line that starts with `prefix`.
+fn tally_of(stderr: &str, prefix: &str) -> Vec<u64> {
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no tally {prefix:?}: {stderr}"))
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|word| word.parse().ok())
+        .collect()
+}
+
+#[test]
+fn the_sliced_walk_counts_as_the_tables_and_a_cpu_thread_do() {
+    let sliced = ("NQUEENS_GPU_MATCHER", "sliced");
+    let (code, stdout, stderr) = on_fake(
+        &["count", "10..16", "--format", "csv", "--gpu", "--gpu-only"],
+        &[sliced, ("FAKE_CUDA_TALLY", "1")],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let rows = checked(&stdout);
+    assert_eq!(rows.len(), 7, "{stdout}");
+    assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+    // It walked buckets of blocks, and the bucket walk's kernel did not
+    // run: blocks of up to 32 keys, words read a chunk (1 to 13) a block.
+    let [buckets, blocks, words] = tally_of(&stderr, "fake cuda: sliced: ")[..] else {
+        panic!("{stderr}")
+    };
+    assert!(buckets > 0 && blocks > 0, "{stderr}");
+    assert!(words >= blocks && words <= 13 * blocks, "{stderr}");
+    assert_eq!(tally_of(&stderr, "fake cuda: matcher: ")[1], 0, "{stderr}");
+    // Tasks of whole row sets and of grids, at no cut bits, the default
+    // and the kernel's most, with buckets of a key and more, each task
+    // against a CPU thread.
+    for (n, cuts, keys) in [
+        ("18", "12", "32"),
+        ("21", "0", "32"),
+        ("22", "12", "1"),
+        ("24", "16", "32"),
+        ("25", "12", "500"),
+    ] {
+        counted_alike_on_fake(
+            n,
+            "1",
+            "5",
+            &[
+                sliced,
+                ("NQUEENS_GPU_CUTS", cuts),
+                ("NQUEENS_GPU_SLICED_KEYS", keys),
+            ],
+        );
+    }
 }
 
 #[test]
@@ -334,10 +381,15 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
     );
     assert!(table.contains("| 26 | 1 of "), "{table}");
     assert!(table.contains("Fake GPU 0"), "{table}");
-    // The same task at both caps of the buckets' cut bits.
+    // The same task at both caps of the cut bits, by both matchers.
     for cuts in ["12", "16"] {
-        assert_eq!(summary["cuts"][cuts]["tasks_timed"], 1, "{summary}");
-        assert!(table.contains(&format!("| 24 | {cuts} | 1 | ")), "{table}");
+        for (key, matcher) in [("cuts", "buckets"), ("sliced", "sliced")] {
+            assert_eq!(summary[key][cuts]["tasks_timed"], 1, "{summary}");
+            assert!(
+                table.contains(&format!("| 24 | {matcher} | {cuts} | 1 | ")),
+                "{table}"
+            );
+        }
     }
 }
 
@@ -471,6 +523,12 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
             "NQUEENS_GPU_CELLS_MIB",
             "lots",
             "expected a whole number of MiB",
+        ),
+        ("NQUEENS_GPU_MATCHER", "fast", "expected buckets or sliced"),
+        (
+            "NQUEENS_GPU_SLICED_KEYS",
+            "0",
+            "expected a whole number from 1",
         ),
         ("NQUEENS_GPU_CHUNK_BOARDS", "-1", "expected a whole number"),
         (

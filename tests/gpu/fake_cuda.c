@@ -23,9 +23,9 @@
 
 static void fake_tally_bucket(uint64_t keys);
 static void fake_tally_query(uint64_t item, uint32_t range, uint32_t pattern);
-static void fake_tally_blocks(uint32_t lane, uint64_t blocks);
+static void fake_tally_blocks(uint64_t blocks, uint32_t chunks);
 #define NQ_TALLY_BUCKET(keys) fake_tally_bucket(keys)
-#define NQ_TALLY_BLOCKS(lane, blocks) fake_tally_blocks((lane), (blocks))
+#define NQ_TALLY_BLOCKS(blocks, chunks) fake_tally_blocks((blocks), (chunks))
 #define NQ_TALLY_QUERY(item, range, pattern) fake_tally_query((item), (range), (pattern))
 
 #include "pairs.cuh"
@@ -53,15 +53,15 @@ static CUresult pending;
 
 /* The matcher's work (FAKE_CUDA_TALLY); feeders may launch at once. */
 static uint64_t tally_buckets, tally_pairs, tally_queries, tally_warps, tally_warp_patterns;
-/* The sliced matcher's: buckets walked, and blocks ANDed (lane 0's). */
-static uint64_t tally_sliced_buckets, tally_blocks;
+/* The sliced walk's: buckets walked, blocks of 32 keys ANDed, and the
+ * words they read (a chunk each). */
+static uint64_t tally_sliced_buckets, tally_blocks, tally_words;
 
-static void fake_tally_blocks(uint32_t lane, uint64_t blocks)
+static void fake_tally_blocks(uint64_t blocks, uint32_t chunks)
 {
-    if (lane == 0) {
-        __atomic_fetch_add(&tally_sliced_buckets, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&tally_blocks, blocks, __ATOMIC_RELAXED);
-    }
+    __atomic_fetch_add(&tally_sliced_buckets, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&tally_blocks, blocks, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&tally_words, blocks * chunks, __ATOMIC_RELAXED);
 }
 
 static void fake_tally_bucket(uint64_t keys)
@@ -112,8 +112,10 @@ __attribute__((destructor)) static void tally(void)
                 (unsigned long long)tally_warp_patterns);
         if (tally_blocks != 0 || tally_sliced_buckets != 0) {
             fprintf(stderr,
-                    "fake cuda: sliced: %llu buckets walked, %llu blocks of 1024 ANDed\n",
-                    (unsigned long long)tally_sliced_buckets, (unsigned long long)tally_blocks);
+                    "fake cuda: sliced: %llu buckets walked, %llu blocks ANDed, %llu words "
+                    "read\n",
+                    (unsigned long long)tally_sliced_buckets, (unsigned long long)tally_blocks,
+                    (unsigned long long)tally_words);
         }
     }
 }
@@ -409,13 +411,12 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
         return 0;
     }
     if (kernel == 14) {
-        /* A warp a query: the launch must hold whole warps. */
         if (ARG(nq_u32, 3) > NQ_MAX_CUTS || ARG(nq_u32, 5) == 0 ||
-            ARG(nq_u32, 5) > NQ_MAX_CHUNKS || bx % 32 != 0) {
+            ARG(nq_u32, 5) > NQ_MAX_CHUNKS) {
             pending = 700;
             return 0;
         }
-        for (nq_u64 item = 0; item < threads; item++) {
+        for (nq_u32 item = 0; item < threads; item++) {
             nq_sliced_grid_item(POINTER(const nq_u32, 0), POINTER(const nq_u32, 1),
                                 POINTER(const nq_u64, 2), ARG(nq_u32, 3),
                                 POINTER(const nq_u64, 4), ARG(nq_u32, 5),
@@ -423,7 +424,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
                                 ARG(nq_u32, 8), POINTER(const nq_u32, 9),
                                 POINTER(const nq_u64, 10), POINTER(const nq_u32, 11),
                                 POINTER(const nq_u32, 12), POINTER(const nq_u32, 13),
-                                POINTER(nq_u64, 14), ARG(nq_u32, 15), item);
+                                POINTER(nq_u64, 14), item);
         }
         return 0;
     }

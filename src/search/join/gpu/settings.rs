@@ -33,16 +33,21 @@ const STAGED_BOARDS: u64 = 1 << 26;
 /// its queens leave open).
 const QUERY_WINDOW: usize = 64;
 
-/// Stored keys a bucket the sliced matcher wants on average by default
-/// (so each walk of a bucket fills most of a block of 1,024 keys).
-const SLICED_KEYS: usize = 2048;
+/// Stored keys a bucket the sliced walk's cuts leave at least, on average,
+/// by default: a block's worth. Fewer cut bits than the bucket walk takes
+/// (4 keys a bucket), since a bucket costs a whole block of 32 slots; on
+/// the stand-in's tally of N = 24 (6 tasks, seed 1) 16 keys a bucket read
+/// about as many words as 32 but walked 1.5x the buckets, and 64 read
+/// 1.27x the words.
+const SLICED_KEYS: usize = 32;
 
 /// How the GPU matches a grid's queries against its stored keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum GpuMatcher {
     /// A thread a query walks the buckets' keys one by one (`nq_grid`).
     Buckets,
-    /// A warp a query ANDs the buckets' bit-sliced blocks (`sliced.cuh`).
+    /// A thread a query ANDs the buckets' bit-sliced blocks of 32 keys
+    /// (`sliced.cuh`).
     Sliced,
 }
 

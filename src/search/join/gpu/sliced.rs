@@ -1,7 +1,7 @@
 //! The stored keys of a grid bit-sliced on the GPU (`sliced.cuh`), the
 //! matcher `NQUEENS_GPU_MATCHER=sliced` chooses: each bucket of the
-//! stored groups' layout cut into blocks of 1,024 keys, each block's
-//! tables built by one launch, and the chunk masks they are built on.
+//! stored groups' layout cut into blocks of 32 keys, each block's words
+//! built by one launch, and the chunk masks they are built on.
 //! The host computes where the blocks lie (from the buckets' counts it
 //! already holds) and sends it in one copy.
 
@@ -9,17 +9,13 @@ use super::buckets::keys_within;
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use crate::cuda::driver::DevicePtr;
 
-/// Stored keys a block (`NQ_BLOCK_KEYS`): 32 lanes of 32 bits.
-pub(super) const BLOCK_KEYS: u32 = 1024;
+/// Stored keys a block (`NQ_BLOCK_KEYS`): the bits of a word.
+pub(super) const BLOCK_KEYS: u32 = 32;
 
-/// Key bits a chunk (`NQ_CHUNK_BITS`), and the words of one chunk's
-/// lines in a block (64 lines of 32 words).
-const CHUNK_BITS: u32 = 6;
-const CHUNK_WORDS: u64 = 64 * 32;
-
-/// Queries one launch of the sliced matcher takes at most: a warp each,
-/// so that its threads stay within 32 bits.
-pub(super) const QUERIES_A_LAUNCH: u32 = 1 << 26;
+/// Key bits a chunk (`NQ_CHUNK_BITS`), and the words of one chunk in a
+/// block, a word a pattern of its bits (one 128-byte line).
+const CHUNK_BITS: u32 = 5;
+const CHUNK_WORDS: u64 = 32;
 
 /// A grid's stored keys sliced on the GPU.
 #[derive(Default)]
@@ -27,7 +23,7 @@ pub(super) struct SlicedBuffers {
     /// The chunk masks (two words each), each block's first key and key
     /// count, and each group's block starts (2^cuts + 1 words a group).
     pub(super) table: Buffer,
-    /// Every block's lines.
+    /// Every block's words.
     pub(super) lines: Buffer,
 }
 
@@ -46,9 +42,9 @@ pub(super) struct Slices {
     pub(super) block_starts_at: DevicePtr,
 }
 
-/// The bits of `slice_mask` in chunks of up to six, lowest first; one
+/// The bits of `slice_mask` in chunks of up to five, lowest first; one
 /// chunk (of no bits) where there are none, since a query ANDs at least
-/// one line a block (which says which slots hold a key).
+/// one word a block (which says which slots hold a key).
 pub(super) fn chunk_masks(slice_mask: u64) -> Vec<u64> {
     let mut chunks = Vec::new();
     let mut rest = slice_mask;
@@ -92,8 +88,8 @@ pub(super) fn blocks_of(in_bucket: &[Vec<u32>]) -> (Vec<u32>, Vec<u32>, Vec<u32>
 }
 
 /// For each group and each pattern `m` of its buckets, the pairs a query
-/// decides in the buckets within `m`: 1,024 a block (every slot of a
-/// block is ANDed, a key in it or not).
+/// decides in the buckets within `m`: 32 a block (every slot of a block
+/// is ANDed, a key in it or not).
 pub(super) fn pairs_within(in_bucket: &[Vec<u32>]) -> Vec<Vec<u64>> {
     in_bucket
         .iter()
@@ -138,7 +134,7 @@ pub(super) fn slice(
     let word = |at: usize| buffers.table.pointer + (at * 4) as DevicePtr;
     let line_words = u64::from(blocks.max(1)) * u64::from(chunks) * CHUNK_WORDS;
     buffers.lines.reserve(cuda, (line_words * 4) as usize)?;
-    let items = u64::from(blocks) * u64::from(chunks) * 32;
+    let items = u64::from(blocks) * u64::from(chunks);
     let items = u32::try_from(items)
         .map_err(|_| format!("{blocks} blocks of sliced keys are more than one launch takes"))?;
     if items > 0 {
@@ -234,37 +230,37 @@ mod tests {
         assert_eq!(chunk_masks(0), vec![0]);
         assert_eq!(chunk_masks(0b1011), vec![0b1011]);
         let masks = chunk_masks(u64::MAX);
-        assert_eq!(masks.len(), 11);
-        assert_eq!(masks[0], 0x3f);
-        assert_eq!(masks[10], 0xf << 60);
+        assert_eq!(masks.len(), 13);
+        assert_eq!(masks[0], 0x1f);
+        assert_eq!(masks[12], 0xf << 60);
         assert_eq!(masks.iter().fold(0, |all, mask| all | mask), u64::MAX);
         let sparse = 0x8421_0842_1084_2108u64;
         let masks = chunk_masks(sparse);
-        assert!(masks.iter().all(|mask| mask.count_ones() <= 6));
+        assert!(masks.iter().all(|mask| mask.count_ones() <= 5));
         assert_eq!(masks.iter().fold(0, |all, mask| all ^ mask), sparse);
     }
 
     #[test]
-    fn buckets_are_cut_into_blocks_of_at_most_1024_keys() {
-        let groups = vec![vec![0, 1024, 1025, 3], vec![2048, 0]];
+    fn buckets_are_cut_into_blocks_of_at_most_32_keys() {
+        let groups = vec![vec![0, 32, 33, 3], vec![64, 0]];
         let (from, count, starts) = blocks_of(&groups);
-        assert_eq!(count, vec![1024, 1024, 1, 3, 1024, 1024]);
-        assert_eq!(from, vec![0, 1024, 2048, 2049, 2052, 3076]);
+        assert_eq!(count, vec![32, 32, 1, 3, 32, 32]);
+        assert_eq!(from, vec![0, 32, 64, 65, 68, 100]);
         assert_eq!(starts, vec![0, 0, 1, 3, 4, 4, 6, 6]);
         let within = pairs_within(&groups);
-        // The whole mask of group 0 meets every block: 4, of 1,024 slots.
-        assert_eq!(within[0][3], 4 * 1024);
+        // The whole mask of group 0 meets every block: 4, of 32 slots.
+        assert_eq!(within[0][3], 4 * 32);
         assert_eq!(within[0][0], 0);
-        assert_eq!(within[0][2], 2 * 1024);
-        assert_eq!(within[1], vec![2048, 2048]);
+        assert_eq!(within[0][2], 2 * 32);
+        assert_eq!(within[1], vec![64, 64]);
     }
 
     #[test]
     fn the_sliced_kernel_on_the_host_counts_every_disjoint_pair() {
         let mut random = SplitMix64(41);
         for round in 0..24u64 {
-            // Up to a few blocks a bucket, keys of a few densities and
-            // widths, 0 to 8 cuts.
+            // Up to a few hundred blocks a bucket, keys of a few densities
+            // and widths, 0 to 8 cuts.
             let stored_len = (random.next() % 5000) as usize;
             let query_len = 1 + (random.next() % 300) as usize;
             let density = 2 + (round % 5) as u32;

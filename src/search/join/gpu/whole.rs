@@ -32,7 +32,7 @@ use super::cells::DeviceCells;
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::{lay_out, range_words, Laid};
 use super::settings::GpuMatcher;
-use super::sliced::{pairs_within, slice, SlicedBuffers, Slices, QUERIES_A_LAUNCH};
+use super::sliced::{pairs_within, slice, SlicedBuffers, Slices};
 use crate::cuda::driver::DevicePtr;
 use crate::search::disjoint::choose_cuts;
 
@@ -572,8 +572,8 @@ impl<'a> GpuTaskCounter<'a> {
     }
 
     /// A chunk's queries (`items` of them, laid out with their tables at
-    /// `tables`) matched against the sliced stored groups, a warp a
-    /// query, in launches of at most [`QUERIES_A_LAUNCH`] queries.
+    /// `tables`) matched against the sliced stored groups, a thread a
+    /// query.
     fn match_sliced(
         &self,
         slices: &Slices,
@@ -581,57 +581,44 @@ impl<'a> GpuTaskCounter<'a> {
         items: u32,
         tables: &MatchTables,
     ) -> Result<(), String> {
-        let mut first = 0u32;
-        while first < items {
-            let queries = (items - first).min(QUERIES_A_LAUNCH);
-            let (mut lines_at, mut block_starts_at, mut group_keys_at, mut cuts_arg) = (
-                self.sliced.lines.pointer,
-                slices.block_starts_at,
-                tables.group_keys,
-                cuts,
-            );
-            let (mut masks_at, mut chunks, mut queries_at, mut query_patterns_at) = (
-                slices.chunk_masks_at,
-                slices.chunk_masks.len() as u32,
-                tables.queries,
-                tables.query_patterns,
-            );
-            let (mut range_count, mut item_start, mut west_keys_at, mut west_patterns_at) = (
-                tables.range_count,
-                tables.item_start,
-                tables.west_keys,
-                tables.west_patterns,
-            );
-            let (mut meeting_start, mut meetings, mut totals_at, mut first_query) =
-                (tables.meeting_start, tables.meetings, tables.totals, first);
-            let mut params = [
-                arg(&mut lines_at),
-                arg(&mut block_starts_at),
-                arg(&mut group_keys_at),
-                arg(&mut cuts_arg),
-                arg(&mut masks_at),
-                arg(&mut chunks),
-                arg(&mut queries_at),
-                arg(&mut query_patterns_at),
-                arg(&mut range_count),
-                arg(&mut item_start),
-                arg(&mut west_keys_at),
-                arg(&mut west_patterns_at),
-                arg(&mut meeting_start),
-                arg(&mut meetings),
-                arg(&mut totals_at),
-                arg(&mut first_query),
-            ];
-            // A warp a query: 32 threads each.
-            launch_over(
-                self.device,
-                self.device.sliced_grid,
-                queries * 32,
-                &mut params,
-            )?;
-            first += queries;
-        }
-        Ok(())
+        let (mut lines_at, mut block_starts_at, mut group_keys_at, mut cuts_arg) = (
+            self.sliced.lines.pointer,
+            slices.block_starts_at,
+            tables.group_keys,
+            cuts,
+        );
+        let (mut masks_at, mut chunks, mut queries_at, mut query_patterns_at) = (
+            slices.chunk_masks_at,
+            slices.chunk_masks.len() as u32,
+            tables.queries,
+            tables.query_patterns,
+        );
+        let (mut range_count, mut item_start, mut west_keys_at, mut west_patterns_at) = (
+            tables.range_count,
+            tables.item_start,
+            tables.west_keys,
+            tables.west_patterns,
+        );
+        let (mut meeting_start, mut meetings, mut totals_at) =
+            (tables.meeting_start, tables.meetings, tables.totals);
+        let mut params = [
+            arg(&mut lines_at),
+            arg(&mut block_starts_at),
+            arg(&mut group_keys_at),
+            arg(&mut cuts_arg),
+            arg(&mut masks_at),
+            arg(&mut chunks),
+            arg(&mut queries_at),
+            arg(&mut query_patterns_at),
+            arg(&mut range_count),
+            arg(&mut item_start),
+            arg(&mut west_keys_at),
+            arg(&mut west_patterns_at),
+            arg(&mut meeting_start),
+            arg(&mut meetings),
+            arg(&mut totals_at),
+        ];
+        launch_over(self.device, self.device.sliced_grid, items, &mut params)
     }
 
     /// Every step-th of each side's keys (a start and a count; the CPU
