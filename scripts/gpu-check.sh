@@ -9,10 +9,11 @@
 #      one CPU thread too (counts compared): GPU-days for the whole plan,
 #      the ratio to a core, peak GPU memory, pairs decided a second;
 #   5. a few N = 26 tasks with the host's half boards (the first design);
-#   6. a few N = 26 tasks with the buckets' cut bits capped at 12 (the
-#      default) and at 16: fewer pairs decided, more patterns a warp;
+#   6. a few N = 26 tasks matched by the bucket walk (the first matcher,
+#      NQUEENS_GPU_MATCHER=buckets), the buckets' cut bits capped at 12
+#      (the default) and at 16: fewer pairs decided, more patterns a warp;
 #   7. the same tasks with the buckets' keys bit-sliced (the sliced walk,
-#      NQUEENS_GPU_MATCHER=sliced), at the same caps;
+#      the default), at the same caps;
 # and writes gpu-check.md and gpu-check.json (and each step's raw output)
 # into DIR.
 #
@@ -104,7 +105,7 @@ cut_n=${GPU_CHECK_CUTS_N:-26}
 for cuts in ${GPU_CHECK_CUTS-12 16}; do
     [ "$cut_tasks" -gt 0 ] || break
     say "== 6. $cut_tasks tasks of N = $cut_n with at most $cuts cut bits (at $((SECONDS - started)) s)"
-    NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed 1 --format json \
+    NQUEENS_GPU_MATCHER=buckets NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed 1 --format json \
         >"$dir/time-cuts-$cuts.json" 2>>"$log" || timing_status=$?
 done
 # The sliced walk on the same tasks, at each cap.

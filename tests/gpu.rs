@@ -85,7 +85,7 @@ fn the_gpu_alone_counts_every_n_exactly() {
             "--gpu-feeders",
             "3",
         ],
-        &[("FAKE_CUDA_TALLY", "1")],
+        &[("FAKE_CUDA_TALLY", "1"), ("NQUEENS_GPU_MATCHER", "buckets")],
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
@@ -96,8 +96,8 @@ fn the_gpu_alone_counts_every_n_exactly() {
     // Every buffer taken on the GPU was given back: a feeder takes a
     // counter a batch, and millions of batches must not fill the GPU.
     assert!(stderr.contains(", 0 buffers held at exit;"), "{stderr}");
-    // The matcher's work, as the stand-in tallies it (docs/gpu.md): every
-    // count is there, and each warp takes a pattern or more.
+    // The bucket walk's work, as the stand-in tallies it (docs/gpu.md):
+    // every count is there, and each warp takes a pattern or more.
     let tally = tally_of(&stderr, "fake cuda: matcher: ");
     let [queries, buckets, pairs, warps, patterns] = tally[..] else {
         panic!("{stderr}")
@@ -133,10 +133,13 @@ fn the_sliced_walk_counts_as_the_tables_and_a_cpu_thread_do() {
     assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
     // It walked buckets of blocks, and the bucket walk's kernel did not
     // run: blocks of up to 32 keys, words read a chunk (1 to 13) a block.
-    let [buckets, blocks, words] = tally_of(&stderr, "fake cuda: sliced: ")[..] else {
+    let [buckets, blocks, words, built, most] = tally_of(&stderr, "fake cuda: sliced: ")[..] else {
         panic!("{stderr}")
     };
-    assert!(buckets > 0 && blocks > 0, "{stderr}");
+    assert!(
+        buckets > 0 && blocks > 0 && most > 0 && built >= most,
+        "{stderr}"
+    );
     assert!(words >= blocks && words <= 13 * blocks, "{stderr}");
     assert_eq!(tally_of(&stderr, "fake cuda: matcher: ")[1], 0, "{stderr}");
     // Tasks of whole row sets and of grids, at no cut bits, the default
@@ -508,10 +511,19 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
             ],
         );
     }
-    // Layouts of no cut bits, and of the kernel's most (16; N = 26's
-    // stored groups fill 2^16 buckets), each task against a CPU thread.
+    // The bucket walk on layouts of no cut bits, and of the kernel's most
+    // (16; N = 26's stored groups fill 2^16 buckets), each task against a
+    // CPU thread.
     for (n, cuts) in [("20", "0"), ("24", "16"), ("26", "16")] {
-        counted_alike_on_fake(n, "1", "2", &[("NQUEENS_GPU_CUTS", cuts)]);
+        counted_alike_on_fake(
+            n,
+            "1",
+            "2",
+            &[
+                ("NQUEENS_GPU_CUTS", cuts),
+                ("NQUEENS_GPU_MATCHER", "buckets"),
+            ],
+        );
     }
     for (setting, value, says) in [
         (

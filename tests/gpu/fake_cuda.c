@@ -53,9 +53,11 @@ static CUresult pending;
 
 /* The matcher's work (FAKE_CUDA_TALLY); feeders may launch at once. */
 static uint64_t tally_buckets, tally_pairs, tally_queries, tally_warps, tally_warp_patterns;
-/* The sliced walk's: buckets walked, blocks of 32 keys ANDed, and the
- * words they read (a chunk each). */
-static uint64_t tally_sliced_buckets, tally_blocks, tally_words;
+/* The sliced walk's: buckets walked, blocks of 32 keys ANDed, the words
+ * they read (a chunk each), and the chunks of blocks built (a thread of
+ * nq_slice each; 128 bytes of GPU memory each), in all and in the largest
+ * launch. */
+static uint64_t tally_sliced_buckets, tally_blocks, tally_words, tally_built, tally_built_most;
 
 static void fake_tally_blocks(uint64_t blocks, uint32_t chunks)
 {
@@ -113,9 +115,10 @@ __attribute__((destructor)) static void tally(void)
         if (tally_blocks != 0 || tally_sliced_buckets != 0) {
             fprintf(stderr,
                     "fake cuda: sliced: %llu buckets walked, %llu blocks ANDed, %llu words "
-                    "read\n",
+                    "read, %llu chunks of blocks built (at most %llu a launch)\n",
                     (unsigned long long)tally_sliced_buckets, (unsigned long long)tally_blocks,
-                    (unsigned long long)tally_words);
+                    (unsigned long long)tally_words, (unsigned long long)tally_built,
+                    (unsigned long long)tally_built_most);
         }
     }
 }
@@ -403,6 +406,11 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
         return 0;
     }
     if (kernel == 13) {
+        nq_u64 built = (nq_u64)ARG(nq_u32, 3) * ARG(nq_u32, 5);
+        __atomic_fetch_add(&tally_built, built, __ATOMIC_RELAXED);
+        if (built > tally_built_most) {
+            tally_built_most = built;
+        }
         for (nq_u64 item = 0; item < threads; item++) {
             nq_slice_item(POINTER(const nq_u64, 0), POINTER(const nq_u32, 1),
                           POINTER(const nq_u32, 2), ARG(nq_u32, 3), POINTER(const nq_u64, 4),

@@ -5,7 +5,8 @@
 //! What runs where: each task wholly on the GPU (`whole.rs`): its
 //! quadrant cells (`cells.cuh`), half boards (`boards.cuh`), buckets
 //! (`layout.cuh`) and pairs of half boards whose diagonals do not meet
-//! (`pairs.cuh`), the host thread that feeds it sending tables of column
+//! (the buckets' keys bit-sliced in blocks of 32, `sliced.cuh`, or one by
+//! one, `pairs.cuh`), the host thread that feeds it sending tables of column
 //! splits and reading back counts; or, as first designed
 //! (`NQUEENS_GPU_BOARDS=host`), the feeding thread makes the half boards as
 //! a CPU thread does and the GPU matches them. The kernels are compiled

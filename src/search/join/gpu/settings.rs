@@ -41,7 +41,11 @@ const QUERY_WINDOW: usize = 64;
 /// 1.27x the words.
 const SLICED_KEYS: usize = 32;
 
-/// How the GPU matches a grid's queries against its stored keys.
+/// How the GPU matches a grid's queries against its stored keys. Sliced
+/// unless told: on the stand-in's tally of N = 26 (4 tasks, seed 1) it
+/// spends about 63 integer operations a solution where the walk spends
+/// 279 at 12 cut bits and 157 at 16 (`docs/gpu.md`); no GPU has timed
+/// either yet (the device check's steps 6 and 7 time both).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum GpuMatcher {
     /// A thread a query walks the buckets' keys one by one (`nq_grid`).
@@ -132,7 +136,7 @@ impl GpuSettings {
             )?,
             matcher: setting(
                 "NQUEENS_GPU_MATCHER",
-                GpuMatcher::Buckets,
+                GpuMatcher::Sliced,
                 "buckets or sliced (how the GPU matches a grid's pairs)",
                 |_| true,
             )?,

@@ -24,16 +24,16 @@ pub(super) struct SlicedBuffers {
     /// count, and each group's block starts (2^cuts + 1 words a group).
     pub(super) table: Buffer,
     /// Every block's words.
-    pub(super) lines: Buffer,
+    pub(super) words: Buffer,
 }
 
 impl SlicedBuffers {
     pub(super) fn buffers(&self) -> [&Buffer; 2] {
-        [&self.table, &self.lines]
+        [&self.table, &self.words]
     }
 }
 
-/// Where a grid's slices lie on the GPU, and the pairs they decide.
+/// Where a grid's slices lie on the GPU, and their chunks.
 pub(super) struct Slices {
     /// The key bits of each chunk, lowest first.
     pub(super) chunk_masks: Vec<u64>,
@@ -133,14 +133,14 @@ pub(super) fn slice(
     buffers.table.put(cuda, &words)?;
     let word = |at: usize| buffers.table.pointer + (at * 4) as DevicePtr;
     let line_words = u64::from(blocks.max(1)) * u64::from(chunks) * CHUNK_WORDS;
-    buffers.lines.reserve(cuda, (line_words * 4) as usize)?;
+    buffers.words.reserve(cuda, (line_words * 4) as usize)?;
     let items = u64::from(blocks) * u64::from(chunks);
     let items = u32::try_from(items)
         .map_err(|_| format!("{blocks} blocks of sliced keys are more than one launch takes"))?;
     if items > 0 {
         let (mut sorted_at, mut from_ptr, mut count_ptr, mut block_count) =
             (sorted, word(from_at), word(count_at), blocks);
-        let (mut masks_at, mut chunks_arg, mut lines_at) = (word(0), chunks, buffers.lines.pointer);
+        let (mut masks_at, mut chunks_arg, mut words_at) = (word(0), chunks, buffers.words.pointer);
         let mut params = [
             arg(&mut sorted_at),
             arg(&mut from_ptr),
@@ -148,7 +148,7 @@ pub(super) fn slice(
             arg(&mut block_count),
             arg(&mut masks_at),
             arg(&mut chunks_arg),
-            arg(&mut lines_at),
+            arg(&mut words_at),
         ];
         launch_over(device, device.slice, items, &mut params)?;
     }

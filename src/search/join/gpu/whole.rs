@@ -581,8 +581,8 @@ impl<'a> GpuTaskCounter<'a> {
         items: u32,
         tables: &MatchTables,
     ) -> Result<(), String> {
-        let (mut lines_at, mut block_starts_at, mut group_keys_at, mut cuts_arg) = (
-            self.sliced.lines.pointer,
+        let (mut words_at, mut block_starts_at, mut group_keys_at, mut cuts_arg) = (
+            self.sliced.words.pointer,
             slices.block_starts_at,
             tables.group_keys,
             cuts,
@@ -602,7 +602,7 @@ impl<'a> GpuTaskCounter<'a> {
         let (mut meeting_start, mut meetings, mut totals_at) =
             (tables.meeting_start, tables.meetings, tables.totals);
         let mut params = [
-            arg(&mut lines_at),
+            arg(&mut words_at),
             arg(&mut block_starts_at),
             arg(&mut group_keys_at),
             arg(&mut cuts_arg),
