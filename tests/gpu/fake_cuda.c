@@ -6,7 +6,8 @@
  * what the program passes (the kernel's name, the architecture option, the
  * launch's arguments) as far as the real ones would, and can be told to
  * fail: FAKE_CUDA_DEVICES (GPUs seen, default 1), FAKE_CUDA_CC (compute
- * capability as 90 for 9.0), FAKE_CUDA_FREE_MIB (free memory),
+ * capability as 90 for 9.0), FAKE_CUDA_FREE_MIB (free memory when no
+ * buffer is held, default 8192: the bytes buffers hold count as used),
  * FAKE_CUDA_FAIL_LAUNCH (the launch, from 1, whose run fails as an illegal
  * address does, reported at the next synchronisation), FAKE_CUDA_NO_WORK
  * (launches count nothing: what is left to time is the host's side),
@@ -48,6 +49,7 @@ static int launches;
 static int launches_of[15];
 static long copies;
 static long held; /* buffers allocated and not freed */
+static long long held_bytes; /* and their bytes */
 static long long copied_bytes;
 static CUresult pending;
 
@@ -239,20 +241,34 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
     return 500; /* CUDA_ERROR_NOT_FOUND */
 }
 
+/* Each buffer's size sits in 16 bytes before it, so that the bytes held
+ * are known (cuMemGetInfo's free memory is the GPU's less them, and the
+ * program's peak GPU memory what it held). */
+#define HEADER 16
+
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes)
 {
-    void *memory = malloc(bytes);
+    unsigned char *memory = malloc(bytes + HEADER);
     if (!memory) {
         return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
     }
-    *pointer = (CUdeviceptr)(uintptr_t)memory;
+    memcpy(memory, &bytes, sizeof bytes);
+    *pointer = (CUdeviceptr)(uintptr_t)(memory + HEADER);
     __atomic_fetch_add(&held, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&held_bytes, (long long)bytes, __ATOMIC_RELAXED);
     return 0;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr pointer)
 {
-    free((void *)(uintptr_t)pointer);
+    if (pointer == 0) {
+        return 0;
+    }
+    unsigned char *memory = (unsigned char *)(uintptr_t)pointer - HEADER;
+    size_t bytes;
+    memcpy(&bytes, memory, sizeof bytes);
+    __atomic_fetch_sub(&held_bytes, (long long)bytes, __ATOMIC_RELAXED);
+    free(memory);
     __atomic_fetch_sub(&held, 1, __ATOMIC_RELAXED);
     return 0;
 }
@@ -293,7 +309,10 @@ CUresult cuMemsetD32_v2(CUdeviceptr to, unsigned value, size_t words)
 
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
-    *free_bytes = (size_t)env_int("FAKE_CUDA_FREE_MIB", 4096) << 20;
+    long long held_now = __atomic_load_n(&held_bytes, __ATOMIC_RELAXED);
+    long long free_mib = env_int("FAKE_CUDA_FREE_MIB", 8192);
+    long long left = (free_mib << 20) - held_now;
+    *free_bytes = (size_t)(left > 0 ? left : 0);
     *total = (size_t)8 << 30;
     return 0;
 }

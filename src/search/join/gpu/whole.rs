@@ -512,57 +512,18 @@ impl<'a> GpuTaskCounter<'a> {
         }
         self.sums.zeroed(cuda, range_count * 2)?;
         let items: u32 = query_ranges.iter().map(|&(_, count)| count).sum();
-        if let Some(slices) = slices {
-            let tables = MatchTables {
-                queries: self.query_laid.sorted.pointer,
-                query_patterns: self.query_laid.sorted_patterns.pointer,
-                group_keys: self.stored_table.pointer,
-                range_count: range_count as u32,
-                item_start: word(ranges_at),
-                west_keys: word(0),
-                west_patterns: word(patterns_at),
-                meeting_start: word(meeting_start_at),
-                meetings: word(meetings_at),
-                totals: self.sums.pointer,
-            };
-            self.match_sliced(slices, cuts, items, &tables)?;
-        } else {
-            let (mut stored_at, mut starts_at, mut group_keys_at, mut cuts_arg) = (
-                self.stored_laid.sorted.pointer,
-                self.stored_laid.starts.pointer,
-                self.stored_table.pointer,
-                cuts,
-            );
-            let (mut queries_at, mut query_patterns_at, mut range_count_arg, mut item_start) = (
-                self.query_laid.sorted.pointer,
-                self.query_laid.sorted_patterns.pointer,
-                range_count as u32,
-                word(ranges_at),
-            );
-            let (mut west_keys_at, mut west_patterns_at, mut meeting_start_ptr, mut meetings_ptr) = (
-                word(0),
-                word(patterns_at),
-                word(meeting_start_at),
-                word(meetings_at),
-            );
-            let mut totals_at = self.sums.pointer;
-            let mut params = [
-                arg(&mut stored_at),
-                arg(&mut starts_at),
-                arg(&mut group_keys_at),
-                arg(&mut cuts_arg),
-                arg(&mut queries_at),
-                arg(&mut query_patterns_at),
-                arg(&mut range_count_arg),
-                arg(&mut item_start),
-                arg(&mut west_keys_at),
-                arg(&mut west_patterns_at),
-                arg(&mut meeting_start_ptr),
-                arg(&mut meetings_ptr),
-                arg(&mut totals_at),
-            ];
-            launch_over(self.device, self.device.grid, items, &mut params)?;
-        }
+        let tables = MatchTables {
+            queries: self.query_laid.sorted.pointer,
+            query_patterns: self.query_laid.sorted_patterns.pointer,
+            range_count: range_count as u32,
+            item_start: word(ranges_at),
+            west_keys: word(0),
+            west_patterns: word(patterns_at),
+            meeting_start: word(meeting_start_at),
+            meetings: word(meetings_at),
+            totals: self.sums.pointer,
+        };
+        self.launch_match(slices.as_ref(), cuts, items, tables)?;
         let mut sums = vec![0u64; range_count];
         cuda.download(&mut sums, self.sums.pointer)?;
         for (&(k, class), sum) in matches.iter().zip(sums) {
@@ -572,53 +533,53 @@ impl<'a> GpuTaskCounter<'a> {
     }
 
     /// A chunk's queries (`items` of them, laid out with their tables at
-    /// `tables`) matched against the sliced stored groups, a thread a
-    /// query.
-    fn match_sliced(
+    /// `tables`) matched against the stored groups, a thread a query: by
+    /// the sliced walk where the groups were sliced, else by the bucket
+    /// walk. The two kernels differ only in the stored side's arguments.
+    fn launch_match(
         &self,
-        slices: &Slices,
+        slices: Option<&Slices>,
         cuts: u32,
         items: u32,
-        tables: &MatchTables,
+        mut tables: MatchTables,
     ) -> Result<(), String> {
-        let (mut words_at, mut block_starts_at, mut group_keys_at, mut cuts_arg) = (
-            self.sliced.words.pointer,
-            slices.block_starts_at,
-            tables.group_keys,
-            cuts,
-        );
-        let (mut masks_at, mut chunks, mut queries_at, mut query_patterns_at) = (
-            slices.chunk_masks_at,
-            slices.chunk_masks.len() as u32,
-            tables.queries,
-            tables.query_patterns,
-        );
-        let (mut range_count, mut item_start, mut west_keys_at, mut west_patterns_at) = (
-            tables.range_count,
-            tables.item_start,
-            tables.west_keys,
-            tables.west_patterns,
-        );
-        let (mut meeting_start, mut meetings, mut totals_at) =
-            (tables.meeting_start, tables.meetings, tables.totals);
-        let mut params = [
-            arg(&mut words_at),
-            arg(&mut block_starts_at),
+        let (kernel, mut stored_at, mut starts_at) = match slices {
+            Some(slices) => (
+                self.device.sliced_grid,
+                self.sliced.words.pointer,
+                slices.block_starts_at,
+            ),
+            None => (
+                self.device.grid,
+                self.stored_laid.sorted.pointer,
+                self.stored_laid.starts.pointer,
+            ),
+        };
+        let (mut group_keys_at, mut cuts_arg) = (self.stored_table.pointer, cuts);
+        let (mut masks_at, mut chunks) = slices.map_or((0, 0), |slices| {
+            (slices.chunk_masks_at, slices.chunk_masks.len() as u32)
+        });
+        let mut params = vec![
+            arg(&mut stored_at),
+            arg(&mut starts_at),
             arg(&mut group_keys_at),
             arg(&mut cuts_arg),
-            arg(&mut masks_at),
-            arg(&mut chunks),
-            arg(&mut queries_at),
-            arg(&mut query_patterns_at),
-            arg(&mut range_count),
-            arg(&mut item_start),
-            arg(&mut west_keys_at),
-            arg(&mut west_patterns_at),
-            arg(&mut meeting_start),
-            arg(&mut meetings),
-            arg(&mut totals_at),
         ];
-        launch_over(self.device, self.device.sliced_grid, items, &mut params)
+        if slices.is_some() {
+            params.extend([arg(&mut masks_at), arg(&mut chunks)]);
+        }
+        params.extend([
+            arg(&mut tables.queries),
+            arg(&mut tables.query_patterns),
+            arg(&mut tables.range_count),
+            arg(&mut tables.item_start),
+            arg(&mut tables.west_keys),
+            arg(&mut tables.west_patterns),
+            arg(&mut tables.meeting_start),
+            arg(&mut tables.meetings),
+            arg(&mut tables.totals),
+        ]);
+        launch_over(self.device, kernel, items, &mut params)
     }
 
     /// Every step-th of each side's keys (a start and a count; the CPU
@@ -650,11 +611,10 @@ impl<'a> GpuTaskCounter<'a> {
     }
 }
 
-/// Where a chunk's query tables lie on the GPU, for the sliced launch.
+/// Where a chunk's query tables lie on the GPU, for the matching launch.
 struct MatchTables {
     queries: DevicePtr,
     query_patterns: DevicePtr,
-    group_keys: DevicePtr,
     range_count: u32,
     item_start: DevicePtr,
     west_keys: DevicePtr,
