@@ -1,5 +1,5 @@
 //! Half boards made on a GPU by the kernels of `boards.cuh`, their keys
-//! left there by class for the layout and the matching (`whole.rs`), or
+//! left there by class for the layout and the matching (`whole/`), or
 //! read back for the tests and the timing of the board kernels.
 
 use super::boards::{BoardsJob, Placements};

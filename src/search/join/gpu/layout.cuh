@@ -86,7 +86,7 @@ NQ_DEVICE void nq_scatter_item(const nq_u64 *keys, nq_u32 range_count, const nq_
     }
 }
 
-/* A grid's queries matched, a thread a query (see whole.rs). The stored
+/* A grid's queries matched, a thread a query (see whole/matching.rs). The stored
  * keys are the boards of several groups, each laid out in its own buckets
  * (group g's bucket starts at group_starts + g * (2^cuts + 1), offsets
  * into `stored`). The queries are laid out range after range, range r

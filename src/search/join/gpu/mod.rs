@@ -2,7 +2,7 @@
 //! more worker of a count ([`crate::run::workers`]), beside the CPU
 //! threads, on the same plan, journal and shards.
 //!
-//! What runs where: each task wholly on the GPU (`whole.rs`): its
+//! What runs where: each task wholly on the GPU (`whole/`): its
 //! quadrant cells (`cells.cuh`), half boards (`boards.cuh`), buckets
 //! (`layout.cuh`) and pairs of half boards whose diagonals do not meet
 //! (the buckets' keys bit-sliced in blocks of 32, `sliced.cuh`, or one by
