@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Redraws the board pictures in docs/ from the program itself, so they show
-# what `nqueens list --format svg` draws today (tests/boards_cli.rs fails
+# what `nqueens list --format svg` draws today (tests/suite/boards_cli.rs fails
 # when a picture and the program disagree).
 #
 #   scripts/boards.sh

@@ -29,7 +29,8 @@
 # threads are the other cores), GPU_CHECK_CUTS (the caps step 6 tries,
 # default "12 16"; empty skips), GPU_CHECK_CUTS_TASKS (its tasks, default 8)
 # and GPU_CHECK_CUTS_N (their N, default 26), GPU_CHECK_SLICED (the caps
-# step 7 tries, on step 6's tasks, default "12 16"; empty skips).
+# step 7 tries, on step 6's tasks, default "12 16"; empty skips),
+# GPU_CHECK_SEED (the seed of every sample of tasks, default 1).
 set -uo pipefail
 
 dir=${1:-${OUT:-gpu-check}}
@@ -82,11 +83,12 @@ cat "$dir/beside.csv" | tee -a "$log"
 cat "$dir/cpu.csv" | tee -a "$log"
 
 timing_status=0
+seed=${GPU_CHECK_SEED:-1}
 for n in 26 28; do
     if [ "$n" = 26 ]; then tasks=${GPU_CHECK_26:-24}; cpu=${GPU_CHECK_CPU_26:-3}; else tasks=${GPU_CHECK_28:-8}; cpu=${GPU_CHECK_CPU_28:-1}; fi
     [ "$tasks" -gt 0 ] || continue
     say "== 4. $tasks tasks of N = $n timed on the GPU, $cpu on one CPU thread (at $((SECONDS - started)) s)"
-    "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed 1 --format json \
+    "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed "$seed" --format json \
         >"$dir/time-$n.json" 2>>"$log" || timing_status=$?
     head -c 400 "$dir/time-$n.json" | tee -a "$log"
     echo | tee -a "$log"
@@ -96,7 +98,7 @@ done
 host_tasks=${GPU_CHECK_HOST_26:-4}
 if [ "$host_tasks" -gt 0 ]; then
     say "== 5. $host_tasks tasks of N = 26 with the host's half boards (at $((SECONDS - started)) s)"
-    NQUEENS_GPU_BOARDS=host "$binary" gpu 26 --tasks "$host_tasks" --cpu-tasks 0 --seed 1 --format json \
+    NQUEENS_GPU_BOARDS=host "$binary" gpu 26 --tasks "$host_tasks" --cpu-tasks 0 --seed "$seed" --format json \
         >"$dir/time-26-host.json" 2>>"$log" || timing_status=$?
 fi
 # The buckets' cut bits (NQUEENS_GPU_CUTS): the same tasks at each cap.
@@ -105,7 +107,7 @@ cut_n=${GPU_CHECK_CUTS_N:-26}
 for cuts in ${GPU_CHECK_CUTS-12 16}; do
     [ "$cut_tasks" -gt 0 ] || break
     say "== 6. $cut_tasks tasks of N = $cut_n with at most $cuts cut bits (at $((SECONDS - started)) s)"
-    NQUEENS_GPU_MATCHER=buckets NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed 1 --format json \
+    NQUEENS_GPU_MATCHER=buckets NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed "$seed" --format json \
         >"$dir/time-cuts-$cuts.json" 2>>"$log" || timing_status=$?
 done
 # The sliced walk on the same tasks, at each cap.
@@ -113,11 +115,11 @@ for cuts in ${GPU_CHECK_SLICED-12 16}; do
     [ "$cut_tasks" -gt 0 ] || break
     say "== 7. $cut_tasks tasks of N = $cut_n sliced, at most $cuts cut bits (at $((SECONDS - started)) s)"
     NQUEENS_GPU_MATCHER=sliced NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" \
-        --cpu-tasks 0 --seed 1 --format json >"$dir/time-sliced-$cuts.json" 2>>"$log" || timing_status=$?
+        --cpu-tasks 0 --seed "$seed" --format json >"$dir/time-sliced-$cuts.json" 2>>"$log" || timing_status=$?
 done
 
 say "== tables (at $((SECONDS - started)) s)"
-python3 - "$dir" <<'PY' 2>&1 | tee -a "$log"
+GPU_CHECK_SEED=$seed python3 - "$dir" <<'PY' 2>&1 | tee -a "$log"
 import csv, json, os, sys
 dir = sys.argv[1]
 def rows(name):
@@ -133,7 +135,8 @@ def load(name):
             return json.load(f)
     except (OSError, ValueError):
         return None
-summary = {"alone": [], "beside": None, "cpu": None, "timing": {}}
+summary = {"alone": [], "beside": None, "cpu": None, "timing": {},
+           "seed": int(os.environ["GPU_CHECK_SEED"])}
 for row in rows("alone.csv"):
     summary["alone"].append({
         "n": int(row["n"]), "solutions": int(row["solutions"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A one-node Slurm cluster on this machine, for the tests that submit the
-# recipes of docs/cluster.md to a real scheduler (tests/slurm.rs). As root:
+# recipes of docs/cluster.md to a real scheduler (tests/suite/slurm.rs). As root:
 #
 #   scripts/slurm-local.sh start    # install if missing, configure, start, wait until idle
 #   scripts/slurm-local.sh stop     # stop the daemons

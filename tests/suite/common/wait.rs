@@ -4,7 +4,6 @@
 //! a fixed time after which the test carries on. Limits are minutes, so a
 //! loaded machine (a newcomer's run at load 5 to 8) only makes the wait
 //! longer.
-#![allow(dead_code)]
 
 use std::time::{Duration, Instant};
 

@@ -3,7 +3,7 @@
 //! input. Each must answer with a result or a one-line refusal: no panic,
 //! no hang, nothing allocated from a size it read.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

@@ -9,7 +9,7 @@ use nqueens::testing::naive;
 use nqueens::testing::symmetric::{count_symmetric, count_symmetric_part, Turn};
 use nqueens::{count, published, Method, SplitDepth};
 
-mod common;
+use crate::common;
 
 use common::options;
 

@@ -6,7 +6,7 @@
 //! a real GPU only confirms and times it (scripts/gpu-check.sh).
 #![cfg(feature = "gpu")]
 
-mod common;
+use crate::common;
 
 use common::fake_gpu::fake_driver;
 use common::{nqueens, outcome, scratch};
@@ -337,6 +337,9 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
         .env("GPU_CHECK_HOST_26", "1")
         .env("GPU_CHECK_CUTS_TASKS", "1")
         .env("GPU_CHECK_CUTS_N", "24")
+        // A light task of N = 26 (seed 1's first takes the stand-in, one
+        // host core playing the GPU, a minute and a half).
+        .env("GPU_CHECK_SEED", "9")
         .output()
         .unwrap();
     let (code, stdout, stderr) = outcome(output);
@@ -344,6 +347,7 @@ fn the_device_check_script_runs_through_and_writes_its_tables() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("gpu-check.json")).unwrap())
             .unwrap();
+    assert_eq!(summary["seed"], 9, "{summary}");
     let alone = summary["alone"].as_array().unwrap();
     assert_eq!(alone.len(), 3, "{summary}");
     assert!(alone.iter().all(|row| row["exact"] == true), "{summary}");
@@ -460,7 +464,16 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     }
     // Even and odd N, whole row sets to 23 and grids from 24, each
     // task's count checked against a CPU thread's (a difference exits 3).
-    for n in ["12", "20", "22", "23", "24", "25"] {
+    // Seed 6 at N = 25: three tasks the stand-in matches in seconds, where
+    // seed 9's took it 46 s.
+    for (n, seed) in [
+        ("12", "9"),
+        ("20", "9"),
+        ("22", "9"),
+        ("23", "9"),
+        ("24", "9"),
+        ("25", "6"),
+    ] {
         let (code, stdout, stderr) = on_fake(
             &[
                 "gpu",
@@ -470,7 +483,7 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
                 "--cpu-tasks",
                 "3",
                 "--seed",
-                "9",
+                seed,
                 "--format",
                 "json",
             ],
@@ -492,16 +505,18 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     // Their cells built a window of groups at a time. Board jobs staged in
     // batches, or a few to a batch, or each made alone straight into the
     // class lists (a staging bound of 0), as the largest jobs are.
-    for (n, boards, placed, window, staged) in [
-        ("17", "1", "1", "64", "0"),
-        ("24", "1", "5000", "2", "2000"),
-        ("25", "3000", "1", "1", "33554432"),
-        ("24", "100000000", "100000000", "3", "0"),
-        ("22", "100000000", "100000000", "64", "5000"),
+    // (One task at N = 25: seed 4's second, placed a placement a launch,
+    // took the stand-in 80 s.)
+    for (n, tasks, boards, placed, window, staged) in [
+        ("17", "2", "1", "1", "64", "0"),
+        ("24", "2", "1", "5000", "2", "2000"),
+        ("25", "1", "3000", "1", "1", "33554432"),
+        ("24", "2", "100000000", "100000000", "3", "0"),
+        ("22", "2", "100000000", "100000000", "64", "5000"),
     ] {
         counted_alike_on_fake(
             n,
-            "2",
+            tasks,
             "4",
             &[
                 ("NQUEENS_GPU_CHUNK_BOARDS", boards),

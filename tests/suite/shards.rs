@@ -1,9 +1,9 @@
-//! Shards: scheduler environments, shard specs, checkpoints, plans and profiles, the Slurm and Kubernetes recipes, through the real binary (merging them: tests/merge.rs).
+//! Shards: scheduler environments, shard specs, checkpoints, plans and profiles, the Slurm and Kubernetes recipes, through the real binary (merging them: tests/suite/merge.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-mod common;
+use crate::common;
 
 use common::{nqueens, scratch, shard_files};
 

@@ -1,13 +1,13 @@
 //! Faults a hostile afternoon found: bytes that are not UTF-8 in a path,
 //! one task recorded twice with different counts, pipes given as files, a
 //! read-only filesystem, a scheduler's index that is not text. (Output
-//! paths are in tests/outputs.rs, signals in tests/signals.rs.)
+//! paths are in tests/suite/outputs.rs, signals in tests/suite/signals.rs.)
 
 use std::path::Path;
 use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 use common::{nqueens, scratch, seal_line};
 

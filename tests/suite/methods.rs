@@ -8,7 +8,7 @@ use nqueens::testing::naive;
 use nqueens::{count, count_with_hooks, published};
 use nqueens::{CountOptions, Method, Plan, RunHooks, SplitDepth, TaskOutcome};
 
-mod common;
+use crate::common;
 
 use common::options;
 

@@ -6,7 +6,7 @@ use nqueens::plan::effective_method;
 use nqueens::{count, published};
 use nqueens::{CountOptions, Error, Method, Plan, SplitDepth, TaskKind};
 
-mod common;
+use crate::common;
 
 fn options(method: Method, threads: usize) -> CountOptions {
     common::options(method, threads, SplitDepth::Auto)
@@ -181,7 +181,10 @@ fn task_lists_worked_out_from_positions_equal_the_listed_tasks() {
             let listed = tasks_cut(n, cut);
             let compact = JoinTasks::cut(n, cut);
             assert_eq!(compact.len(), listed.len() as u64, "n={n} {cut:?}");
-            for (index, task) in listed.iter().enumerate() {
+            // Every position unranked to N = 16, one in 101 at 18 (all of
+            // them took 20 s of a Zen 3 core); the walk below takes all.
+            let stride = if n <= 16 { 1 } else { 101 };
+            for (index, task) in listed.iter().enumerate().step_by(stride) {
                 assert_eq!(compact.get(index as u64), *task, "n={n} {cut:?} {index}");
             }
             assert!(compact.iter().eq(listed.iter().copied()), "n={n} {cut:?}");
@@ -276,6 +279,10 @@ fn joins_cut_into_grids_count_alike() {
         ..Parts::DEFAULT
     };
     for n in 5..=16u32 {
+        // Every task to N = 15, their sum against the tables; at N = 16 an
+        // eighth of them, each against the plain join (all of them took
+        // 49 of the test's 59 s on a Zen 3 core).
+        let every = n <= 15;
         let cuts: &[EvenCut] = if n % 2 == 1 {
             &[EvenCut::RowSet]
         } else {
@@ -310,8 +317,11 @@ fn joins_cut_into_grids_count_alike() {
                 };
                 let mut total = 0u128;
                 for (index, task) in tasks_cut(n, cut).iter().enumerate() {
+                    if !every && index % 8 != 0 {
+                        continue;
+                    }
                     let counted = count_task_in_parts(n, task, grid);
-                    if n < 14 || index % 13 == 0 {
+                    if n < 14 || index % 13 == 0 || !every {
                         let expected = count_task_in_parts(n, task, plain);
                         assert_eq!(
                             counted.solutions, expected.solutions,
@@ -342,11 +352,13 @@ fn joins_cut_into_grids_count_alike() {
                     }
                     total += u128::from(counted.solutions);
                 }
-                assert_eq!(
-                    Some(total),
-                    published::total(n),
-                    "n={n} {cut:?} {levels}/{east_levels}"
-                );
+                if every {
+                    assert_eq!(
+                        Some(total),
+                        published::total(n),
+                        "n={n} {cut:?} {levels}/{east_levels}"
+                    );
+                }
             }
         }
     }

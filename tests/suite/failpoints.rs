@@ -4,7 +4,7 @@
 //! files).
 #![cfg(feature = "failpoints")]
 
-mod common;
+use crate::common;
 
 use common::nqueens;
 

@@ -2,7 +2,6 @@
 //! that signal a count: whether its handlers are set, and how much work it
 //! has done. A wait on the wall clock means less work on a loaded machine
 //! (a newcomer's test failed so at load 5 to 8); these do not.
-#![allow(dead_code)]
 
 use std::time::Duration;
 

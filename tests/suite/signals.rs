@@ -5,7 +5,7 @@
 use std::process::{Command as StdCommand, Stdio};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 
 use common::scratch;
 

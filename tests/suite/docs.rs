@@ -1,5 +1,5 @@
 //! The transcripts of README.md and docs/*.md run, so that what the pages
-//! show is what the program does (tests/pages.rs checks the other fences):
+//! show is what the program does (tests/suite/pages.rs checks the other fences):
 //!
 //! - ```` ```text ```` fences are transcripts: each `$ ` line runs in bash
 //!   (with this build's `nqueens` first on the PATH, in a scratch folder)
@@ -13,7 +13,7 @@
 //!   `text failpoints` fences need a build with the `failpoints` feature
 //!   (`.ci/run` runs this file with it).
 
-mod common;
+use crate::common;
 
 use common::pages::{fences_of, shell_words, Fence};
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 use common::{nqueens, scratch, shard_files};
 
@@ -98,7 +98,7 @@ fn compare_catches_a_task_counted_wrong() {
         .stderr(predicates::str::contains("damaged at line 4"));
     // A sealed line with another count for a task: a disagreement, named
     // with both counts, exit 3. (A run with a fault injected is in
-    // tests/failpoints.rs.)
+    // tests/suite/failpoints.rs.)
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let task_line = lines
         .iter()

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command as StdCommand, Stdio};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 
 use common::{nqueens, outcome, scratch};
 

@@ -1,7 +1,6 @@
 //! A real Slurm for the tests: the one-node cluster `scripts/slurm-local.sh`
 //! starts (`.ci/run` starts it, as root). Where none answers, the tests that
 //! need it say SKIPPED and return.
-#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::Command;

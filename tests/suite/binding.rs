@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 
 use common::{fnv1a, nqueens, outcome, scratch, scratch_for_process, seal_line};
 use nqueens::run::journal::{Journal, JournalError};

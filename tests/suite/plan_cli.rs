@@ -2,7 +2,7 @@
 
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 
 use common::{nqueens, usage_error};
 

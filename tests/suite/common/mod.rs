@@ -1,8 +1,6 @@
 //! Helpers shared by the integration tests.
 
 #[cfg(feature = "gpu")]
-// Only the tests of `--gpu` load it.
-#[allow(dead_code)]
 pub mod fake_gpu;
 pub mod pages;
 pub mod process;
@@ -15,14 +13,11 @@ use assert_cmd::Command;
 use nqueens::{count_with_hooks, CountOptions, Method, RunHooks, SplitDepth};
 
 /// The binary under test.
-// Each test binary compiles this module; not all of them run the binary.
-#[allow(dead_code)]
 pub fn nqueens() -> Command {
     Command::cargo_bin("nqueens").unwrap()
 }
 
 /// A finished command's exit status, stdout and stderr (as text).
-#[allow(dead_code)]
 pub fn outcome(output: std::process::Output) -> (Option<i32>, String, String) {
     (
         output.status.code(),
@@ -33,7 +28,6 @@ pub fn outcome(output: std::process::Output) -> (Option<i32>, String, String) {
 
 /// Runs a command expected to be refused as a usage error and returns its
 /// single line of stderr.
-#[allow(dead_code)]
 pub fn usage_error(args: &[&str]) -> String {
     let output = nqueens().args(args).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "{args:?}");
@@ -47,7 +41,6 @@ pub fn usage_error(args: &[&str]) -> String {
 
 /// Runs the binary with `args`, reads `read_first` bytes of its output, then
 /// closes the pipe: the program must end with status 0 and say nothing.
-#[allow(dead_code)]
 pub fn closed_pipe_is_quiet(args: &[&str], read_first: usize) {
     use std::io::Read;
     use std::process::{Command as StdCommand, Stdio};
@@ -78,7 +71,6 @@ pub fn closed_pipe_is_quiet(args: &[&str], read_first: usize) {
 }
 
 /// A fresh scratch directory per test, removed when the test ends.
-#[allow(dead_code)]
 pub fn scratch(name: &str) -> tempfile::TempDir {
     tempfile::Builder::new()
         .prefix(&format!("nqueens-{name}-"))
@@ -91,7 +83,6 @@ pub fn scratch(name: &str) -> tempfile::TempDir {
 /// ends): made under Cargo's scratch folder for tests, not the system's,
 /// with the process id in its name; the directories of this name left by
 /// processes that have ended are removed first.
-#[allow(dead_code)]
 pub fn scratch_for_process(name: &str) -> tempfile::TempDir {
     let root = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
     let prefix = format!("nqueens-{name}-");
@@ -120,7 +111,6 @@ pub fn scratch_for_process(name: &str) -> tempfile::TempDir {
 
 /// Counts every shard of `shards` of `count n` into its own result file in
 /// `dir` (with the `extra` arguments), returning the files in shard order.
-#[allow(dead_code)]
 pub fn shard_files(dir: &Path, n: &str, shards: u64, extra: &[&str]) -> Vec<PathBuf> {
     (0..shards)
         .map(|index| {
@@ -139,7 +129,6 @@ pub fn shard_files(dir: &Path, n: &str, shards: u64, extra: &[&str]) -> Vec<Path
 
 /// Options for `method` on `threads` threads, cut at `split_depth`, with the
 /// default memory limit.
-#[allow(dead_code)]
 pub fn options(method: Method, threads: usize, split_depth: SplitDepth) -> CountOptions {
     CountOptions::default()
         .with_method(method)
@@ -149,8 +138,6 @@ pub fn options(method: Method, threads: usize, split_depth: SplitDepth) -> Count
 
 /// Solutions of the shard `index` of `shards` (tasks whose id is `index`
 /// modulo `shards`), checking that the report calls itself incomplete.
-// Each test binary compiles this module; not all of them shard.
-#[allow(dead_code)]
 pub fn shard_solutions(n: u32, options: &CountOptions, shards: u64, index: u64) -> u128 {
     let skip = move |id: u64| id % shards != index;
     let hooks = RunHooks::new().skip(&skip);
@@ -164,7 +151,6 @@ pub fn shard_solutions(n: u32, options: &CountOptions, shards: u64, index: u64) 
 
 /// 64-bit FNV-1a, the hash of the journal's checksums (a twin of the
 /// program's, to craft sealed lines).
-#[allow(dead_code)]
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
@@ -175,7 +161,6 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 /// `header_line` (with its own checksum): the checksum covers the header's
 /// text, a newline and the line's text, so the line holds in that journal
 /// alone.
-#[allow(dead_code)]
 pub fn seal_line(header_line: &str, text: &str) -> String {
     let header = header_line.rsplit_once(" #").unwrap().0;
     let bound = format!("{header}\n{text}");
@@ -184,7 +169,6 @@ pub fn seal_line(header_line: &str, text: &str) -> String {
 
 /// Waits until the journal at `path` holds a task line, for at most two
 /// minutes, and fails the test if none came.
-#[allow(dead_code)]
 pub fn await_journaled_task(path: &Path) {
     assert!(
         wait_for_journaled_task(path, 0, std::time::Duration::from_secs(120)),
@@ -197,13 +181,11 @@ pub fn await_journaled_task(path: &Path) {
 /// lines (its count, or its resumed count, has begun), for at most
 /// `limit`: whether they came. A signal sent before meets a count still
 /// building its plan, for seconds on a loaded machine.
-#[allow(dead_code)]
 pub fn wait_for_journaled_task(path: &Path, more_than: usize, limit: std::time::Duration) -> bool {
     wait::poll(limit, || (journaled_tasks(path) > more_than).then_some(())).is_some()
 }
 
 /// Task lines in the journal at `path` (none where there is no journal).
-#[allow(dead_code)]
 pub fn journaled_tasks(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .unwrap_or_default()

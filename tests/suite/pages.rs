@@ -1,11 +1,11 @@
-//! The pages' code fences that are not transcripts (tests/docs.rs runs
+//! The pages' code fences that are not transcripts (tests/suite/docs.rs runs
 //! those): every fence is of a kind the tests run; ```` ```sh ```` recipes
 //! name scripts that exist and are executable, and `nqueens` command lines
 //! that parse; the ```` ```text layout ```` fence names files that exist;
 //! README.md reads in ten minutes. ```` ```rust ```` fences are doctests:
 //! their page is included in `src/lib.rs` under `cfg(doctest)`.
 
-mod common;
+use crate::common;
 
 use common::pages::{fences, fences_of, root, shell_words};
 
@@ -31,7 +31,7 @@ fn every_fence_is_of_a_kind_these_tests_run() {
                 fence.place
             ),
             other => panic!(
-                "{}: fence kind `{other}` is not run by tests/docs.rs (rust, sh, text, text layout, text failpoints)",
+                "{}: fence kind `{other}` is not run by tests/suite/docs.rs (rust, sh, text, text layout, text failpoints)",
                 fence.place
             ),
         }

@@ -1,6 +1,5 @@
-//! The code fences of README.md and docs/*.md, read for tests/docs.rs
-//! (transcripts) and tests/pages.rs (recipes, the layout, the page's size).
-#![allow(dead_code)]
+//! The code fences of README.md and docs/*.md, read for the `docs`
+//! (transcripts) and `pages` tests (recipes, the layout, the page's size).
 
 use std::path::PathBuf;
 

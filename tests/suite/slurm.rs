@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-mod common;
+use crate::common;
 
 use common::slurm::{job_parts, skip_without_slurm, slurm, wait_for_job};
 use common::{outcome, scratch};

@@ -1,6 +1,6 @@
 //! The real binary's board commands, one test per behaviour: `list`, `solve` and `check`.
 
-mod common;
+use crate::common;
 
 use common::{closed_pipe_is_quiet, nqueens, usage_error};
 

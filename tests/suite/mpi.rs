@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 fn running_as_root() -> bool {
     Command::new("id")

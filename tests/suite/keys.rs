@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 use common::{nqueens, outcome, scratch, usage_error};
 use nqueens::run::shard::{checksum_of, ShardResult};
