@@ -247,6 +247,42 @@ fn a_gpu_that_fails_mid_count_hands_its_tasks_back_and_the_count_is_exact() {
     }
 }
 
+/// A GPU whose matcher counts nothing (the stand-in skips it): the timing
+/// command's CPU thread and a count's tables both catch it, exit 3, and
+/// say which task or N.
+#[test]
+fn a_gpu_that_counts_wrong_is_caught() {
+    let skip = [("FAKE_CUDA_SKIP_MATCH", "1")];
+    let (code, _, stderr) = on_fake(
+        &[
+            "gpu",
+            "20",
+            "--tasks",
+            "3",
+            "--cpu-tasks",
+            "3",
+            "--seed",
+            "2",
+        ],
+        &skip,
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("of N = 20: the GPU counted 0 solutions, the CPU "),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = on_fake(
+        &["count", "14", "--format", "csv", "--gpu", "--gpu-only"],
+        &skip,
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    assert_eq!(checked(&stdout), [(14, false)], "{stdout}");
+    assert!(
+        stderr.contains("WRONG COUNT: N = 14: counted 0 solutions but A000170 says 365596"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn what_the_gpu_lacks_is_said_in_one_line() {
     /// Arguments, environment, exit status, what the error says.
