@@ -2,7 +2,7 @@
 # Fetches NVIDIA's NVRTC (the CUDA runtime compiler, a PyPI wheel of about
 # 90 MB) into DIR (default target/nvrtc) and prints the library's path, for
 # the test that compiles the GPU kernel with a real NVRTC on a machine with
-# no GPU (tests/suite/gpu.rs, `NQUEENS_TEST_NVRTC`). Needs python3 with pip.
+# no GPU (tests/suite/gpu/tooling.rs, `NQUEENS_TEST_NVRTC`). Needs python3 with pip.
 set -euo pipefail
 dir=${1:-target/nvrtc}
 version=12.9.86

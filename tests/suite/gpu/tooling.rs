@@ -1,0 +1,127 @@
+//! The device check script, and the kernels compiled by a real NVRTC.
+
+use super::{checked, on_fake};
+use crate::common::fake_gpu::fake_driver;
+use crate::common::{outcome, scratch};
+
+/// The device check (scripts/gpu-check.sh) run through on the stand-in
+/// driver at small sizes, so that its first run on a real GPU, in minutes
+/// a session rarely has, cannot fail on the script itself: every step's
+/// count exact, and the tables written with the timing of N = 26.
+#[test]
+fn the_device_check_script_runs_through_and_writes_its_tables() {
+    let dir = scratch("gpu-check");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new("bash")
+        .arg(root.join("scripts/gpu-check.sh"))
+        .arg(dir.path())
+        .arg(env!("CARGO_BIN_EXE_nqueens"))
+        .env("NQUEENS_CUDA_DRIVER", fake_driver())
+        .env("NQUEENS_NVRTC", fake_driver())
+        .env("GPU_CHECK_ALONE", "10..12")
+        .env("GPU_CHECK_BESIDE", "13")
+        .env("GPU_CHECK_FEEDERS", "1")
+        .env("GPU_CHECK_26", "1")
+        .env("GPU_CHECK_CPU_26", "1")
+        .env("GPU_CHECK_28", "0")
+        .env("GPU_CHECK_HOST_26", "1")
+        .env("GPU_CHECK_CUTS_TASKS", "1")
+        .env("GPU_CHECK_CUTS_N", "24")
+        // A light task of N = 26 (seed 1's first takes the stand-in, one
+        // host core playing the GPU, a minute and a half).
+        .env("GPU_CHECK_SEED", "9")
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = outcome(output);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("gpu-check.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["seed"], 9, "{summary}");
+    let alone = summary["alone"].as_array().unwrap();
+    assert_eq!(alone.len(), 3, "{summary}");
+    assert!(alone.iter().all(|row| row["exact"] == true), "{summary}");
+    for step in ["beside", "cpu"] {
+        assert_eq!(summary[step]["n"], 13, "{summary}");
+        assert_eq!(summary[step]["exact"], true, "{summary}");
+    }
+    let timing = &summary["timing"]["26"];
+    assert_eq!(timing["tasks_timed"], 1, "{summary}");
+    assert!(timing["gpu_days"].as_f64().unwrap() > 0.0, "{summary}");
+    assert!(
+        timing["gpu_per_cpu_thread"].as_f64().unwrap() > 0.0,
+        "{summary}"
+    );
+    // What bounds a feeder: its own seconds, and the CPU threads it can
+    // take at most.
+    assert!(
+        timing["feeder_cpu_threads"].as_f64().unwrap() > 0.0,
+        "{summary}"
+    );
+    for part in ["boards", "layout", "device"] {
+        assert!(
+            timing["host_seconds"][part].as_f64().unwrap() >= 0.0,
+            "{summary}"
+        );
+    }
+    // The board kernels timed on the task the CPU timed, their boards
+    // checked against the CPU glue's.
+    let boards = &timing["board_kernels"];
+    assert!(boards["boards"].as_u64().unwrap() > 0, "{summary}");
+    assert_eq!(boards["keys_compared"], true, "{summary}");
+    assert_eq!(summary["host_boards_26"]["tasks_timed"], 1, "{summary}");
+    let table = std::fs::read_to_string(dir.path().join("gpu-check.md")).unwrap();
+    assert!(table.contains("with the host's half boards"), "{table}");
+    assert!(
+        table.contains("Half boards made by the board kernels"),
+        "{table}"
+    );
+    assert!(table.contains("| 26 | 1 of "), "{table}");
+    assert!(table.contains("Fake GPU 0"), "{table}");
+    // The same task at both caps of the cut bits, by both matchers.
+    for cuts in ["12", "16"] {
+        for (key, matcher) in [("cuts", "buckets"), ("sliced", "sliced")] {
+            assert_eq!(summary[key][cuts]["tasks_timed"], 1, "{summary}");
+            assert!(
+                table.contains(&format!("| 24 | {matcher} | {cuts} | 1 | ")),
+                "{table}"
+            );
+        }
+    }
+}
+
+/// The kernel's CUDA text compiled by a real NVRTC, with the options and
+/// for the architectures the program asks for, and the image it makes
+/// loaded by the stand-in driver (which finds the kernel in a real cubin
+/// or PTX): so the half of `pairs.cuh` that only NVRTC compiles is
+/// checked where no GPU is. `NQUEENS_TEST_NVRTC` names the library (CI
+/// fetches NVIDIA's NVRTC wheel from PyPI, `scripts/fetch-nvrtc.sh`);
+/// without it the test says so, and fails where
+/// `NQUEENS_TEST_NVRTC_REQUIRED` is set.
+#[test]
+fn the_kernel_compiles_with_a_real_nvrtc() {
+    let Some(nvrtc) = std::env::var_os("NQUEENS_TEST_NVRTC") else {
+        assert!(
+            std::env::var_os("NQUEENS_TEST_NVRTC_REQUIRED").is_none(),
+            "NQUEENS_TEST_NVRTC_REQUIRED is set but NQUEENS_TEST_NVRTC names no NVRTC"
+        );
+        eprintln!(
+            "SKIPPED: NQUEENS_TEST_NVRTC names no NVRTC (scripts/fetch-nvrtc.sh fetches one)"
+        );
+        return;
+    };
+    let nvrtc = nvrtc.to_str().unwrap();
+    // An H100 (sm_90: a cubin), an old Pascal (6.0) and a GPU newer than
+    // the toolkit (PTX of the newest architecture it knows).
+    for capability in ["90", "60", "130"] {
+        let (code, stdout, stderr) = on_fake(
+            &["count", "12..13", "--format", "csv", "--gpu", "--gpu-only"],
+            &[("NQUEENS_NVRTC", nvrtc), ("FAKE_CUDA_CC", capability)],
+        );
+        assert_eq!(code, Some(0), "compute capability {capability}: {stderr}");
+        assert!(
+            checked(&stdout).iter().all(|&(_, ok)| ok),
+            "{capability}: {stdout}"
+        );
+    }
+}
