@@ -154,3 +154,69 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
     // `keep_disjoint_in::<Avx512>` needs of its caller.
     unsafe { super::keep_disjoint_in::<Avx512>(values, test, out) }
 }
+
+/// For each set of taken lanes (256 masks of eight u64 lanes), the
+/// `vpermq` indices (one byte each) that move the other lanes to the front
+/// and the taken ones to the back, each side in order.
+const fn partition_orders() -> [[u8; 8]; 256] {
+    let mut table = [[0u8; 8]; 256];
+    let mut taken = 0;
+    while taken < 256 {
+        let mut placed = 0;
+        let mut side = 0;
+        while side < 2 {
+            let mut lane = 0;
+            while lane < 8 {
+                if (taken >> lane) & 1 == side {
+                    table[taken][placed] = lane as u8;
+                    placed += 1;
+                }
+                lane += 1;
+            }
+            side += 1;
+        }
+        taken += 1;
+    }
+    table
+}
+
+/// Eight u64 lanes, free ones first: 256 masks (2 KB).
+static PARTITION8: [[u8; 8]; 256] = partition_orders();
+
+/// [`partition_into`](super::partition_into) on AVX-512F: as the AVX2
+/// loop, but eight keys a step, their order looked up by the mask of the
+/// taken ones and applied by one `vpermq`, so the step's two whole-vector
+/// stores place twice the keys (on Zen 5 a count of N = 28 spent 12% of
+/// its time in the AVX2 loop). The gap of keys not yet placed is kept at
+/// least sixteen wide; the last keys one at a time.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+    let len = from.len();
+    assert_eq!(len, to.len(), "a slot for every key");
+    let (mut free_end, mut taken_start) = (0, len);
+    let mut start = 0;
+    let bit_lanes = _mm512_set1_epi64(bit as i64);
+    while len - start >= 16 {
+        // SAFETY: the load reads keys start..start + 8 of `from`, and the
+        // table row its 8 bytes. The gap taken_start - free_end equals
+        // the keys not yet placed, len - start >= 16, so both stores'
+        // eight slots lie within `to` and in the gap: the free side's
+        // from free_end, the taken side's ending at taken_start, and
+        // neither reaches the other's placed keys.
+        unsafe {
+            let keys = _mm512_loadu_epi64(from.as_ptr().add(start).cast());
+            let taken = _mm512_test_epi64_mask(keys, bit_lanes);
+            let order = _mm512_cvtepu8_epi64(_mm_loadl_epi64(
+                PARTITION8[usize::from(taken)].as_ptr().cast(),
+            ));
+            let sides = _mm512_permutexvar_epi64(order, keys);
+            _mm512_storeu_epi64(to.as_mut_ptr().add(free_end).cast(), sides);
+            _mm512_storeu_epi64(to.as_mut_ptr().add(taken_start - 8).cast(), sides);
+            let took = taken.count_ones() as usize;
+            free_end += 8 - took;
+            taken_start -= took;
+        }
+        start += 8;
+    }
+    super::partition_from(from, start, (free_end, taken_start), bit, to)
+}

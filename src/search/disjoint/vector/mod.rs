@@ -137,11 +137,12 @@ pub(crate) fn keep_disjoint_entries(
 pub(crate) fn partition_into(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> usize {
     assert_eq!(from.len(), to.len(), "a slot for every key");
     match path {
-        // SAFETY: a path is chosen only if the CPU runs it: AVX2 on both
-        // (the AVX-512 path takes the AVX2 loop: its four lanes a step go
-        // to both sides with one shuffle).
+        // SAFETY: a path is chosen only if the CPU runs it.
         #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe { avx2::partition_into(from, bit, to) },
+        MatcherPath::Avx512 => unsafe { avx512::partition_into(from, bit, to) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::partition_into(from, bit, to) },
         _ => partition_from(from, 0, (0, to.len()), bit, to),
     }
 }
