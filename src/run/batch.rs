@@ -36,6 +36,12 @@ pub trait BatchWorker: Sync {
         tasks: &[Task],
         cancel: Option<&AtomicBool>,
     ) -> Result<Vec<Option<BatchCount>>, String>;
+
+    /// A line on the worker's run, said when a count ends (a GPU's peak
+    /// memory in use); `None` where there is nothing to say.
+    fn closing_note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Why a batch worker stopped taking batches.

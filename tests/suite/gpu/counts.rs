@@ -15,6 +15,8 @@ fn the_gpu_alone_counts_every_n_exactly() {
         "{stderr}"
     );
     assert!(stderr.contains("counts join tasks alone"), "{stderr}");
+    // Each N's count ends with the GPU's peak memory in use.
+    assert_eq!(peak_notes(&stderr), 8, "{stderr}");
     let rows = checked(&stdout);
     assert_eq!(rows.len(), 8, "{stdout}");
     assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
@@ -38,6 +40,8 @@ fn the_gpu_alone_counts_every_n_exactly() {
         "{stderr}"
     );
     assert_eq!(checked(&stdout), [(14, true), (15, true), (16, true)]);
+    // One peak a GPU and N, not one a feeder.
+    assert_eq!(peak_notes(&stderr), 3, "{stderr}");
     // Every buffer taken on the GPU was given back: a feeder takes a
     // counter a batch, and millions of batches must not fill the GPU.
     assert!(stderr.contains(", 0 buffers held at exit;"), "{stderr}");
@@ -314,4 +318,29 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
     let rows = checked(&stdout);
     assert_eq!(rows.len(), 3, "{stdout}");
     assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+}
+
+/// The lines of `stderr` giving a GPU's peak memory in use, each checked
+/// to read as a size of at most the stand-in's 8 GiB.
+fn peak_notes(stderr: &str) -> usize {
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| {
+            line.split_once(": peak GPU memory in use ")
+                .map(|(_, rest)| rest)
+        })
+        .collect();
+    for note in &notes {
+        assert!(
+            note.ends_with(" of 8.00 GiB (read after each task)"),
+            "{note}"
+        );
+        let (size, unit) = note.split_once(' ').unwrap();
+        let size: f64 = size.parse().unwrap();
+        assert!(
+            size > 0.0 && (!unit.starts_with("GiB") || size <= 8.0),
+            "{note}"
+        );
+    }
+    notes.len()
 }

@@ -130,6 +130,9 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
         // Only rank 0 gets an outcome, and only it prints.
         let outcome = stopping.run(tracked, &on_task, &devices)?;
         bar.finish_and_clear();
+        for note in devices.closing_notes() {
+            eprintln!("{note}");
+        }
         match outcome {
             TrackedOutcome::Counted(report) => {
                 writer.write(&report).context("cannot write the result")?;

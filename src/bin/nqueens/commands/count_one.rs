@@ -174,6 +174,9 @@ pub fn count_one<W: Write>(
     }
     let outcome = stopping.run(tracked, &on_task, devices)?;
     bar.finish_and_clear();
+    for note in devices.closing_notes() {
+        eprintln!("{note}");
+    }
     match outcome {
         TrackedOutcome::Stopped {
             counted,

@@ -67,6 +67,14 @@ impl Devices {
             .collect()
     }
 
+    /// The workers' lines for the end of a count (each GPU's peak memory).
+    pub fn closing_notes(&self) -> Vec<String> {
+        self.workers
+            .iter()
+            .filter_map(|worker| worker.closing_note())
+            .collect()
+    }
+
     /// Refuses a plan the GPU cannot take: it counts the tasks of one
     /// method only ([`nqueens::Method::on_gpu`]).
     pub fn check_plan(&self, plan: &Plan) -> anyhow::Result<()> {

@@ -3,7 +3,7 @@
 //! thread would, and counts their pairs on the GPU. Each task's count is the
 //! CPU's, so journals, shards and `compare` see no difference.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -29,6 +29,10 @@ pub struct GpuJoinWorker {
     /// The quadrant cells this feeder keeps on the GPU from batch to
     /// batch (only this feeder's thread takes the lock).
     cells: Mutex<DeviceCells>,
+    /// The most GPU memory in use after a task, and the GPU's total,
+    /// shared by the GPU's feeders (bytes; 0 before the first task).
+    peak_in_use: Arc<AtomicU64>,
+    total_memory: Arc<AtomicU64>,
 }
 
 impl GpuJoinWorker {
@@ -39,6 +43,8 @@ impl GpuJoinWorker {
             device: Arc::new(device),
             feeder: (0, 1),
             cells: Mutex::new(DeviceCells::with_budget(budget)),
+            peak_in_use: Arc::default(),
+            total_memory: Arc::default(),
         }
     }
 
@@ -46,11 +52,14 @@ impl GpuJoinWorker {
     pub fn feeders(device: GpuDevice, count: usize) -> Vec<GpuJoinWorker> {
         let device = Arc::new(device);
         let count = count.max(1);
+        let (peak_in_use, total_memory) = (Arc::default(), Arc::default());
         (0..count)
             .map(|feeder| GpuJoinWorker {
                 device: Arc::clone(&device),
                 feeder: (feeder, count),
                 cells: Mutex::new(DeviceCells::with_budget(device.settings.cells_budget)),
+                peak_in_use: Arc::clone(&peak_in_use),
+                total_memory: Arc::clone(&total_memory),
             })
             .collect()
     }
@@ -118,8 +127,41 @@ impl BatchWorker for GpuJoinWorker {
                 count: TaskCount::of_join(tally),
                 micros: (started.elapsed().as_secs_f64() * 1e6).round() as u64,
             }));
+            // In use after each task, with the batch's buffers still
+            // held, as `nqueens gpu` reads it (the whole GPU's: other
+            // processes' memory counts too). A failed read only loses
+            // the note.
+            if let Ok((free, total)) = self.device.memory() {
+                let in_use = total.saturating_sub(free);
+                self.peak_in_use.fetch_max(in_use, Ordering::Relaxed);
+                self.total_memory.store(total, Ordering::Relaxed);
+            }
         }
         Ok(counts)
+    }
+
+    fn closing_note(&self) -> Option<String> {
+        // One note a GPU, from its first feeder, on this count's tasks
+        // (the next count of a range starts again from 0).
+        if self.feeder.0 != 0 {
+            return None;
+        }
+        let peak = self.peak_in_use.swap(0, Ordering::Relaxed);
+        (peak > 0).then(|| {
+            let shown = |bytes: u64| {
+                let (scale, unit) = [(30, "GiB"), (20, "MiB"), (10, "KiB")]
+                    .into_iter()
+                    .find(|&(shift, _)| bytes >= 1 << shift)
+                    .unwrap_or((0, "bytes"));
+                format!("{:.2} {unit}", bytes as f64 / (1u64 << scale) as f64)
+            };
+            format!(
+                "gpu: {}: peak GPU memory in use {} of {} (read after each task)",
+                self.device.info().describe(),
+                shown(peak),
+                shown(self.total_memory.load(Ordering::Relaxed)),
+            )
+        })
     }
 }
 
