@@ -507,7 +507,49 @@ impl Leaf {
             let first = pair.as_ptr().cast::<__m512i>();
             let second = pair[per_block..].as_ptr().cast::<__m512i>();
             let mut second_sums = _mm512_setzero_si512();
-            for &entry in routed.entries {
+            // Four queries a step, their eight chains of ANDs side by
+            // side, each into its own sums (Zen 5: the leaves alone 5.7 to
+            // 5.8 cycles a visit against 6.1 to 6.3 one query a step).
+            let (fours, rest) = routed.entries.as_chunks::<4>();
+            let mut first_fours = [_mm512_setzero_si512(); 4];
+            let mut second_fours = [_mm512_setzero_si512(); 4];
+            for &four in fours {
+                let offsets = four.map(offsets_of);
+                // SAFETY: as below, in each block of the pair.
+                unsafe {
+                    let mut first_acc =
+                        offsets.map(|at| _mm512_load_si512(first.byte_add(at.at(0))));
+                    let mut second_acc =
+                        offsets.map(|at| _mm512_load_si512(second.byte_add(at.at(0))));
+                    for chunk in 1..chunks {
+                        for query in 0..4 {
+                            let at = offsets[query].at(chunk);
+                            first_acc[query] = _mm512_and_si512(
+                                first_acc[query],
+                                _mm512_load_si512(first.byte_add(at)),
+                            );
+                            second_acc[query] = _mm512_and_si512(
+                                second_acc[query],
+                                _mm512_load_si512(second.byte_add(at)),
+                            );
+                        }
+                    }
+                    for query in 0..4 {
+                        first_fours[query] = _mm512_add_epi64(
+                            first_fours[query],
+                            _mm512_popcnt_epi64(first_acc[query]),
+                        );
+                        second_fours[query] = _mm512_add_epi64(
+                            second_fours[query],
+                            _mm512_popcnt_epi64(second_acc[query]),
+                        );
+                    }
+                }
+            }
+            for (first_sum, second_sum) in first_fours.into_iter().zip(second_fours) {
+                sums = _mm512_add_epi64(sums, _mm512_add_epi64(first_sum, second_sum));
+            }
+            for &entry in rest {
                 let offsets = offsets_of(entry);
                 // SAFETY: as below, in each block of the pair.
                 unsafe {
