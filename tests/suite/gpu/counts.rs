@@ -332,7 +332,7 @@ fn peak_notes(stderr: &str) -> usize {
         .collect();
     for note in &notes {
         assert!(
-            note.ends_with(" of 8.00 GiB (read after each task)"),
+            note.ends_with(" of 8.0 GiB (read after each task)"),
             "{note}"
         );
         let (size, unit) = note.split_once(' ').unwrap();

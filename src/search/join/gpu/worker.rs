@@ -14,6 +14,7 @@ use crate::plan::Task;
 use crate::run::engine::TaskCount;
 use crate::run::workers::{BatchCount, BatchWorker};
 use crate::search::join::{count_task_on, JoinTally, JoinTask};
+use crate::units::human_bytes;
 
 /// Tasks a GPU worker takes at once.
 pub const GPU_BATCH: usize = 16;
@@ -148,18 +149,11 @@ impl BatchWorker for GpuJoinWorker {
         }
         let peak = self.peak_in_use.swap(0, Ordering::Relaxed);
         (peak > 0).then(|| {
-            let shown = |bytes: u64| {
-                let (scale, unit) = [(30, "GiB"), (20, "MiB"), (10, "KiB")]
-                    .into_iter()
-                    .find(|&(shift, _)| bytes >= 1 << shift)
-                    .unwrap_or((0, "bytes"));
-                format!("{:.2} {unit}", bytes as f64 / (1u64 << scale) as f64)
-            };
             format!(
                 "gpu: {}: peak GPU memory in use {} of {} (read after each task)",
                 self.device.info().describe(),
-                shown(peak),
-                shown(self.total_memory.load(Ordering::Relaxed)),
+                human_bytes(peak),
+                human_bytes(self.total_memory.load(Ordering::Relaxed)),
             )
         })
     }
