@@ -30,37 +30,29 @@ pub struct GpuJoinWorker {
     /// The quadrant cells this feeder keeps on the GPU from batch to
     /// batch (only this feeder's thread takes the lock).
     cells: Mutex<DeviceCells>,
-    /// The most GPU memory in use after a task, and the GPU's total,
-    /// shared by the GPU's feeders (bytes; 0 before the first task).
+    /// The most GPU memory in use after a task, shared by the GPU's
+    /// feeders (bytes; 0 before the first task).
     peak_in_use: Arc<AtomicU64>,
-    total_memory: Arc<AtomicU64>,
 }
 
 impl GpuJoinWorker {
     /// The one worker of `device`.
     pub fn new(device: GpuDevice) -> GpuJoinWorker {
-        let budget = device.settings.cells_budget;
-        GpuJoinWorker {
-            device: Arc::new(device),
-            feeder: (0, 1),
-            cells: Mutex::new(DeviceCells::with_budget(budget)),
-            peak_in_use: Arc::default(),
-            total_memory: Arc::default(),
-        }
+        let mut one = Self::feeders(device, 1);
+        one.pop().expect("feeders makes at least one worker")
     }
 
     /// `count` workers (at least 1) feeding `device` together.
     pub fn feeders(device: GpuDevice, count: usize) -> Vec<GpuJoinWorker> {
         let device = Arc::new(device);
         let count = count.max(1);
-        let (peak_in_use, total_memory) = (Arc::default(), Arc::default());
+        let peak_in_use = Arc::default();
         (0..count)
             .map(|feeder| GpuJoinWorker {
                 device: Arc::clone(&device),
                 feeder: (feeder, count),
                 cells: Mutex::new(DeviceCells::with_budget(device.settings.cells_budget)),
                 peak_in_use: Arc::clone(&peak_in_use),
-                total_memory: Arc::clone(&total_memory),
             })
             .collect()
     }
@@ -135,7 +127,6 @@ impl BatchWorker for GpuJoinWorker {
             if let Ok((free, total)) = self.device.memory() {
                 let in_use = total.saturating_sub(free);
                 self.peak_in_use.fetch_max(in_use, Ordering::Relaxed);
-                self.total_memory.store(total, Ordering::Relaxed);
             }
         }
         Ok(counts)
@@ -153,7 +144,7 @@ impl BatchWorker for GpuJoinWorker {
                 "gpu: {}: peak GPU memory in use {} of {} (read after each task)",
                 self.device.info().describe(),
                 human_bytes(peak),
-                human_bytes(self.total_memory.load(Ordering::Relaxed)),
+                human_bytes(self.device.info().memory),
             )
         })
     }
