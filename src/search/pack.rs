@@ -30,26 +30,46 @@ const fn pack_orders<const MASKS: usize, const SLOTS: usize>() -> [[i32; 8]; MAS
     table
 }
 
-/// For each set of taken lanes (16 masks of four u64 lanes), the `vpermd`
-/// indices that move the other lanes to the front and the taken ones to
-/// the back, each side in order.
-const fn partition_orders() -> [[i32; 8]; 16] {
-    let mut table = [[0i32; 8]; 16];
+/// For each set of taken lanes (`MASKS` = 2^`LANES` masks), the lanes in
+/// the order that puts the other lanes first and the taken ones last,
+/// each side in order: a split's partition by one bit (the AVX-512 one
+/// applies it to eight u64 lanes by `vpermq`).
+pub(crate) const fn partition_lanes<const LANES: usize, const MASKS: usize>() -> [[u8; LANES]; MASKS]
+{
+    let mut table = [[0u8; LANES]; MASKS];
     let mut taken = 0;
-    while taken < 16 {
+    while taken < MASKS {
         let mut placed = 0;
         let mut side = 0;
         while side < 2 {
-            let mut lane: usize = 0;
-            while lane < 4 {
+            let mut lane = 0;
+            while lane < LANES {
                 if (taken >> lane) & 1 == side {
-                    table[taken][2 * placed] = (2 * lane) as i32;
-                    table[taken][2 * placed + 1] = (2 * lane + 1) as i32;
+                    table[taken][placed] = lane as u8;
                     placed += 1;
                 }
                 lane += 1;
             }
             side += 1;
+        }
+        taken += 1;
+    }
+    table
+}
+
+/// [`partition_lanes`] of four u64 lanes as `vpermd` indices (two 32-bit
+/// slots a lane).
+const fn partition_orders() -> [[i32; 8]; 16] {
+    let lanes = partition_lanes::<4, 16>();
+    let mut table = [[0i32; 8]; 16];
+    let mut taken = 0;
+    while taken < 16 {
+        let mut place = 0;
+        while place < 4 {
+            let lane = lanes[taken][place] as i32;
+            table[taken][2 * place] = 2 * lane;
+            table[taken][2 * place + 1] = 2 * lane + 1;
+            place += 1;
         }
         taken += 1;
     }

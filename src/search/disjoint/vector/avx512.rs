@@ -155,33 +155,9 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
     unsafe { super::keep_disjoint_in::<Avx512>(values, test, out) }
 }
 
-/// For each set of taken lanes (256 masks of eight u64 lanes), the
-/// `vpermq` indices (one byte each) that move the other lanes to the front
-/// and the taken ones to the back, each side in order.
-const fn partition_orders() -> [[u8; 8]; 256] {
-    let mut table = [[0u8; 8]; 256];
-    let mut taken = 0;
-    while taken < 256 {
-        let mut placed = 0;
-        let mut side = 0;
-        while side < 2 {
-            let mut lane = 0;
-            while lane < 8 {
-                if (taken >> lane) & 1 == side {
-                    table[taken][placed] = lane as u8;
-                    placed += 1;
-                }
-                lane += 1;
-            }
-            side += 1;
-        }
-        taken += 1;
-    }
-    table
-}
-
-/// Eight u64 lanes, free ones first: 256 masks (2 KB).
-static PARTITION8: [[u8; 8]; 256] = partition_orders();
+/// Eight u64 lanes, free ones first, as `vpermq` indices (one byte each):
+/// 256 masks (2 KB).
+static PARTITION8: [[u8; 8]; 256] = crate::search::pack::partition_lanes::<8, 256>();
 
 /// [`partition_into`](super::partition_into) on AVX-512F: as the AVX2
 /// loop, but eight keys a step, their order looked up by the mask of the
