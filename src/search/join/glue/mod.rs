@@ -330,17 +330,22 @@ impl Glue for PortableGlue {
                 before: lens.map(|len| len as u32),
                 kept: [0, 0],
             };
+            // Branch-free, as `place`: a branch on each placement's
+            // class took a third of the portable count's placing.
             for (lane, &diag) in step.iter().enumerate() {
                 let (check, key, allowed, in_class) = how.apply(diag);
-                if allowed {
-                    let class = usize::from(in_class);
-                    // SAFETY: each list has room for every placement.
-                    unsafe {
-                        lists[2 * class].add(lens[class]).write(check);
-                        lists[2 * class + 1].add(lens[class]).write(key);
-                    }
-                    lens[class] += 1;
-                    base.kept[class] |= 1 << lane;
+                // SAFETY: each list has room for every placement, and a
+                // length stays at or below the placements seen.
+                unsafe {
+                    lists[0].add(lens[0]).write(check);
+                    lists[1].add(lens[0]).write(key);
+                    lists[2].add(lens[1]).write(check);
+                    lists[3].add(lens[1]).write(key);
+                }
+                let kept = [allowed & !in_class, allowed & in_class];
+                for (class, kept) in kept.into_iter().enumerate() {
+                    lens[class] += usize::from(kept);
+                    base.kept[class] |= u16::from(kept) << lane;
                 }
             }
             out.steps.push(base);
