@@ -9,7 +9,7 @@ mod avx512;
 
 use super::fill::fill_blocks;
 #[cfg(target_arch = "x86_64")]
-use super::fill::fill_blocks_avx2;
+use super::fill::{fill_blocks_avx2, gfni_fill_runs_here};
 use super::{
     count_disjoint_naive, Layout, Line, MatcherPath, BLOCK_KEYS, LINE_BYTES, NARROW, SMALL_SET,
     WIDE,
@@ -119,9 +119,15 @@ impl Leaf {
             // both (`MatcherPath::runs_here`).
             #[cfg(target_arch = "x86_64")]
             MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe {
-                fill_blocks_avx2(layout, keys, tables)
+                // SAFETY: with GFNI only where the CPU has it and the
+                // AVX-512 features it takes.
+                if layout.path() == MatcherPath::Avx512 && gfni_fill_runs_here() {
+                    fill_blocks_avx2::<true>(layout, keys, tables)
+                } else {
+                    fill_blocks_avx2::<false>(layout, keys, tables)
+                }
             },
-            _ => fill_blocks::<false>(layout, keys, tables),
+            _ => fill_blocks::<false, false>(layout, keys, tables),
         }
     }
 
