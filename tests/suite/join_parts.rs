@@ -3,8 +3,8 @@
 //! force, and the memory constants against the quadrants.
 
 use nqueens::testing::disjoint::{
-    choose_cuts, count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath,
-    SplitMatcher, UnexpectedBits, BLOCK_KEYS,
+    choose_cuts, count_disjoint_naive, take_leaf_work, transpose64, transpose64_naive, Matcher,
+    MatcherPath, SplitMatcher, UnexpectedBits, BLOCK_KEYS,
 };
 use nqueens::testing::SplitMix64;
 use proptest::prelude::*;
@@ -236,6 +236,57 @@ fn the_split_cuts_the_keys_it_can() {
     let stored = [0b111u64, 0b011, 0b001, 0b101];
     let queries = [0b001u64, 0b011, 0b001];
     assert_eq!(choose_cuts(&stored, &queries, 5), vec![0b001, 0b010]);
+}
+
+#[test]
+fn the_split_packs_the_taken_sides_last_block_into_the_free_sides() {
+    // Cut on bit 0: `free` keys leave it free, `taken` keys take it.
+    let keys_of = |free: u64, taken: u64| -> Vec<u64> {
+        let free_keys = (0..free).map(|i| i << 1);
+        free_keys.chain((0..taken).map(|i| i << 1 | 1)).collect()
+    };
+    let queries = [0u64, 1, 2, 3, 6, 1 << 11];
+    // (free keys, taken keys, leaves, blocks query 0 visits, blocks
+    // query 1 visits). 700 and 324: the taken side's 324 fit the 188
+    // free slots of the free side's last block, so the node is one leaf
+    // and query 0 visits two blocks, not three. 900 and 636: 124 of the
+    // taken side fit 388's block, query 0 visits 2 + 1 blocks, not 2 + 2,
+    // and query 1, which takes the cut bit, still 2. 700 and 400: 188 and
+    // 400 do not fit one block, nothing moves.
+    for (free, taken, leaves, visits_free, visits_taken) in [
+        (700, 324, 1, 2, 2),
+        (900, 636, 2, 3, 2),
+        (700, 400, 2, 3, 2),
+    ] {
+        let keys = keys_of(free, taken);
+        let mut split = SplitMatcher::default();
+        split.load(&keys, &[1], 512, u64::MAX);
+        assert_eq!(split.leaf_count(), leaves, "{free} and {taken} keys");
+        for (query, visits) in [(0, visits_free), (1, visits_taken)] {
+            take_leaf_work();
+            assert_eq!(
+                split.sum_disjoint(&[query], 0),
+                Ok(count_disjoint_naive(&keys, query))
+            );
+            assert_eq!(
+                take_leaf_work().visits,
+                visits,
+                "query {query}, {free} and {taken} keys"
+            );
+        }
+        assert_eq!(
+            split.sum_disjoint(&queries, 0),
+            Ok(sum_naive(&keys, &queries, 0))
+        );
+        // Told that no query takes bit 0, the cut's bit stays in the keys
+        // of a leaf that holds both sides, so a query taking it is
+        // refused, not miscounted, wherever keys of both sides share a leaf.
+        split.load(&keys, &[1], 512, !1);
+        match split.sum_disjoint(&[1], 0) {
+            Ok(sum) => assert_eq!(sum, count_disjoint_naive(&keys, 1)),
+            Err(UnexpectedBits(bits)) => assert_eq!(bits, 1),
+        }
+    }
 }
 
 /// Every non-attacking placement on a `side` square, as (rows, cols,

@@ -15,7 +15,7 @@
 //! cut bits above its position in the batch.
 
 use super::grow_to;
-use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed};
+use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed, BLOCK_KEYS};
 use super::squeeze::{gather_bits, Squeeze};
 use super::vector::{keep_disjoint_entries, partition_into};
 
@@ -77,10 +77,14 @@ pub struct SplitMatcher {
     /// they dropped because no query was to take them.
     squeeze: Squeeze,
     dropped: u64,
-    /// Per leaf, where its keys lie (start, length) and its depth; and
+    /// Per leaf, where its keys lie (start, length) and the depth whose
+    /// list holds them (a node made one leaf keeps its children's); and
     /// the smallest depth of a leaf.
     spans: Vec<(usize, usize, usize)>,
     min_depth: usize,
+    /// The smallest depth of a cut whose bit a leaf's keys must keep
+    /// (see [`SplitMatcher::merge_remainders`]).
+    kept_depth: usize,
     /// The stored keys as the partitions leave them: a node at an odd
     /// depth in the first list, at an even depth (from 2) in the second,
     /// each partition reading one and writing the other in the same
@@ -112,6 +116,7 @@ impl SplitMatcher {
         self.cut_mask = cuts.iter().fold(0, |all, bit| all | bit);
         self.spans.clear();
         self.min_depth = usize::MAX;
+        self.kept_depth = usize::MAX;
         let [mut odd, mut even] = std::mem::take(&mut self.parts);
         // A split writes both lists; an unsplit load copies its keys to
         // the first.
@@ -131,7 +136,7 @@ impl SplitMatcher {
         // fewer at N = 20 for most tasks (keys of 31 or 32 bits to 29 or
         // 30, six chunks to five): 6% fewer line loads in the sums.
         let used = keys.iter().fold(0, |all, key| all | key);
-        let passed = cuts[..self.min_depth.min(cuts.len())]
+        let passed = cuts[..self.min_depth.min(self.kept_depth).min(cuts.len())]
             .iter()
             .fold(0, |all, bit| all | bit);
         self.squeeze.set(used, used & query_bits & !passed);
@@ -195,6 +200,9 @@ impl SplitMatcher {
                 let free = self.build(input, parts, (start, free_len), cuts, depth + 1, leaf_min);
                 let taken_at = (start + free_len, len - free_len);
                 let taken = self.build(input, parts, taken_at, cuts, depth + 1, leaf_min);
+                if let Some(merged) = self.merge_remainders(index, free, taken, depth) {
+                    return merged;
+                }
                 // The entries hold the cut bits in the order of their
                 // positions (see `fill_entries`).
                 let rank = (self.cut_mask & (bit - 1)).count_ones();
@@ -208,6 +216,50 @@ impl SplitMatcher {
             }
         }
         index
+    }
+
+    /// Moves the keys of the taken leaf's last block into the free leaf's
+    /// last block where they fit. The free leaf meets every query of the
+    /// node and the taken leaf only those that leave the cut bit free, so
+    /// no query visits more blocks and those that reach the taken leaf
+    /// visit one fewer. The cut's bit must then stay in the leaves' keys.
+    /// Returns the node's index if the taken leaf emptied and the node
+    /// became one leaf.
+    fn merge_remainders(
+        &mut self,
+        index: usize,
+        free: usize,
+        taken: usize,
+        depth: usize,
+    ) -> Option<usize> {
+        let (Node::Leaf(free_leaf), Node::Leaf(taken_leaf)) = (self.nodes[free], self.nodes[taken])
+        else {
+            return None;
+        };
+        let (free_start, free_len, free_depth) = self.spans[free_leaf];
+        let (taken_start, taken_len, leaf_depth) = self.spans[taken_leaf];
+        // Both sides' keys must lie side by side in one list.
+        if free_depth != leaf_depth || free_start + free_len != taken_start {
+            return None;
+        }
+        let (free_rest, taken_rest) = (free_len % BLOCK_KEYS, taken_len % BLOCK_KEYS);
+        if free_rest == 0 || taken_rest == 0 || free_rest + taken_rest > BLOCK_KEYS {
+            return None;
+        }
+        self.kept_depth = self.kept_depth.min(depth);
+        if taken_rest == taken_len {
+            // The node is one leaf of both sides' keys.
+            debug_assert_eq!(taken_leaf, free_leaf + 1);
+            self.nodes.truncate(index);
+            self.spans.truncate(free_leaf);
+            self.nodes.push(Node::Leaf(self.spans.len()));
+            self.spans
+                .push((free_start, free_len + taken_len, leaf_depth));
+            return Some(index);
+        }
+        self.spans[free_leaf].1 += taken_rest;
+        self.spans[taken_leaf] = (taken_start + taken_rest, taken_len - taken_rest, leaf_depth);
+        None
     }
 
     /// The sum over `queries` of the stored keys disjoint from
