@@ -135,11 +135,23 @@ pub(crate) fn keep_disjoint_entries(
 /// taken keys come in no promised order. Read from one list and written
 /// to another, a split's partitions need no copy back.
 pub(crate) fn partition_into(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+    partition_stored(path, from, bit, to, crate::system::masked_stores_fast())
+}
+
+/// [`partition_into`], the AVX-512 loop with masked stores if `masked`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn partition_stored(
+    path: MatcherPath,
+    from: &[u64],
+    bit: u64,
+    to: &mut [u64],
+    masked: bool,
+) -> usize {
     assert_eq!(from.len(), to.len(), "a slot for every key");
     match path {
         // SAFETY: a path is chosen only if the CPU runs it.
         #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx512 => unsafe { avx512::partition_into(from, bit, to) },
+        MatcherPath::Avx512 => unsafe { avx512::partition_into(from, bit, to, masked) },
         // SAFETY: as above.
         #[cfg(target_arch = "x86_64")]
         MatcherPath::Avx2 => unsafe { avx2::partition_into(from, bit, to) },
@@ -259,13 +271,18 @@ mod tests {
             let free: Vec<u64> = keys.iter().copied().filter(|k| k & bit == 0).collect();
             let mut taken: Vec<u64> = keys.iter().copied().filter(|k| k & bit != 0).collect();
             taken.sort_unstable();
-            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+            let paths = MatcherPath::ALL.into_iter().filter(|path| path.runs_here());
+            for (path, masked) in paths.flat_map(|path| [(path, false), (path, true)]) {
                 let mut to = vec![0; len];
-                let free_len = partition_into(path, &keys, bit, &mut to);
-                assert_eq!(to[..free_len], free, "{path:?}, {len} keys");
+                let free_len = partition_stored(path, &keys, bit, &mut to, masked);
+                assert_eq!(
+                    to[..free_len],
+                    free,
+                    "{path:?}, masked {masked}, {len} keys"
+                );
                 let mut to_taken = to[free_len..].to_vec();
                 to_taken.sort_unstable();
-                assert_eq!(to_taken, taken, "{path:?}, {len} keys");
+                assert_eq!(to_taken, taken, "{path:?}, masked {masked}, {len} keys");
             }
         }
     }
