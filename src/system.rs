@@ -78,10 +78,8 @@ pub(crate) fn fast_bit_gather() -> bool {
     {
         static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
         *FAST.get_or_init(|| {
-            use std::arch::x86_64::__cpuid;
-            let (vendor, signature) = (__cpuid(0), __cpuid(1).eax);
-            let amd =
-                (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
+            let signature = std::arch::x86_64::__cpuid(1).eax;
+            let amd = cpu_vendor() == *b"AuthenticAMD";
             std::arch::is_x86_feature_detected!("bmi2") && bit_gather_is_fast(amd, signature)
         })
     }
@@ -98,13 +96,24 @@ pub(crate) fn masked_stores_fast() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         static FAST: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *FAST.get_or_init(|| {
-            let vendor = std::arch::x86_64::__cpuid(0);
-            (vendor.ebx, vendor.edx, vendor.ecx) == (0x756e_6547, 0x4965_6e69, 0x6c65_746e)
-        })
+        *FAST.get_or_init(|| cpu_vendor() == *b"GenuineIntel")
     }
     #[cfg(not(target_arch = "x86_64"))]
     false
+}
+
+/// The CPU's vendor string (CPUID leaf 0: EBX, EDX, ECX).
+#[cfg(target_arch = "x86_64")]
+fn cpu_vendor() -> [u8; 12] {
+    let leaf = std::arch::x86_64::__cpuid(0);
+    let mut vendor = [0; 12];
+    for (bytes, register) in vendor
+        .chunks_exact_mut(4)
+        .zip([leaf.ebx, leaf.edx, leaf.ecx])
+    {
+        bytes.copy_from_slice(&register.to_le_bytes());
+    }
+    vendor
 }
 
 /// Whether a CPU with BMI2, of CPUID leaf 1 `signature`, gathers bits
@@ -235,6 +244,22 @@ mod tests {
         assert!(bit_gather_is_fast(false, intel));
         // The family only counts on AMD.
         assert!(bit_gather_is_fast(false, zen2));
+    }
+
+    /// The vendor string reads as the kernel reports it, where it does.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_cpu_vendor_is_the_kernels() {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return;
+        };
+        let reported = info
+            .lines()
+            .find_map(|line| line.strip_prefix("vendor_id"))
+            .map(|rest| rest.trim_start_matches([' ', '\t', ':']).trim());
+        if let Some(reported) = reported {
+            assert_eq!(String::from_utf8_lossy(&cpu_vendor()), reported);
+        }
     }
 
     #[test]
