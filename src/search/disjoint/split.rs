@@ -247,17 +247,15 @@ impl SplitMatcher {
             return None;
         }
         self.kept_depth = self.kept_depth.min(depth);
+        self.spans[free_leaf].1 += taken_rest;
         if taken_rest == taken_len {
             // The node is one leaf of both sides' keys.
             debug_assert_eq!(taken_leaf, free_leaf + 1);
             self.nodes.truncate(index);
-            self.spans.truncate(free_leaf);
-            self.nodes.push(Node::Leaf(self.spans.len()));
-            self.spans
-                .push((free_start, free_len + taken_len, leaf_depth));
+            self.nodes.push(Node::Leaf(free_leaf));
+            self.spans.truncate(taken_leaf);
             return Some(index);
         }
-        self.spans[free_leaf].1 += taken_rest;
         self.spans[taken_leaf] = (taken_start + taken_rest, taken_len - taken_rest, leaf_depth);
         None
     }
