@@ -2,7 +2,7 @@
 
 use std::arch::x86_64::*;
 
-use super::super::Layout;
+use super::super::{Layout, Line, BLOCK_KEYS};
 use super::{position, Leaf, Routed};
 
 /// A query's line offsets, read for a loop with `CHUNKS` of them unrolled
@@ -47,10 +47,80 @@ impl<'a, const S: usize, const CHUNKS: usize> QueryOffsets<'a, S, CHUNKS> {
     }
 }
 
+/// A line as a leaf visit reads it: whole (one 512-bit register), or its
+/// low half (256 bits) for a block whose keys fill at most its low half,
+/// the high halves being zeros. Zen 4 loads a 512-bit line as two 256-bit
+/// halves, so a half costs it one load slot of two (a sixth of the visits
+/// at N = 28 and a fifth at N = 18 are to such a block); Zen 5 and Intel
+/// load either in one.
+trait LineRead: Copy {
+    /// The line at `at`, or its low half.
+    ///
+    /// # Safety
+    /// `at` points to a 64-byte aligned line, and the CPU runs AVX2 and
+    /// AVX-512F (the leaf loop's features).
+    unsafe fn read(at: *const __m512i) -> Self;
+
+    /// The bits set in both.
+    ///
+    /// # Safety
+    /// As [`LineRead::read`].
+    unsafe fn and(self, other: Self) -> Self;
+
+    /// The set bits of each u64 lane, as a whole register.
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512F and VPOPCNTDQ.
+    unsafe fn counts(self) -> __m512i;
+}
+
+impl LineRead for __m512i {
+    #[inline(always)]
+    unsafe fn read(at: *const __m512i) -> Self {
+        // SAFETY: as the trait says.
+        unsafe { _mm512_load_si512(at) }
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: as the trait says.
+        unsafe { _mm512_and_si512(self, other) }
+    }
+
+    #[inline(always)]
+    unsafe fn counts(self) -> __m512i {
+        // SAFETY: as the trait says.
+        unsafe { _mm512_popcnt_epi64(self) }
+    }
+}
+
+impl LineRead for __m256i {
+    #[inline(always)]
+    unsafe fn read(at: *const __m512i) -> Self {
+        // SAFETY: as the trait says; the low half of an aligned line is
+        // 32-byte aligned.
+        unsafe { _mm256_load_si256(at.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: as the trait says.
+        unsafe { _mm256_and_si256(self, other) }
+    }
+
+    #[inline(always)]
+    unsafe fn counts(self) -> __m512i {
+        // Widened with zeros: no AVX-512VL needed for the 256-bit count.
+        // SAFETY: as the trait says.
+        unsafe { _mm512_popcnt_epi64(_mm512_zextsi256_si512(self)) }
+    }
+}
+
 impl Leaf {
-    /// popcounted per u64 lane.
+    /// The sum over the routed queries of the stored keys disjoint from
+    /// each: a line is one register, popcounted per u64 lane.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+    #[target_feature(enable = "avx2,avx512f,avx512vpopcntdq")]
     pub(super) fn sum_avx512<const S: usize, const CHUNKS: usize>(
         &self,
         layout: &Layout,
@@ -62,96 +132,145 @@ impl Leaf {
             layout.chunks.len()
         };
         let rows = routed.offset_rows::<S>();
-        let offsets_of = |entry: u32| QueryOffsets::<S, CHUNKS>::of(&rows[position(entry)], chunks);
+        // A last block of at most half its keys is read by halves (its
+        // lines' high halves are zeros), in a pair or alone.
+        let half_last = self.last_keys <= BLOCK_KEYS / 2;
+        let per_block = layout.lines_per_block;
+        let paired_blocks = self.blocks / 2 * 2;
+        let full_pairs = if half_last && paired_blocks == self.blocks {
+            paired_blocks - 2
+        } else {
+            paired_blocks
+        };
+        let tables = self.tables();
         let mut sums = _mm512_setzero_si512();
         // Blocks in pairs: a query's offsets, read once, serve both (the
         // offsets are half the loads), and the pair's tables still fit the
         // first-level cache.
-        let per_block = layout.lines_per_block;
-        let paired = self.blocks / 2 * 2 * per_block;
-        for pair in self.tables()[..paired].chunks_exact(2 * per_block) {
-            let first = pair.as_ptr().cast::<__m512i>();
-            let second = pair[per_block..].as_ptr().cast::<__m512i>();
-            let mut second_sums = _mm512_setzero_si512();
-            // Four queries a step, their eight chains of ANDs side by
-            // side, each into its own sums (Zen 5: the leaves alone 5.7 to
-            // 5.8 cycles a visit against 6.1 to 6.3 one query a step).
-            let (fours, rest) = routed.entries.as_chunks::<4>();
-            let mut first_fours = [_mm512_setzero_si512(); 4];
-            let mut second_fours = [_mm512_setzero_si512(); 4];
-            for &four in fours {
-                let offsets = four.map(offsets_of);
-                // SAFETY: as below, in each block of the pair.
-                unsafe {
-                    let mut first_acc =
-                        offsets.map(|at| _mm512_load_si512(first.byte_add(at.at(0))));
-                    let mut second_acc =
-                        offsets.map(|at| _mm512_load_si512(second.byte_add(at.at(0))));
-                    for chunk in 1..chunks {
-                        for query in 0..4 {
-                            let at = offsets[query].at(chunk);
-                            first_acc[query] = _mm512_and_si512(
-                                first_acc[query],
-                                _mm512_load_si512(first.byte_add(at)),
-                            );
-                            second_acc[query] = _mm512_and_si512(
-                                second_acc[query],
-                                _mm512_load_si512(second.byte_add(at)),
-                            );
-                        }
-                    }
-                    for query in 0..4 {
-                        first_fours[query] = _mm512_add_epi64(
-                            first_fours[query],
-                            _mm512_popcnt_epi64(first_acc[query]),
-                        );
-                        second_fours[query] = _mm512_add_epi64(
-                            second_fours[query],
-                            _mm512_popcnt_epi64(second_acc[query]),
-                        );
-                    }
-                }
-            }
-            for (first_sum, second_sum) in first_fours.into_iter().zip(second_fours) {
-                sums = _mm512_add_epi64(sums, _mm512_add_epi64(first_sum, second_sum));
-            }
-            for &entry in rest {
-                let offsets = offsets_of(entry);
-                // SAFETY: as below, in each block of the pair.
-                unsafe {
-                    let at = offsets.at(0);
-                    let mut acc = _mm512_load_si512(first.byte_add(at));
-                    let mut second_acc = _mm512_load_si512(second.byte_add(at));
-                    for chunk in 1..chunks {
-                        let at = offsets.at(chunk);
-                        acc = _mm512_and_si512(acc, _mm512_load_si512(first.byte_add(at)));
-                        second_acc =
-                            _mm512_and_si512(second_acc, _mm512_load_si512(second.byte_add(at)));
-                    }
-                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
-                    second_sums = _mm512_add_epi64(second_sums, _mm512_popcnt_epi64(second_acc));
-                }
-            }
-            sums = _mm512_add_epi64(sums, second_sums);
+        for pair in tables[..full_pairs * per_block].chunks_exact(2 * per_block) {
+            // SAFETY: the pair's two blocks of `per_block` lines each.
+            let pair_sums = unsafe {
+                pair_sum::<__m512i, S, CHUNKS>(pair, per_block, rows, routed.entries, chunks)
+            };
+            sums = _mm512_add_epi64(sums, pair_sums);
         }
-        for block in self.tables()[paired..].chunks_exact(per_block) {
-            let base = block.as_ptr().cast::<__m512i>();
-            for &entry in routed.entries {
-                let offsets = offsets_of(entry);
-                // SAFETY: every offset is the byte offset of a line below
-                // lines_per_block (a chunk's first line plus a pattern of
-                // its own bits), so each line lies in this block, and lines
-                // are 64-byte aligned as the aligned loads need.
-                unsafe {
-                    let mut acc = _mm512_load_si512(base.byte_add(offsets.at(0)));
-                    for chunk in 1..chunks {
-                        let line = _mm512_load_si512(base.byte_add(offsets.at(chunk)));
-                        acc = _mm512_and_si512(acc, line);
-                    }
-                    sums = _mm512_add_epi64(sums, _mm512_popcnt_epi64(acc));
+        let last_pair = &tables[full_pairs * per_block..paired_blocks * per_block];
+        if !last_pair.is_empty() {
+            // SAFETY: as above.
+            let pair_sums = unsafe {
+                pair_sum::<__m256i, S, CHUNKS>(last_pair, per_block, rows, routed.entries, chunks)
+            };
+            sums = _mm512_add_epi64(sums, pair_sums);
+        }
+        for block in tables[paired_blocks * per_block..].chunks_exact(per_block) {
+            // SAFETY: the block's `per_block` lines.
+            let block_sums = unsafe {
+                if half_last {
+                    block_sum::<__m256i, S, CHUNKS>(block, rows, routed.entries, chunks)
+                } else {
+                    block_sum::<__m512i, S, CHUNKS>(block, rows, routed.entries, chunks)
                 }
-            }
+            };
+            sums = _mm512_add_epi64(sums, block_sums);
         }
         _mm512_reduce_add_epi64(sums) as u64
     }
+}
+
+/// The sums per u64 lane over the queries of `entries` of a pair of
+/// blocks (`pair`: two blocks of `per_block` lines), the second read as
+/// `Second` (whole lines or their low halves).
+///
+/// # Safety
+/// The CPU runs AVX2, AVX-512F and VPOPCNTDQ; every offset of `rows` is a
+/// line's byte offset below `per_block` lines (a chunk's first line plus
+/// a pattern of its own bits), so each line lies in its block, and the
+/// lines are 64-byte aligned as the aligned loads need.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512vpopcntdq")]
+unsafe fn pair_sum<Second: LineRead, const S: usize, const CHUNKS: usize>(
+    pair: &[Line],
+    per_block: usize,
+    rows: &[[u16; S]],
+    entries: &[u32],
+    chunks: usize,
+) -> __m512i {
+    let offsets_of = |entry: u32| QueryOffsets::<S, CHUNKS>::of(&rows[position(entry)], chunks);
+    let first = pair.as_ptr().cast::<__m512i>();
+    let second = pair[per_block..].as_ptr().cast::<__m512i>();
+    // SAFETY: the caller's features, and every line read lies in its
+    // block (the caller's offsets).
+    unsafe {
+        let mut sums = _mm512_setzero_si512();
+        // Four queries a step, their eight chains of ANDs side by side,
+        // each into its own sums (Zen 5: the leaves alone 5.7 to 5.8
+        // cycles a visit against 6.1 to 6.3 one query a step).
+        let (fours, rest) = entries.as_chunks::<4>();
+        let mut first_fours = [_mm512_setzero_si512(); 4];
+        let mut second_fours = [_mm512_setzero_si512(); 4];
+        for &four in fours {
+            let offsets = four.map(offsets_of);
+            let mut first_acc = offsets.map(|at| __m512i::read(first.byte_add(at.at(0))));
+            let mut second_acc = offsets.map(|at| Second::read(second.byte_add(at.at(0))));
+            for chunk in 1..chunks {
+                for query in 0..4 {
+                    let at = offsets[query].at(chunk);
+                    first_acc[query] = first_acc[query].and(__m512i::read(first.byte_add(at)));
+                    second_acc[query] = second_acc[query].and(Second::read(second.byte_add(at)));
+                }
+            }
+            for query in 0..4 {
+                first_fours[query] =
+                    _mm512_add_epi64(first_fours[query], first_acc[query].counts());
+                second_fours[query] =
+                    _mm512_add_epi64(second_fours[query], second_acc[query].counts());
+            }
+        }
+        for (first_sum, second_sum) in first_fours.into_iter().zip(second_fours) {
+            sums = _mm512_add_epi64(sums, _mm512_add_epi64(first_sum, second_sum));
+        }
+        let mut second_sums = _mm512_setzero_si512();
+        for &entry in rest {
+            let offsets = offsets_of(entry);
+            let at = offsets.at(0);
+            let mut acc = __m512i::read(first.byte_add(at));
+            let mut second_acc = Second::read(second.byte_add(at));
+            for chunk in 1..chunks {
+                let at = offsets.at(chunk);
+                acc = acc.and(__m512i::read(first.byte_add(at)));
+                second_acc = second_acc.and(Second::read(second.byte_add(at)));
+            }
+            sums = _mm512_add_epi64(sums, acc.counts());
+            second_sums = _mm512_add_epi64(second_sums, second_acc.counts());
+        }
+        _mm512_add_epi64(sums, second_sums)
+    }
+}
+
+/// [`pair_sum`] of one block, read as `Lines`, one query a step.
+///
+/// # Safety
+/// As [`pair_sum`], for the one block.
+#[inline]
+#[target_feature(enable = "avx2,avx512f,avx512vpopcntdq")]
+unsafe fn block_sum<Lines: LineRead, const S: usize, const CHUNKS: usize>(
+    block: &[Line],
+    rows: &[[u16; S]],
+    entries: &[u32],
+    chunks: usize,
+) -> __m512i {
+    let base = block.as_ptr().cast::<__m512i>();
+    let mut sums = _mm512_setzero_si512();
+    for &entry in entries {
+        let offsets = QueryOffsets::<S, CHUNKS>::of(&rows[position(entry)], chunks);
+        // SAFETY: as the caller promises.
+        unsafe {
+            let mut acc = Lines::read(base.byte_add(offsets.at(0)));
+            for chunk in 1..chunks {
+                acc = acc.and(Lines::read(base.byte_add(offsets.at(chunk))));
+            }
+            sums = _mm512_add_epi64(sums, acc.counts());
+        }
+    }
+    sums
 }
