@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::*;
 
-use super::super::{Layout, AVX2_BYTE_ROUNDS, BLOCK_KEYS};
+use super::super::{Layout, AVX2_BYTE_ROUNDS};
 use super::{position, Leaf, Routed};
 
 impl Leaf {
@@ -108,18 +108,11 @@ impl Leaf {
                 low
             }
         };
-        let half_last = self.last_keys <= BLOCK_KEYS / 2;
-        // Blocks in pairs, as in the AVX-512 loop: a query's offsets, read
-        // once, serve both; and queries in twos, for the adders (a lone
-        // query's partner is zeros). A last pair whose second block is
-        // half empty reads three halves a line.
+        // Blocks in pairs, as in the AVX-512 loop, and queries in twos,
+        // for the adders (a lone query's partner is zeros). A last pair
+        // whose second block is half empty reads three halves a line.
         let per_block = layout.lines_per_block;
-        let paired_blocks = self.blocks / 2 * 2;
-        let full_pairs = if half_last && paired_blocks == self.blocks {
-            paired_blocks - 2
-        } else {
-            paired_blocks
-        };
+        let runs = self.block_runs(per_block);
         let (twos_of_entries, lone_entry) = routed.entries.as_chunks::<2>();
         // Every query's weight-4 carry from `add_query`, two queries a
         // step into the running fours.
@@ -135,7 +128,7 @@ impl Leaf {
                 }
             }};
         }
-        for pair in self.tables()[..full_pairs * per_block].chunks_exact(2 * per_block) {
+        for pair in runs.pairs.chunks_exact(2 * per_block) {
             let first = pair.as_ptr().cast::<__m256i>();
             let second = pair[per_block..].as_ptr().cast::<__m256i>();
             // A query's four halves, through the adders.
@@ -146,7 +139,7 @@ impl Leaf {
                 add4(a, b, c, d)
             });
         }
-        let last_pair = &self.tables()[full_pairs * per_block..paired_blocks * per_block];
+        let last_pair = runs.half_pair;
         if !last_pair.is_empty() {
             let first = last_pair.as_ptr().cast::<__m256i>();
             let second = last_pair[per_block..].as_ptr().cast::<__m256i>();
@@ -157,9 +150,9 @@ impl Leaf {
                 add4(a, b, and_low_halves(second, offsets), zero)
             });
         }
-        for block in self.tables()[paired_blocks * per_block..].chunks_exact(per_block) {
+        for block in runs.lone.chunks_exact(per_block) {
             let base = block.as_ptr().cast::<__m256i>();
-            if half_last {
+            if runs.lone_half {
                 // The low halves only, four queries a step.
                 let (fours_of_entries, rest) = routed.entries.as_chunks::<4>();
                 let low = |entry: u32| and_low_halves(base, &rows[position(entry)][..chunks]);

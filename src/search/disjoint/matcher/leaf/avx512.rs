@@ -2,7 +2,7 @@
 
 use std::arch::x86_64::*;
 
-use super::super::{Layout, Line, BLOCK_KEYS};
+use super::super::{Layout, Line};
 use super::{position, Leaf, Routed};
 
 /// A query's line offsets, read for a loop with `CHUNKS` of them unrolled
@@ -132,40 +132,35 @@ impl Leaf {
             layout.chunks.len()
         };
         let rows = routed.offset_rows::<S>();
-        // A last block of at most half its keys is read by halves (its
-        // lines' high halves are zeros), in a pair or alone.
-        let half_last = self.last_keys <= BLOCK_KEYS / 2;
+        // A half-empty last block is read by halves, in a pair or alone.
         let per_block = layout.lines_per_block;
-        let paired_blocks = self.blocks / 2 * 2;
-        let full_pairs = if half_last && paired_blocks == self.blocks {
-            paired_blocks - 2
-        } else {
-            paired_blocks
-        };
-        let tables = self.tables();
+        let runs = self.block_runs(per_block);
         let mut sums = _mm512_setzero_si512();
-        // Blocks in pairs: a query's offsets, read once, serve both (the
-        // offsets are half the loads), and the pair's tables still fit the
-        // first-level cache.
-        for pair in tables[..full_pairs * per_block].chunks_exact(2 * per_block) {
+        // Pairs: their tables still fit the first-level cache.
+        for pair in runs.pairs.chunks_exact(2 * per_block) {
             // SAFETY: the pair's two blocks of `per_block` lines each.
             let pair_sums = unsafe {
                 pair_sum::<__m512i, S, CHUNKS>(pair, per_block, rows, routed.entries, chunks)
             };
             sums = _mm512_add_epi64(sums, pair_sums);
         }
-        let last_pair = &tables[full_pairs * per_block..paired_blocks * per_block];
-        if !last_pair.is_empty() {
+        if !runs.half_pair.is_empty() {
             // SAFETY: as above.
             let pair_sums = unsafe {
-                pair_sum::<__m256i, S, CHUNKS>(last_pair, per_block, rows, routed.entries, chunks)
+                pair_sum::<__m256i, S, CHUNKS>(
+                    runs.half_pair,
+                    per_block,
+                    rows,
+                    routed.entries,
+                    chunks,
+                )
             };
             sums = _mm512_add_epi64(sums, pair_sums);
         }
-        for block in tables[paired_blocks * per_block..].chunks_exact(per_block) {
+        for block in runs.lone.chunks_exact(per_block) {
             // SAFETY: the block's `per_block` lines.
             let block_sums = unsafe {
-                if half_last {
+                if runs.lone_half {
                     block_sum::<__m256i, S, CHUNKS>(block, rows, routed.entries, chunks)
                 } else {
                     block_sum::<__m512i, S, CHUNKS>(block, rows, routed.entries, chunks)

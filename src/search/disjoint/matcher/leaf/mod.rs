@@ -81,6 +81,19 @@ pub fn take_leaf_work() -> LeafWork {
     LEAF_WORK.with(|work| work.replace(LeafWork::default()))
 }
 
+/// A leaf's tables cut for the vector loops ([`Leaf::block_runs`]).
+#[cfg(target_arch = "x86_64")]
+struct BlockRuns<'a> {
+    /// Pairs of whole blocks.
+    pairs: &'a [Line],
+    /// A last pair whose second block is half empty, or nothing.
+    half_pair: &'a [Line],
+    /// A last block without a partner, or nothing.
+    lone: &'a [Line],
+    /// Whether that lone block is half empty.
+    lone_half: bool,
+}
+
 /// The position an entry names.
 #[inline(always)]
 fn position(entry: u32) -> usize {
@@ -139,6 +152,28 @@ impl Leaf {
             // SAFETY: a prefetch reads nothing, and the line is this
             // leaf's own.
             unsafe { _mm_prefetch::<_MM_HINT_T1>((line as *const Line).cast()) };
+        }
+    }
+
+    /// The current load's tables as the vector loops read them, blocks of
+    /// `per_block` lines in pairs: a query's offsets, read once, serve
+    /// both. A last block of at most half its keys has zeros in its
+    /// lines' high halves, which those loops skip.
+    #[cfg(target_arch = "x86_64")]
+    fn block_runs(&self, per_block: usize) -> BlockRuns<'_> {
+        let half_last = self.last_keys <= BLOCK_KEYS / 2;
+        let paired_blocks = self.blocks / 2 * 2;
+        let full_pairs = if half_last && paired_blocks == self.blocks {
+            paired_blocks - 2
+        } else {
+            paired_blocks
+        };
+        let tables = self.tables();
+        BlockRuns {
+            pairs: &tables[..full_pairs * per_block],
+            half_pair: &tables[full_pairs * per_block..paired_blocks * per_block],
+            lone: &tables[paired_blocks * per_block..],
+            lone_half: half_last,
         }
     }
 
