@@ -11,16 +11,13 @@
 //!
 //! The vector loops are written once (`vector.rs`) over the kernel's lane
 //! vector trait ([`LaneVector`](crate::search::disjoint::vector::LaneVector),
-//! whose widths' one-line operations live there); each width here
-//! (`avx512.rs`, `avx2.rs`) is the entry points built with its target
-//! features.
+//! whose widths' one-line operations live there); `widths.rs` builds
+//! them for each width with its target features.
 
 #[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
-#[cfg(target_arch = "x86_64")]
 mod vector;
+#[cfg(target_arch = "x86_64")]
+mod widths;
 
 use super::geometry::Geometry;
 
@@ -387,9 +384,7 @@ impl Glue for PortableGlue {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use avx2::Avx2Glue;
-#[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::Avx512Glue;
+pub(crate) use widths::{Avx2Glue, Avx512Glue};
 
 #[cfg(test)]
 mod tests;

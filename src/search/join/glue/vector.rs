@@ -1,7 +1,7 @@
 //! The glue's vector loops, written once for every width.
 //!
 //! The bodies are generic over [`LaneVector`], whose methods are one or two
-//! intrinsics each; every width's entry points (`avx512.rs`, `avx2.rs`) are
+//! intrinsics each; every width's entry points (made in `widths.rs`) are
 //! functions built with that width's target features that call these
 //! bodies, so everything is inlined and compiled for those features. The
 //! kept values are packed to the front of a vector (a compress on AVX-512,
