@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Times two builds of nqueens on the same tasks at the same time, one
+# pinned to each of the first two cores, then again with the cores
+# swapped, so both see the same machine and neither core's speed favours
+# one: the way docs/performance.md compares builds on a 2-core VM. Each
+# run is `plan N -j1 --estimate --sample S --seed SEED` (the same sampled
+# tasks for both builds at a seed). Prints every pair's ratio NEW/BASE and
+# the ratio of the summed times. Needs taskset (util-linux).
+#
+#   scripts/ab-pinned.sh BASE NEW [--n N] [--sample S] SEED...
+#
+# BASE and NEW are nqueens binaries (or scripts that exec one with an
+# environment variable set).
+set -euo pipefail
+usage() { echo "usage: $0 BASE NEW [--n N] [--sample S] SEED..." >&2; exit 2; }
+[ $# -ge 3 ] || usage
+base=$1 new=$2; shift 2
+n=28 sample=3 seeds=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --n) [ $# -ge 2 ] || usage; n=$2; shift 2 ;;
+        --sample) [ $# -ge 2 ] || usage; sample=$2; shift 2 ;;
+        -*) usage ;;
+        *) seeds+=("$1"); shift ;;
+    esac
+done
+[ ${#seeds[@]} -gt 0 ] || usage
+for bin in "$base" "$new"; do
+    [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# Seconds one run takes on core $1 with binary $2 at seed $3, into file $4.
+timed() {
+    local start end
+    start=$(date +%s.%N)
+    taskset -c "$1" "$2" plan "$n" -j1 --estimate --sample "$sample" --seed "$3" >/dev/null 2>"$tmp/err.$1" \
+        || { echo "$0: $2 failed on seed $3: $(tail -1 "$tmp/err.$1")" >&2; return 1; }
+    end=$(date +%s.%N)
+    awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >"$4"
+}
+sum_base=0 sum_new=0
+for seed in "${seeds[@]}"; do
+    for cores in "0 1" "1 0"; do
+        set -- $cores
+        timed "$1" "$base" "$seed" "$tmp/base" & pid=$!
+        timed "$2" "$new" "$seed" "$tmp/new" || { wait "$pid" || true; exit 1; }
+        wait "$pid"
+        tb=$(cat "$tmp/base") tn=$(cat "$tmp/new")
+        sum_base=$(awk -v a="$sum_base" -v b="$tb" 'BEGIN { print a + b }')
+        sum_new=$(awk -v a="$sum_new" -v b="$tn" 'BEGIN { print a + b }')
+        printf 'seed %s  base on core %s %8.3f s  new on core %s %8.3f s  ratio %.3f\n' \
+            "$seed" "$1" "$tb" "$2" "$tn" "$(awk -v a="$tb" -v b="$tn" 'BEGIN { print b / a }')"
+    done
+done
+printf 'summed: base %.3f s  new %.3f s  ratio %.3f  (plan %s -j1 --estimate --sample %s)\n' \
+    "$sum_base" "$sum_new" "$(awk -v a="$sum_base" -v b="$sum_new" 'BEGIN { print b / a }')" "$n" "$sample"
