@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use crate::common;
 
 use common::{fnv1a, nqueens, outcome, scratch, scratch_for_process, seal_line};
-use nqueens::run::journal::{Journal, JournalError};
+use nqueens::run::journal::JournalError;
 use nqueens::run::signing::RunKey;
 use nqueens::testing::SplitMix64;
 use nqueens::{Method, Plan, SplitDepth, TaskCount};
@@ -188,7 +188,7 @@ proptest! {
 /// Opens `plan`'s journal at `path` and records tasks `ids` with made-up
 /// counts (the journal does not count; it seals what it is given).
 fn record(path: &Path, plan: &Plan, key: Option<&RunKey>, ids: &[u64]) {
-    let (journal, _) = Journal::open_keyed(path, plan, &|_| true, key).unwrap();
+    let (journal, _) = common::open_journal(path, plan, key).unwrap();
     for &id in ids {
         let count = TaskCount {
             solutions: id * 3,
@@ -220,7 +220,7 @@ fn lines_spliced_between_n_27_and_n_28_journals_are_refused() {
         for (plan, path) in plans.iter().zip(&paths) {
             record(path, plan, keyed, &ids);
             // Whole, each opens and holds its 64 tasks.
-            let (_, resumed) = Journal::open_keyed(path, plan, &|_| true, keyed).unwrap();
+            let (_, resumed) = common::open_journal(path, plan, keyed).unwrap();
             assert_eq!(resumed.finished(), 64);
         }
         let texts: Vec<Vec<String>> = paths
@@ -238,7 +238,7 @@ fn lines_spliced_between_n_27_and_n_28_journals_are_refused() {
             lines.insert(at, line);
             let path = dir.path().join("spliced.ckpt");
             std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-            match Journal::open_keyed(&path, &plans[to], &|_| true, keyed) {
+            match common::open_journal(&path, &plans[to], keyed) {
                 Err(JournalError::Corrupt { line, .. }) => assert_eq!(line, at + 1),
                 other => panic!("trial {trial}: spliced at {at}: {:?}", other.map(|_| ())),
             }

@@ -72,23 +72,13 @@ fn apply(bytes: &mut Vec<u8>, edits: &[Edit]) {
     }
 }
 
-/// [`Journal::open`], waiting out a lock held for a moment by a child of
-/// another test: a test here that starts a process forks, and until the
-/// child execs it shares every open file of this one, a journal being
-/// opened (and locked) at that moment too. Seen once in a CI run of the
-/// cut test below, which opens a journal thousands of times.
+/// [`Journal::open`], waiting out a lock another test's child holds for
+/// a moment ([`common::open_journal`]).
 fn open_journal(
     path: &std::path::Path,
     plan: &Plan,
 ) -> Result<(Journal, nqueens::run::journal::Resumed), nqueens::run::journal::JournalError> {
-    common::wait::wait_until(
-        "another test's child to let go of the journal's lock",
-        std::time::Duration::from_secs(120),
-        || match Journal::open(path, plan) {
-            Err(nqueens::run::journal::JournalError::InUse { .. }) => None,
-            opened => Some(opened),
-        },
-    )
+    common::open_journal(path, plan, None)
 }
 
 proptest! {

@@ -193,3 +193,31 @@ pub fn journaled_tasks(path: &Path) -> usize {
         .filter(|line| line.starts_with("task "))
         .count()
 }
+
+/// [`Journal::open_keyed`], waiting out a lock held for a moment by a
+/// child of another test: a test that starts a process forks, and until
+/// the child execs it shares every open file of this process, a journal
+/// being opened (and locked) at that moment too, so the next open of the
+/// same file reads as in use. Seen in CI runs of tests that open journals
+/// many times.
+pub fn open_journal(
+    path: &Path,
+    plan: &nqueens::Plan,
+    key: Option<&nqueens::run::signing::RunKey>,
+) -> Result<
+    (
+        nqueens::run::journal::Journal,
+        nqueens::run::journal::Resumed,
+    ),
+    nqueens::run::journal::JournalError,
+> {
+    use nqueens::run::journal::{Journal, JournalError};
+    wait::wait_until(
+        "another test's child to let go of the journal's lock",
+        std::time::Duration::from_secs(120),
+        || match Journal::open_keyed(path, plan, &|_| true, key) {
+            Err(JournalError::InUse { .. }) => None,
+            opened => Some(opened),
+        },
+    )
+}
