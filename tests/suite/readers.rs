@@ -72,15 +72,6 @@ fn apply(bytes: &mut Vec<u8>, edits: &[Edit]) {
     }
 }
 
-/// [`Journal::open`], waiting out a lock another test's child holds for
-/// a moment ([`common::open_journal`]).
-fn open_journal(
-    path: &std::path::Path,
-    plan: &Plan,
-) -> Result<(Journal, nqueens::run::journal::Resumed), nqueens::run::journal::JournalError> {
-    common::open_journal(path, plan, None)
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
@@ -92,7 +83,7 @@ proptest! {
         let path = dir.path().join("damaged.ckpt");
         std::fs::File::create(&path).unwrap().write_all(&bytes).unwrap();
         let plan = Plan::build(8, Method::Mirror, SplitDepth::Rows(2)).unwrap();
-        match open_journal(&path, &plan) {
+        match common::open_journal(&path, &plan, None) {
             Ok((_, resumed)) => {
                 // What it read is within the plan, and counted once.
                 prop_assert!(resumed.finished() <= plan.tasks.len());
@@ -281,7 +272,7 @@ fn a_journal_line_cut_at_every_byte_with_whole_lines_after_it_is_recovered() {
     let path = dir.path().join("cut.ckpt");
     let read = |text: &str| {
         std::fs::write(&path, text).unwrap();
-        open_journal(&path, &plan).map(|(_, resumed)| resumed)
+        common::open_journal(&path, &plan, None).map(|(_, resumed)| resumed)
     };
     let whole = read(&(lines.join("\n") + "\n")).unwrap();
     let mut cuts = 0;

@@ -10,7 +10,9 @@ pub mod wait;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use nqueens::{count_with_hooks, CountOptions, Method, RunHooks, SplitDepth};
+use nqueens::run::journal::{Journal, JournalError, Resumed};
+use nqueens::run::signing::RunKey;
+use nqueens::{count_with_hooks, CountOptions, Method, Plan, RunHooks, SplitDepth};
 
 /// The binary under test.
 pub fn nqueens() -> Command {
@@ -202,16 +204,9 @@ pub fn journaled_tasks(path: &Path) -> usize {
 /// many times.
 pub fn open_journal(
     path: &Path,
-    plan: &nqueens::Plan,
-    key: Option<&nqueens::run::signing::RunKey>,
-) -> Result<
-    (
-        nqueens::run::journal::Journal,
-        nqueens::run::journal::Resumed,
-    ),
-    nqueens::run::journal::JournalError,
-> {
-    use nqueens::run::journal::{Journal, JournalError};
+    plan: &Plan,
+    key: Option<&RunKey>,
+) -> Result<(Journal, Resumed), JournalError> {
     wait::wait_until(
         "another test's child to let go of the journal's lock",
         std::time::Duration::from_secs(120),
