@@ -7,8 +7,8 @@ use super::matcher::{matcher_path, MatcherPath};
 /// p * q (the share of pairs they rule out) is largest, best first, at
 /// most `max` of them, and none that rules out less than 1/16.
 pub fn choose_cuts(stored: &[u64], queries: &[u64], max: usize) -> Vec<u64> {
-    let (stored_counts, s) = bit_counts(stored);
-    let (query_counts, q) = bit_counts(queries);
+    let (stored_counts, s) = bit_counts(stored, SAMPLE);
+    let (query_counts, q) = bit_counts(queries, SAMPLE);
     let (s, q) = (s.max(1) as f64, q.max(1) as f64);
     let mut scored: Vec<(f64, u32)> = (0..64)
         .map(|bit| {
@@ -30,16 +30,16 @@ pub fn choose_cuts(stored: &[u64], queries: &[u64], max: usize) -> Vec<u64> {
 /// percent, at a small fraction of the matching's cost.
 const SAMPLE: usize = 256;
 
-/// How many of a sample of `keys` (at most [`SAMPLE`], evenly spaced, so
-/// the choice is deterministic) have each bit set, and the sample's size:
-/// with AVX2 on the paths that have it.
-fn bit_counts(keys: &[u64]) -> ([u32; 64], usize) {
+/// How many of a sample of `keys` (at most `sample` of them, evenly
+/// spaced, so the choice is deterministic) have each bit set, and the
+/// sample's size: with AVX2 on the paths that have it.
+pub(crate) fn bit_counts(keys: &[u64], sample: usize) -> ([u32; 64], usize) {
     #[cfg(target_arch = "x86_64")]
     if matches!(matcher_path(), MatcherPath::Avx2 | MatcherPath::Avx512) {
         // SAFETY: both paths are chosen only on a CPU with AVX2.
-        return unsafe { bit_counts_avx2(keys) };
+        return unsafe { bit_counts_avx2(keys, sample) };
     }
-    bit_counts_portable(keys)
+    bit_counts_portable(keys, sample)
 }
 
 /// [`bit_counts_portable`] with AVX2: the sixteen counters in four
@@ -47,7 +47,7 @@ fn bit_counts(keys: &[u64]) -> ([u32; 64], usize) {
 /// baseline build's steps a key).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn bit_counts_avx2(keys: &[u64]) -> ([u32; 64], usize) {
+fn bit_counts_avx2(keys: &[u64], sample: usize) -> ([u32; 64], usize) {
     use std::arch::x86_64::*;
     let spread = _mm256_set1_epi64x(0x0001_0001_0001_0001);
     let shifts: [__m256i; 4] = std::array::from_fn(|at| {
@@ -59,7 +59,7 @@ fn bit_counts_avx2(keys: &[u64]) -> ([u32; 64], usize) {
         )
     });
     let mut counters = [_mm256_setzero_si256(); 4];
-    let step = keys.len().div_ceil(SAMPLE).max(1);
+    let step = keys.len().div_ceil(sample).max(1);
     let mut sampled = 0;
     for &key in keys.iter().step_by(step) {
         sampled += 1;
@@ -84,14 +84,14 @@ fn spread_counts(lanes: &[u64; 16]) -> [u32; 64] {
 }
 
 /// [`bit_counts`] in plain Rust.
-fn bit_counts_portable(keys: &[u64]) -> ([u32; 64], usize) {
+fn bit_counts_portable(keys: &[u64], sample: usize) -> ([u32; 64], usize) {
     // Sixteen counters of 16 bits per word: word j counts bits j, j + 16,
     // j + 32 and j + 48 of every key, a few shifts and adds per key
     // instead of a step per set bit (which, once per load, costs 4% of a
     // count of N = 18).
     const SPREAD: u64 = 0x0001_0001_0001_0001;
     let mut lanes = [0u64; 16];
-    let step = keys.len().div_ceil(SAMPLE).max(1);
+    let step = keys.len().div_ceil(sample).max(1);
     let mut sampled = 0;
     for &key in keys.iter().step_by(step) {
         sampled += 1;
@@ -107,9 +107,9 @@ mod tests {
     use super::*;
 
     /// The naive twin of the bit counts: a step per key and bit.
-    fn bit_counts_naive(keys: &[u64]) -> ([u32; 64], usize) {
+    fn bit_counts_naive(keys: &[u64], sample: usize) -> ([u32; 64], usize) {
         let mut counts = [0u32; 64];
-        let step = keys.len().div_ceil(SAMPLE).max(1);
+        let step = keys.len().div_ceil(sample).max(1);
         let mut sampled = 0;
         for &key in keys.iter().step_by(step) {
             sampled += 1;
@@ -130,8 +130,10 @@ mod tests {
             let density = |next: &mut dyn FnMut() -> u64| next() | (next() & next());
             let stored: Vec<u64> = (0..round * 7).map(|_| density(&mut next)).collect();
             let queries: Vec<u64> = (0..round * 5 + 3).map(|_| next() & next()).collect();
-            let ((stored_counts, s), (query_counts, q)) =
-                (bit_counts_naive(&stored), bit_counts_naive(&queries));
+            let ((stored_counts, s), (query_counts, q)) = (
+                bit_counts_naive(&stored, SAMPLE),
+                bit_counts_naive(&queries, SAMPLE),
+            );
             let mut shares: Vec<(f64, u64)> = (0..64)
                 .map(|bit| {
                     let p = stored_counts[bit] as f64 / s.max(1) as f64;
@@ -156,22 +158,23 @@ mod tests {
     #[test]
     fn bit_counts_equal_the_naive_ones() {
         let mut random = crate::random::SplitMix64(0x9e37_79b9_7f4a_7c15);
-        for len in [0, 1, 2, 255, 256, 257, 1000, 5000] {
-            let keys: Vec<u64> = (0..len).map(|_| random.next()).collect();
-            assert_eq!(bit_counts(&keys), bit_counts_naive(&keys), "{len} keys");
-            assert_eq!(bit_counts_portable(&keys), bit_counts_naive(&keys));
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2.
-                assert_eq!(unsafe { bit_counts_avx2(&keys) }, bit_counts_naive(&keys));
+        for sample in [64, SAMPLE] {
+            for len in [0, 1, 2, 63, 64, 65, 255, 256, 257, 1000, 5000] {
+                let keys: Vec<u64> = (0..len).map(|_| random.next()).collect();
+                let naive = bit_counts_naive(&keys, sample);
+                assert_eq!(bit_counts(&keys, sample), naive, "{len} keys, {sample}");
+                assert_eq!(bit_counts_portable(&keys, sample), naive);
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2.
+                    assert_eq!(unsafe { bit_counts_avx2(&keys, sample) }, naive);
+                }
             }
+            // Every bit of every sampled key: the counters reach the sample.
+            let full = vec![u64::MAX; 300];
+            let (counts, sampled) = bit_counts(&full, sample);
+            assert_eq!((counts, sampled), bit_counts_naive(&full, sample));
+            assert!(counts.iter().all(|&count| count as usize == sampled));
         }
-        // Every bit of every sampled key: the counters reach the sample.
-        let full = vec![u64::MAX; 300];
-        assert_eq!(bit_counts(&full), bit_counts_naive(&full));
-        assert!(bit_counts(&full)
-            .0
-            .iter()
-            .all(|&count| count as usize == bit_counts(&full).1));
     }
 }

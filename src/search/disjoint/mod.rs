@@ -16,17 +16,19 @@
 //!   trait their loops are written over.
 
 pub(crate) mod cuts;
+pub(crate) mod dual;
 pub(crate) mod matcher;
 pub(crate) mod split;
 pub(crate) mod squeeze;
 pub(crate) mod vector;
 
 pub use cuts::choose_cuts;
+pub(crate) use dual::{DualSplit, STACK_FACTOR as DUAL_STACK_FACTOR};
 pub use matcher::matcher_path;
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
-pub(crate) use matcher::{enter_matcher, parse_matcher, requested_matcher};
+pub(crate) use matcher::{enter_matcher, parse_matcher, requested_matcher, BLOCK_TABLE_BYTES};
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
 pub(crate) use split::ROUTE_BATCH;

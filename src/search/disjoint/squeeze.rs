@@ -97,6 +97,19 @@ impl Squeeze {
         }
     }
 
+    /// `values` squeezed into `out` (replacing what it held) in one pass:
+    /// where a copy and a squeeze in place took two.
+    pub(crate) fn apply_into(&self, values: &[u64], out: &mut Vec<u64>) {
+        out.clear();
+        #[cfg(target_arch = "x86_64")]
+        if self.mask != 0 && crate::system::fast_bit_gather() {
+            // SAFETY: the CPU has BMI2 (and gathers fast).
+            return unsafe { squeeze_bmi2_into(values, self.mask, out) };
+        }
+        out.extend_from_slice(values);
+        self.apply_in_place(out);
+    }
+
     /// `queries`, `extra` added to each, squeezed into `out`; returns the
     /// bits they took before the squeeze.
     pub(crate) fn apply(&self, queries: &[u64], extra: u64, out: &mut Vec<u64>) -> u64 {
@@ -109,6 +122,14 @@ impl Squeeze {
         self.apply_in_place(out);
         taken
     }
+}
+
+/// [`Squeeze::apply_into`] with one `pext` a value.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn squeeze_bmi2_into(values: &[u64], mask: u64, out: &mut Vec<u64>) {
+    use std::arch::x86_64::_pext_u64;
+    out.extend(values.iter().map(|&value| _pext_u64(value, mask)));
 }
 
 /// [`Squeeze::apply_in_place`] with one `pext` a value.

@@ -13,7 +13,9 @@ use super::cells::{CellCache, MadeCells, MEET_LOWER_MOST, SHARED_MAX_SIDE, WHOLE
 use super::glue::{StepBase, PAD};
 use super::halves::{placed_rows_held, PLACED_ROWS_MOST};
 use super::{grid_levels, Parts, ScratchBytes};
-use crate::search::disjoint::{MAX_CUTS, ROUTE_BATCH};
+use crate::search::disjoint::{
+    BLOCK_KEYS, BLOCK_TABLE_BYTES, DUAL_STACK_FACTOR, MAX_CUTS, ROUTE_BATCH,
+};
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
 /// the whole quadrant table, which the shared cells fill up to.
@@ -71,6 +73,20 @@ const BYTES_PER_QUERY_KEY: u64 = 8 * 3;
 /// Bytes of the split's routing: a batch of queries, their offsets (at
 /// most 16 u16 each) and their 32-bit entries at each depth.
 const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 4 * (MAX_CUTS as u64 + 1));
+
+/// Bytes of a grid meeting's cuts of both sides ([`DualSplit`]) with
+/// `stored` and `queries` keys at most: its stack of cut lists, both lists
+/// squeezed at a leaf, a leaf's tables (the larger list's, within 28 KB a
+/// block of 512 keys) and a batch's offsets and entries.
+///
+/// [`DualSplit`]: crate::search::disjoint::DualSplit
+fn dual_bytes(stored: u64, queries: u64) -> u64 {
+    let both = stored + queries;
+    let blocks = stored.max(queries).div_ceil(BLOCK_KEYS as u64);
+    (DUAL_STACK_FACTOR as u64 + 1) * both * 8
+        + blocks * BLOCK_TABLE_BYTES as u64
+        + ROUTE_BATCH as u64 * (2 * 16 + 4)
+}
 
 /// Bytes one worker thread takes at most for an `n` board (4 <= n <=
 /// 28): its buffers ([`thread_bound`]) and what the allocator holds freed
@@ -146,17 +162,20 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     // A grid holds its stored groups and one query group whole, each up
     // to its cap (past it, it joins pair by pair): resident as made, the
     // room a vector keeps past its keys never touched.
-    let held = if grid_levels(n) > 0 {
-        2 * keys(parts.held_keys) * 8
+    let (held, dual) = if grid_levels(n) > 0 {
+        (
+            2 * keys(parts.held_keys) * 8,
+            dual_bytes(keys(parts.stored_keys), keys(parts.query_keys)),
+        )
     } else {
-        0
+        (0, 0)
     };
     ScratchBytes {
         cells,
         made,
         placed,
         keys: keys(parts.stored_keys) * 8 + keys(parts.query_keys) * BYTES_PER_QUERY_KEY,
-        matcher: keys(parts.stored_keys) * (BYTES_PER_STORED_KEY - 8) + ROUTE_BYTES,
+        matcher: keys(parts.stored_keys) * (BYTES_PER_STORED_KEY - 8) + ROUTE_BYTES + dual,
         held,
     }
 }

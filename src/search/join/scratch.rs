@@ -9,7 +9,7 @@ use super::halves::Placing;
 use super::{
     shared_cells, CellCache, JoinTask, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
 };
-use crate::search::disjoint::SplitMatcher;
+use crate::search::disjoint::{DualSplit, SplitMatcher};
 
 impl Scratch {
     /// Bytes this thread's buffers hold by part, the shared cells not
@@ -27,7 +27,7 @@ impl Scratch {
             made: self.made.bytes(),
             placed,
             keys: keys as u64 * 8,
-            matcher: self.matcher.bytes(),
+            matcher: self.matcher.bytes() + self.dual.bytes(),
             held: self.held.bytes(),
         }
     }
@@ -138,6 +138,8 @@ pub(super) struct Scratch {
     pub(super) stored: [Vec<u64>; 3],
     pub(super) queries: [Vec<u64>; 3],
     pub(super) matcher: SplitMatcher,
+    /// A grid's meetings: both sides cut.
+    pub(super) dual: DualSplit,
     /// A grid's boards held whole.
     pub(super) held: Held,
 }

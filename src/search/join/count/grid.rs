@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{swapped_sum, taken_bits, Buffers, Join};
+use super::{taken_bits, Buffers, Join, Matcher};
 use crate::search::disjoint::{choose_cuts, keep_disjoint, matcher_path, MatcherPath, MAX_CUTS};
 use crate::search::join::glue::Glue;
 use crate::search::join::grid::{Grid, QueryGroup};
@@ -112,8 +112,6 @@ impl<G: Glue> Join<'_, G> {
                     }
                     let part = &part[..kept];
                     let mut loaded = false;
-                    // The bits the part takes, once it queries (below).
-                    let mut part_bits = None;
                     for (class, weight) in held.west.iter().zip(weights) {
                         if *weight == 0 {
                             continue;
@@ -129,20 +127,19 @@ impl<G: Glue> Join<'_, G> {
                             }
                             let batch = &batch[..kept];
                             tally.pairs += (part.len() * batch.len()) as u64;
-                            let sum = if self.swaps(&buffers.matcher, part, batch) {
-                                // The batch is stored and the part queries
-                                // it: the split cuts the larger side.
-                                loaded = false;
-                                swapped_sum(&mut buffers.matcher, batch, part, &mut part_bits)?
-                            } else {
-                                if !loaded {
-                                    let cuts = choose_cuts(part, batch, MAX_CUTS);
-                                    if !buffers.matcher.load(part, &cuts, query_bits) {
-                                        return None;
+                            let sum = match &mut buffers.matcher {
+                                // Both sides cut, whichever is larger.
+                                Matcher::Split(_, dual) => Ok(Some(dual.sum_disjoint(part, batch))),
+                                other => {
+                                    if !loaded {
+                                        let cuts = choose_cuts(part, batch, MAX_CUTS);
+                                        if !other.load(part, &cuts, query_bits) {
+                                            return None;
+                                        }
+                                        loaded = true;
                                     }
-                                    loaded = true;
+                                    other.sum_disjoint(batch, 0)
                                 }
-                                buffers.matcher.sum_disjoint(batch, 0)
                             };
                             let sum = sum.expect("the matcher keeps every bit the queries take")?;
                             tally.solutions += weight * sum;

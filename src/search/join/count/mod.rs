@@ -14,7 +14,9 @@ use super::halves::{half_boards, placed_rows_held, Cursor, Placing};
 use super::scratch::Scratch;
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::{JoinTally, JoinTask, Parts};
-use crate::search::disjoint::{choose_cuts, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
+use crate::search::disjoint::{
+    choose_cuts, DualSplit, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS,
+};
 
 /// Counts pairs of stored and query keys with no bit in common somewhere
 /// other than the thread's own matcher: a device (a GPU). A task counted
@@ -34,7 +36,7 @@ pub(crate) trait PairCounter {
 /// What a task's pairs are counted by: this thread's matcher, or another
 /// counter.
 pub(super) enum Matcher<'a> {
-    Split(&'a mut SplitMatcher),
+    Split(&'a mut SplitMatcher, &'a mut DualSplit),
     Other(&'a mut dyn PairCounter),
 }
 
@@ -42,7 +44,7 @@ impl Matcher<'_> {
     #[inline(always)]
     fn reborrow(&mut self) -> Matcher<'_> {
         match self {
-            Matcher::Split(split) => Matcher::Split(split),
+            Matcher::Split(split, dual) => Matcher::Split(split, dual),
             Matcher::Other(other) => Matcher::Other(*other),
         }
     }
@@ -51,7 +53,7 @@ impl Matcher<'_> {
     #[inline(always)]
     fn load(&mut self, part: &[u64], cuts: &[u64], query_bits: u64) -> bool {
         match self {
-            Matcher::Split(split) => {
+            Matcher::Split(split, _) => {
                 split.load(part, cuts, LEAF_MIN, query_bits);
                 true
             }
@@ -65,7 +67,7 @@ impl Matcher<'_> {
     #[inline(always)]
     fn sum_disjoint(&mut self, queries: &[u64], extra: u64) -> Result<Option<u64>, UnexpectedBits> {
         match self {
-            Matcher::Split(split) => split.sum_disjoint(queries, extra).map(Some),
+            Matcher::Split(split, _) => split.sum_disjoint(queries, extra).map(Some),
             Matcher::Other(other) => Ok(other.sum_disjoint(queries, extra)),
         }
     }
@@ -90,6 +92,7 @@ pub(super) fn count_in<G: Glue>(
         stored,
         queries,
         matcher,
+        dual,
         held,
     } = scratch;
     let shared = shared
@@ -111,7 +114,7 @@ pub(super) fn count_in<G: Glue>(
     };
     let matcher = match other {
         Some(other) => Matcher::Other(other),
-        None => Matcher::Split(matcher),
+        None => Matcher::Split(matcher, dual),
     };
     let mut buffers = Buffers {
         made,
@@ -193,7 +196,7 @@ impl<G: Glue> Join<'_, G> {
     /// counts.
     #[inline(always)]
     fn swaps(&self, matcher: &Matcher<'_>, part: &[u64], batch: &[u64]) -> bool {
-        matches!(matcher, Matcher::Split(_))
+        matches!(matcher, Matcher::Split(..))
             && batch.len() > part.len()
             && batch.len() <= self.parts.stored_keys
     }
