@@ -15,6 +15,14 @@
 //! its two lists never takes (they decide nothing there), and sums the
 //! other list over them.
 //!
+//! Most meetings' two lists take 36 bits or fewer in common, and every cut
+//! drops one (the free side leaves it free, the taken side meets only
+//! keys that do): once a node's lists take at most 32 bits in common they
+//! are squeezed to those bits as 32-bit keys, so every cut below moves
+//! half the bytes and a vector holds twice the keys (the cuts' partitions
+//! and filters were a third of an N = 28 task, past the second-level
+//! cache at the top of a meeting).
+//!
 //! The lists a cut makes live in one buffer, used as a stack along the
 //! path from the root: each node takes room for its larger list's two
 //! sides and its smaller list's kept keys above its parent's. A node whose
@@ -26,7 +34,7 @@ use super::grow_to;
 use super::matcher::{matcher_path, Layout, Leaf, MatcherPath, Routed, BLOCK_KEYS};
 use super::split::{LEAF_MIN, ROUTE_BATCH};
 use super::squeeze::Squeeze;
-use super::vector::{keep_disjoint, partition_into};
+use super::vector::{keep_disjoint, keep_disjoint_entries, partition_into, partition_words};
 
 /// Keys sampled per list to choose a node's cut: the best bit's shares are
 /// usually far apart from the rest's, and a sample of 256 per node cost
@@ -53,7 +61,8 @@ pub(crate) struct Costs {
     pub query: f64,
     /// A leaf's own cost: the bits both lists take, the layout, the call.
     pub leaf: f64,
-    /// Each key of a cut's two lists: the partition or the filter.
+    /// Each 64-bit key of a cut's two lists: the partition or the filter
+    /// (a 32-bit key costs half).
     pub key: f64,
     /// Choosing a cut: the bit counts of both samples.
     pub choose: f64,
@@ -107,6 +116,80 @@ pub(crate) struct DualSplit {
     /// Leaves summed, for tests that check the cuts were taken.
     #[cfg(test)]
     leaves: usize,
+    /// Nodes cut on 64-bit keys, and lists squeezed to 32-bit ones below
+    /// the root, for tests that check both widths ran.
+    #[cfg(test)]
+    wide_cuts: usize,
+    #[cfg(test)]
+    narrowed_below_root: usize,
+}
+
+/// The keys a node cuts: 64-bit as they come, or squeezed to 32 bits where
+/// the node's lists take no more in common.
+trait NodeKey: Copy + Default + PartialEq + Into<u64> + std::ops::BitAnd<Output = Self> {
+    /// The key with only bit `bit` set.
+    fn bit(bit: u32) -> Self;
+    /// [`partition_into`] for these keys.
+    fn partition(path: MatcherPath, from: &[Self], bit: Self, to: &mut [Self]) -> usize;
+    /// [`keep_disjoint`] for these keys.
+    fn keep(path: MatcherPath, values: &[Self], test: Self, out: &mut [Self]) -> usize;
+    /// The keys as 64-bit ones, where they are.
+    fn as_wide(keys: &[Self]) -> Option<&[u64]>;
+    /// The bits any key of `keys` takes (folded in the keys' own width,
+    /// where a widening fold took 8% of an N = 28 task).
+    fn bits_taken(keys: &[Self]) -> u64;
+    /// The sum of a node below a cut: a 64-bit one looks again whether
+    /// its lists fit 32 bits.
+    fn descend(dual: &mut DualSplit, room: &mut [Self], a: &[Self], b: &[Self]) -> u64;
+}
+
+impl NodeKey for u64 {
+    fn bit(bit: u32) -> u64 {
+        1 << bit
+    }
+    fn partition(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+        partition_into(path, from, bit, to)
+    }
+    fn keep(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> usize {
+        keep_disjoint(path, values, test, out)
+    }
+    fn as_wide(keys: &[u64]) -> Option<&[u64]> {
+        Some(keys)
+    }
+    fn bits_taken(keys: &[u64]) -> u64 {
+        keys.iter().fold(0, |all, key| all | key)
+    }
+    fn descend(dual: &mut DualSplit, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
+        dual.wide_node(room, a, b, false)
+    }
+}
+
+impl NodeKey for u32 {
+    fn bit(bit: u32) -> u32 {
+        1 << bit
+    }
+    fn partition(path: MatcherPath, from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+        partition_words(path, from, bit, to)
+    }
+    fn keep(path: MatcherPath, values: &[u32], test: u32, out: &mut [u32]) -> usize {
+        keep_disjoint_entries(path, values, test, out)
+    }
+    fn as_wide(_: &[u32]) -> Option<&[u64]> {
+        None
+    }
+    fn bits_taken(keys: &[u32]) -> u64 {
+        keys.iter().fold(0, |all, key| all | key).into()
+    }
+    fn descend(dual: &mut DualSplit, room: &mut [u32], a: &[u32], b: &[u32]) -> u64 {
+        dual.node(room, a, b)
+    }
+}
+
+/// `room` as twice as many 32-bit slots.
+fn as_words(room: &mut [u64]) -> &mut [u32] {
+    // SAFETY: the same bytes, borrowed as long; a u32's alignment divides
+    // a u64's, and every bit pattern is a u32.
+    unsafe { std::slice::from_raw_parts_mut(room.as_mut_ptr().cast::<u32>(), 2 * room.len()) }
 }
 
 impl DualSplit {
@@ -116,7 +199,7 @@ impl DualSplit {
         let mut stack = std::mem::take(&mut self.stack);
         grow_to(&mut stack, STACK_FACTOR * (stored.len() + queries.len()), 0);
         let room = STACK_FACTOR * (stored.len() + queries.len());
-        let total = self.node(&mut stack[..room], stored, queries);
+        let total = self.wide_node(&mut stack[..room], stored, queries, true);
         self.stack = stack;
         total
     }
@@ -155,9 +238,39 @@ impl DualSplit {
         self.path.unwrap_or_else(matcher_path)
     }
 
+    /// The sum of a node of 64-bit lists `a` and `b` (the meeting's own
+    /// if `root`), its cuts' lists written to `room`: squeezed to 32-bit
+    /// keys first where the bits both lists take fit and the room holds
+    /// them.
+    #[cfg_attr(not(test), allow(unused_variables))]
+    fn wide_node(&mut self, room: &mut [u64], a: &[u64], b: &[u64], root: bool) -> u64 {
+        if a.is_empty() || b.is_empty() {
+            return 0;
+        }
+        let live = u64::bits_taken(a) & u64::bits_taken(b);
+        if live == 0 {
+            return (a.len() * b.len()) as u64;
+        }
+        let words_len = (a.len() + b.len()).div_ceil(2);
+        if live.count_ones() > 32 || room.len() < words_len {
+            return self.node(room, a, b);
+        }
+        #[cfg(test)]
+        if !root {
+            self.narrowed_below_root += 1;
+        }
+        self.squeeze.set_always(live);
+        let (here, above) = room.split_at_mut(words_len);
+        let words = as_words(here);
+        self.squeeze.apply_words(a, words);
+        self.squeeze.apply_words(b, &mut words[a.len()..]);
+        let (a_words, rest) = words.split_at(a.len());
+        self.node(as_words(above), a_words, &rest[..b.len()])
+    }
+
     /// The sum of a node of lists `a` and `b`, its cuts' lists written to
     /// `room`.
-    fn node(&mut self, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
+    fn node<K: NodeKey>(&mut self, room: &mut [K], a: &[K], b: &[K]) -> u64 {
         let (big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
         if small.is_empty() {
             return 0;
@@ -165,15 +278,20 @@ impl DualSplit {
         let costs = self.costs.unwrap_or(Costs::MEASURED);
         if big.len() >= costs.cut_min && room.len() >= big.len() + small.len() {
             if let Some(bit) = worth_cutting(&costs, big, small) {
+                #[cfg(test)]
+                if K::as_wide(big).is_some() {
+                    self.wide_cuts += 1;
+                }
                 let path = self.path();
+                let bit = K::bit(bit);
                 let (here, above) = room.split_at_mut(big.len() + small.len());
                 let (sides, kept) = here.split_at_mut(big.len());
-                let free = partition_into(path, big, bit, sides);
-                let kept_len = keep_disjoint(path, small, bit, kept);
+                let free = K::partition(path, big, bit, sides);
+                let kept_len = K::keep(path, small, bit, kept);
                 // The keys leaving the bit free meet all of `small`.
-                let mut total = self.node(above, &sides[..free], small);
+                let mut total = K::descend(self, above, &sides[..free], small);
                 if kept_len > 0 && free < big.len() {
-                    total += self.node(above, &sides[free..], &kept[..kept_len]);
+                    total += K::descend(self, above, &sides[free..], &kept[..kept_len]);
                 }
                 return total;
             }
@@ -182,25 +300,26 @@ impl DualSplit {
     }
 
     /// The sum of a leaf: `big` in blocks, `small` summed over them.
-    fn leaf_sum(&mut self, big: &[u64], small: &[u64]) -> u64 {
+    fn leaf_sum<K: NodeKey>(&mut self, big: &[K], small: &[K]) -> u64 {
         #[cfg(test)]
         {
             self.leaves += 1;
         }
-        let big_bits = big.iter().fold(0, |all, key| all | key);
-        let small_bits = small.iter().fold(0, |all, key| all | key);
+        let big_bits = K::bits_taken(big);
         // A bit one list never takes decides nothing here.
-        let live = big_bits & small_bits;
+        let live = big_bits & K::bits_taken(small);
         if live == 0 {
             return (big.len() * small.len()) as u64;
         }
         self.squeeze.set(big_bits, live);
-        let (big, small) = if self.squeeze.kept() == u64::MAX {
-            (big, small)
-        } else {
-            self.squeeze.apply_into(big, &mut self.big);
-            self.squeeze.apply_into(small, &mut self.small);
-            (&self.big[..], &self.small[..])
+        let wide = (K::as_wide(big), K::as_wide(small));
+        let (big, small) = match wide {
+            (Some(big), Some(small)) if self.squeeze.kept() == u64::MAX => (big, small),
+            _ => {
+                self.squeeze.apply_into(big, &mut self.big);
+                self.squeeze.apply_into(small, &mut self.small);
+                (&self.big[..], &self.small[..])
+            }
         };
         self.layout.set(self.squeeze.width_mask());
         if self.path.is_some() {
@@ -225,23 +344,55 @@ impl DualSplit {
     }
 }
 
+/// The bit counts of up to [`NODE_SAMPLE`] keys of `keys`, evenly
+/// spaced, and how many keys were sampled.
+fn sampled_counts<K: NodeKey>(keys: &[K]) -> ([u32; 64], usize) {
+    let mut sample = [0u64; NODE_SAMPLE];
+    let step = keys.len().div_ceil(NODE_SAMPLE).max(1);
+    let mut taken: usize = 0;
+    if std::mem::size_of::<K>() == 4 {
+        // Two 32-bit keys a word, so half the words are counted; each
+        // bit's count is then its two halves' sum.
+        for (at, &key) in keys.iter().step_by(step).take(NODE_SAMPLE).enumerate() {
+            sample[at / 2] |= key.into() << (32 * (at % 2));
+            taken += 1;
+        }
+        let (halves, _) = bit_counts(&sample[..taken.div_ceil(2)], NODE_SAMPLE);
+        let counts = std::array::from_fn(|bit| {
+            if bit < 32 {
+                halves[bit] + halves[bit + 32]
+            } else {
+                0
+            }
+        });
+        return (counts, taken);
+    }
+    for (slot, &key) in sample.iter_mut().zip(keys.iter().step_by(step)) {
+        *slot = key.into();
+        taken += 1;
+    }
+    bit_counts(&sample[..taken], NODE_SAMPLE)
+}
+
 /// The bit to cut `big` on, where cutting is estimated to cost less than
 /// a leaf: the bit of largest p x q in samples of both lists.
-fn worth_cutting(costs: &Costs, big: &[u64], small: &[u64]) -> Option<u64> {
-    let (big_counts, big_sampled) = bit_counts(big, NODE_SAMPLE);
-    let (small_counts, small_sampled) = bit_counts(small, NODE_SAMPLE);
-    let (mut best, mut best_share, mut p, mut q) = (0, 0.0, 0.0, 0.0);
+fn worth_cutting<K: NodeKey>(costs: &Costs, big: &[K], small: &[K]) -> Option<u32> {
+    let (big_counts, big_sampled) = sampled_counts(big);
+    let (small_counts, small_sampled) = sampled_counts(small);
+    // The samples' sizes are the same for every bit: the largest product
+    // of counts is the largest p x q.
+    let (mut best, mut best_product) = (0, 0);
     for (bit, (&in_big, &in_small)) in big_counts.iter().zip(&small_counts).enumerate() {
-        let big_share = f64::from(in_big) / big_sampled.max(1) as f64;
-        let small_share = f64::from(in_small) / small_sampled.max(1) as f64;
-        if big_share * small_share > best_share {
-            (best, best_share) = (bit, big_share * small_share);
-            (p, q) = (big_share, small_share);
+        let product = u64::from(in_big) * u64::from(in_small);
+        if product > best_product {
+            (best, best_product) = (bit, product);
         }
     }
-    if best_share == 0.0 {
+    if best_product == 0 {
         return None;
     }
+    let p = f64::from(big_counts[best]) / big_sampled as f64;
+    let q = f64::from(small_counts[best]) / small_sampled as f64;
     let (big_len, small_len) = (big.len() as f64, small.len() as f64);
     let taken = (big_len * p).round();
     let free = big_len - taken;
@@ -249,9 +400,9 @@ fn worth_cutting(costs: &Costs, big: &[u64], small: &[u64]) -> Option<u64> {
     // 1 - q of them.
     let cut = costs.leaf(free, small_len)
         + costs.leaf(taken, small_len * (1.0 - q))
-        + costs.key * (big_len + small_len)
+        + costs.key * (big_len + small_len) * std::mem::size_of::<K>() as f64 / 8.0
         + costs.choose;
-    (cut < costs.leaf(big_len, small_len)).then_some(1 << best)
+    (cut < costs.leaf(big_len, small_len)).then_some(best as u32)
 }
 
 #[cfg(test)]
@@ -319,11 +470,22 @@ mod tests {
             for path in MatcherPath::ALL {
                 for costs in [Costs::MEASURED, ALWAYS_CUT] {
                     dual.leaves = 0;
+                    dual.wide_cuts = 0;
+                    dual.narrowed_below_root = 0;
                     if let Some(sum) = dual.sum_disjoint_with(path, costs, &stored, &queries) {
                         assert_eq!(sum, expected, "round {round}, {path:?}, {costs:?}");
                         // Forced, every shape of 128 keys or more cuts.
                         if costs.key < 0.0 && stored_len.min(queries_len) >= 128 {
                             assert!(dual.leaves > 4, "round {round}: {} leaves", dual.leaves);
+                        }
+                        // Lists of more than 32 bits in common cut as 64-bit
+                        // keys, then as 32-bit ones below.
+                        if costs.key < 0.0 && bits >= 34 && density >= 3 {
+                            assert!(dual.wide_cuts > 0, "round {round}: no wide cut");
+                            assert!(
+                                dual.narrowed_below_root > 0,
+                                "round {round}: never narrowed"
+                            );
                         }
                     }
                 }

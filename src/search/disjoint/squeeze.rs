@@ -44,6 +44,23 @@ impl Squeeze {
         if chunk_count(keep.count_ones().max(1)) >= chunk_count(width) {
             return;
         }
+        self.squeeze_to(keep);
+    }
+
+    /// For keys that need only the bits of `keep`, squeezed whether or not
+    /// that saves a chunk (to make them fit in 32 bits).
+    pub(crate) fn set_always(&mut self, keep: u64) {
+        self.used = keep;
+        self.mask = 0;
+        self.runs.clear();
+        if keep != 0 {
+            self.squeeze_to(keep);
+        }
+    }
+
+    /// Squeezes to the bits of `keep` (not 0), its runs for the packing
+    /// without `pext`.
+    fn squeeze_to(&mut self, keep: u64) {
         self.mask = keep;
         let mut rest = keep;
         let mut landed = 0;
@@ -91,23 +108,46 @@ impl Squeeze {
     /// [`Squeeze::apply_in_place`] a run of bits at a time.
     fn apply_by_runs(&self, values: &mut [u64]) {
         for value in values {
-            *value = self.runs.iter().fold(0, |packed, &(first, bits, landed)| {
-                packed | ((*value >> first) & bits) << landed
-            });
+            *value = self.packed_by_runs(*value);
         }
     }
 
-    /// `values` squeezed into `out` (replacing what it held) in one pass:
-    /// where a copy and a squeeze in place took two.
-    pub(crate) fn apply_into(&self, values: &[u64], out: &mut Vec<u64>) {
+    /// `value` squeezed a run of bits at a time.
+    fn packed_by_runs(&self, value: u64) -> u64 {
+        self.runs.iter().fold(0, |packed, &(first, bits, landed)| {
+            packed | ((value >> first) & bits) << landed
+        })
+    }
+
+    /// `values` (of 64 or 32 bits) squeezed into `out` (replacing what it
+    /// held) in one pass: where a copy and a squeeze in place took two.
+    pub(crate) fn apply_into<K: Copy + Into<u64>>(&self, values: &[K], out: &mut Vec<u64>) {
         out.clear();
         #[cfg(target_arch = "x86_64")]
         if self.mask != 0 && crate::system::fast_bit_gather() {
             // SAFETY: the CPU has BMI2 (and gathers fast).
             return unsafe { squeeze_bmi2_into(values, self.mask, out) };
         }
-        out.extend_from_slice(values);
+        out.extend(values.iter().map(|&value| value.into()));
         self.apply_in_place(out);
+    }
+
+    /// `values` squeezed into the first slots of `out`, as 32-bit keys:
+    /// the squeeze must keep at most 32 bits ([`Squeeze::set_always`]).
+    pub(crate) fn apply_words(&self, values: &[u64], out: &mut [u32]) {
+        assert!(
+            self.mask != 0 && self.mask.count_ones() <= 32,
+            "a squeeze to 1 to 32 bits"
+        );
+        let out = &mut out[..values.len()];
+        #[cfg(target_arch = "x86_64")]
+        if crate::system::fast_bit_gather() {
+            // SAFETY: the CPU has BMI2 (and gathers fast).
+            return unsafe { squeeze_bmi2_words(values, self.mask, out) };
+        }
+        for (word, &value) in out.iter_mut().zip(values) {
+            *word = self.packed_by_runs(value) as u32;
+        }
     }
 
     /// `queries`, `extra` added to each, squeezed into `out`; returns the
@@ -127,9 +167,19 @@ impl Squeeze {
 /// [`Squeeze::apply_into`] with one `pext` a value.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn squeeze_bmi2_into(values: &[u64], mask: u64, out: &mut Vec<u64>) {
+fn squeeze_bmi2_into<K: Copy + Into<u64>>(values: &[K], mask: u64, out: &mut Vec<u64>) {
     use std::arch::x86_64::_pext_u64;
-    out.extend(values.iter().map(|&value| _pext_u64(value, mask)));
+    out.extend(values.iter().map(|&value| _pext_u64(value.into(), mask)));
+}
+
+/// [`Squeeze::apply_words`] with one `pext` a value.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn squeeze_bmi2_words(values: &[u64], mask: u64, out: &mut [u32]) {
+    use std::arch::x86_64::_pext_u64;
+    for (word, &value) in out.iter_mut().zip(values) {
+        *word = _pext_u64(value, mask) as u32;
+    }
 }
 
 /// [`Squeeze::apply_in_place`] with one `pext` a value.
@@ -179,6 +229,38 @@ mod tests {
                 .all(|&value| value & !squeeze.width_mask() == 0));
         }
         assert!(squeezed > 500, "{squeezed} of 2000 masks saved a chunk");
+        // Squeezed always, to 32 bits, from 64-bit and 32-bit keys alike.
+        for round in 0..500 {
+            let used = next() >> (round % 64);
+            let mut keep = used;
+            while keep.count_ones() > 32 {
+                keep &= keep - 1;
+            }
+            if keep == 0 {
+                continue;
+            }
+            squeeze.set_always(keep);
+            let values: Vec<u64> = (0..20).map(|_| next() & used).collect();
+            let naive: Vec<u64> = values
+                .iter()
+                .map(|&value| gather_bits(value, keep))
+                .collect();
+            let mut words = vec![0u32; 20];
+            squeeze.apply_words(&values, &mut words);
+            let words: Vec<u64> = words.into_iter().map(u64::from).collect();
+            assert_eq!(words, naive, "keep {keep:#x}");
+            let mut by_runs = values.clone();
+            squeeze.apply_by_runs(&mut by_runs);
+            assert_eq!(by_runs, naive, "keep {keep:#x}");
+            let narrow: Vec<u32> = values.iter().map(|&value| value as u32).collect();
+            let mut out = Vec::new();
+            squeeze.apply_into(&narrow, &mut out);
+            let expected: Vec<u64> = narrow
+                .iter()
+                .map(|&value| gather_bits(value.into(), keep))
+                .collect();
+            assert_eq!(out, expected, "keep {keep:#x}");
+        }
         // A gather takes the bits in order.
         assert_eq!(gather_bits(0b1011_0100, 0b1111_0000), 0b1011);
         assert_eq!(gather_bits(u64::MAX, 1 << 63 | 1), 0b11);

@@ -5,7 +5,7 @@
 use std::arch::x86_64::*;
 
 use super::LaneVector;
-use crate::search::pack::{pack4, pack8, partition4};
+use crate::search::pack::{pack4, pack8, partition4, partition_lanes};
 
 /// Four lanes of 64 bits.
 #[derive(Clone, Copy)]
@@ -237,4 +237,43 @@ pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32])
         }
     }
     len + super::keep_disjoint_portable(rest, test, &mut out[len..])
+}
+
+/// Eight 32-bit lanes, free ones first, as `vpermd` indices (one byte
+/// each): 256 masks (2 KB).
+static PARTITION8: [[u8; 8]; 256] = partition_lanes::<8, 256>();
+
+/// [`partition_words`](super::partition_words) on AVX2: as
+/// [`partition_into`], eight 32-bit keys a step, their order looked up by
+/// the mask of the taken ones.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+    let len = from.len();
+    assert_eq!(len, to.len(), "a slot for every key");
+    let (mut free_end, mut taken_start) = (0, len);
+    let mut start = 0;
+    let bit_lanes = _mm256_set1_epi32(bit as i32);
+    let zero = _mm256_setzero_si256();
+    while len - start >= 16 {
+        // SAFETY: the load reads keys start..start + 8 of `from`, and the
+        // table row its 8 bytes. The gap taken_start - free_end equals
+        // the keys not yet placed, len - start >= 16, so both stores'
+        // eight slots lie within `to` and in the gap: the free side's
+        // from free_end, the taken side's ending at taken_start, and
+        // neither reaches the other's placed keys.
+        unsafe {
+            let keys = _mm256_loadu_si256(from.as_ptr().add(start).cast());
+            let free = _mm256_cmpeq_epi32(_mm256_and_si256(keys, bit_lanes), zero);
+            let taken = !_mm256_movemask_ps(_mm256_castsi256_ps(free)) as usize & 0xff;
+            let order = _mm256_cvtepu8_epi32(_mm_loadl_epi64(PARTITION8[taken].as_ptr().cast()));
+            let sides = _mm256_permutevar8x32_epi32(keys, order);
+            _mm256_storeu_si256(to.as_mut_ptr().add(free_end).cast(), sides);
+            _mm256_storeu_si256(to.as_mut_ptr().add(taken_start - 8).cast(), sides);
+            let took = taken.count_ones() as usize;
+            free_end += 8 - took;
+            taken_start -= took;
+        }
+        start += 8;
+    }
+    super::partition_from(from, start, (free_end, taken_start), bit, to)
 }

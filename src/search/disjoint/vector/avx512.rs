@@ -210,3 +210,70 @@ pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64], masked: boo
     }
     super::partition_from(from, start, (free_end, taken_start), bit, to)
 }
+
+/// Sixteen 32-bit lanes in reverse order, as `vpermd` indices.
+const REVERSE16: [i32; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+
+/// [`partition_words`](super::partition_words) on AVX-512F: sixteen
+/// 32-bit keys a step, the free ones compressed to the front of one
+/// vector and the taken ones to the front of another, reversed so they
+/// end it; each stored whole at its side's end, the other lanes landing
+/// in the gap of keys not yet placed, which a step keeps at least 32
+/// wide. The last keys one at a time.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+    let len = from.len();
+    assert_eq!(len, to.len(), "a slot for every key");
+    let (mut free_end, mut taken_start) = (0, len);
+    let mut start = 0;
+    let bit_lanes = _mm512_set1_epi32(bit as i32);
+    // SAFETY: reads the 16 values of the array.
+    let reverse = unsafe { _mm512_loadu_si512(REVERSE16.as_ptr().cast()) };
+    while len - start >= 32 {
+        // SAFETY: the load reads keys start..start + 16 of `from`. The
+        // gap taken_start - free_end equals the keys not yet placed,
+        // len - start >= 32, so both stores' sixteen slots lie within
+        // `to` and in the gap: the free side's from free_end, the taken
+        // side's ending at taken_start, and neither reaches the other's
+        // placed keys.
+        unsafe {
+            let keys = _mm512_loadu_si512(from.as_ptr().add(start).cast());
+            let taken = _mm512_test_epi32_mask(keys, bit_lanes);
+            let free_keys = _mm512_maskz_compress_epi32(!taken, keys);
+            let taken_keys =
+                _mm512_permutexvar_epi32(reverse, _mm512_maskz_compress_epi32(taken, keys));
+            _mm512_storeu_si512(to.as_mut_ptr().add(free_end).cast(), free_keys);
+            _mm512_storeu_si512(to.as_mut_ptr().add(taken_start - 16).cast(), taken_keys);
+            let took = taken.count_ones() as usize;
+            free_end += 16 - took;
+            taken_start -= took;
+        }
+        start += 16;
+    }
+    super::partition_from(from, start, (free_end, taken_start), bit, to)
+}
+
+/// [`keep_disjoint_entries`](super::keep_disjoint_entries) on AVX-512F:
+/// sixteen values a step, the kept ones compressed to the front and
+/// stored whole; the last few one at a time.
+#[target_feature(enable = "avx512f,popcnt")]
+pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32]) -> usize {
+    let (steps, rest) = entries.as_chunks::<16>();
+    let mut len = 0;
+    let test_lanes = _mm512_set1_epi32(test as i32);
+    for step in steps {
+        // SAFETY: the step's 16 values are read; the store writes 16 slots
+        // from `len`, at most the values before this step, so within
+        // `out` (as long as `entries`).
+        unsafe {
+            let lanes = _mm512_loadu_si512(step.as_ptr().cast());
+            let kept = _mm512_testn_epi32_mask(lanes, test_lanes);
+            _mm512_storeu_si512(
+                out.as_mut_ptr().add(len).cast(),
+                _mm512_maskz_compress_epi32(kept, lanes),
+            );
+            len += kept.count_ones() as usize;
+        }
+    }
+    len + super::keep_disjoint_portable(rest, test, &mut out[len..])
+}

@@ -106,11 +106,11 @@ pub(crate) fn keep_disjoint(
     }
 }
 
-/// [`keep_disjoint`] for the split's 32-bit route entries: copies to the
-/// front of `out` the entries that share no bit with `test`, in order;
-/// returns how many. Eight a step on AVX2, on both vector paths (an
-/// AVX-512 CPU runs AVX2, and eight lanes a step is what its 64-bit
-/// compress takes too). `out` holds at least as many slots as `entries`.
+/// [`keep_disjoint`] for 32-bit values (the split's route entries, the
+/// dual split's squeezed keys): copies to the front of `out` the values
+/// that share no bit with `test`, in order; returns how many. Eight a step
+/// on AVX2, sixteen on AVX-512. `out` holds at least as many slots as
+/// `entries`.
 pub(crate) fn keep_disjoint_entries(
     path: MatcherPath,
     entries: &[u32],
@@ -119,12 +119,12 @@ pub(crate) fn keep_disjoint_entries(
 ) -> usize {
     assert!(out.len() >= entries.len(), "room for every entry");
     match path {
-        // SAFETY: a path is chosen only if the CPU runs it: AVX2 on both
-        // (`MatcherPath::runs_here`).
+        // SAFETY: a path is chosen only if the CPU runs it.
         #[cfg(target_arch = "x86_64")]
-        MatcherPath::Avx512 | MatcherPath::Avx2 => unsafe {
-            avx2::keep_disjoint_entries(entries, test, out)
-        },
+        MatcherPath::Avx512 => unsafe { avx512::keep_disjoint_entries(entries, test, out) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::keep_disjoint_entries(entries, test, out) },
         _ => keep_disjoint_portable(entries, test, out),
     }
 }
@@ -159,22 +159,41 @@ fn partition_stored(
     }
 }
 
+/// [`partition_into`] for 32-bit keys (a split's keys squeezed to the 32
+/// bits or fewer its lists take): twice the keys a vector and half the
+/// bytes moved.
+pub(crate) fn partition_words(path: MatcherPath, from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+    assert_eq!(from.len(), to.len(), "a slot for every key");
+    match path {
+        // SAFETY: a path is chosen only if the CPU runs it.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx512 => unsafe { avx512::partition_words(from, bit, to) },
+        // SAFETY: as above.
+        #[cfg(target_arch = "x86_64")]
+        MatcherPath::Avx2 => unsafe { avx2::partition_words(from, bit, to) },
+        _ => partition_from(from, 0, (0, to.len()), bit, to),
+    }
+}
+
 /// Goes on with [`partition_into`] from key `start`, with the free keys
 /// placed so far ending at `free_end` and the taken ones starting at
 /// `taken_start`; returns where the free keys end. Branch-free: each key
 /// is written to both sides' next slots (both in the gap between them)
 /// and counted in one.
-fn partition_from(
-    from: &[u64],
+fn partition_from<T>(
+    from: &[T],
     start: usize,
     (mut free_end, mut taken_start): (usize, usize),
-    bit: u64,
-    to: &mut [u64],
-) -> usize {
+    bit: T,
+    to: &mut [T],
+) -> usize
+where
+    T: Copy + Default + PartialEq + std::ops::BitAnd<Output = T>,
+{
     for &key in &from[start..] {
         to[free_end] = key;
         to[taken_start - 1] = key;
-        let takes = usize::from(key & bit != 0);
+        let takes = usize::from(key & bit != T::default());
         free_end += 1 - takes;
         taken_start -= takes;
     }
@@ -250,7 +269,7 @@ mod tests {
     #[test]
     fn every_path_keeps_the_disjoint_entries() {
         let mut state = SplitMix64(0x0ddb_a11f_00d5_eed5);
-        for len in 0..70 {
+        for len in 0..120 {
             let entries: Vec<u32> = (0..len).map(|_| state.next() as u32).collect();
             let test = 1 << (16 + state.next() % 16);
             let expected: Vec<u32> = entries.iter().copied().filter(|e| e & test == 0).collect();
@@ -258,6 +277,26 @@ mod tests {
                 let mut out = vec![0; len];
                 let kept = keep_disjoint_entries(path, &entries, test, &mut out);
                 assert_eq!(out[..kept], expected, "{path:?}, {len} entries");
+            }
+        }
+    }
+
+    #[test]
+    fn every_path_partitions_the_words_by_a_bit() {
+        let mut state = SplitMix64(0x5eed_4321_dcba_0002);
+        for len in 0..120 {
+            let keys: Vec<u32> = (0..len).map(|_| state.next() as u32).collect();
+            let bit = 1 << (state.next() % 32);
+            let free: Vec<u32> = keys.iter().copied().filter(|k| k & bit == 0).collect();
+            let mut taken: Vec<u32> = keys.iter().copied().filter(|k| k & bit != 0).collect();
+            taken.sort_unstable();
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let mut to = vec![0; len];
+                let free_len = partition_words(path, &keys, bit, &mut to);
+                assert_eq!(to[..free_len], free, "{path:?}, {len} keys");
+                let mut to_taken = to[free_len..].to_vec();
+                to_taken.sort_unstable();
+                assert_eq!(to_taken, taken, "{path:?}, {len} keys");
             }
         }
     }
