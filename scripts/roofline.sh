@@ -2,8 +2,9 @@
 # Where a join count's time goes, by N, on one thread of this CPU: a
 # sampling profile (perf) of whole counts (N <= 20) or of a sample of tasks
 # timed by `plan N --estimate` (larger N), its samples grouped into the
-# join's parts: the matcher (bit-sliced leaf sums, block fill, split, squeeze),
-# the half boards (placing, pairing, the grid's filter), the quadrant cells,
+# join's parts: the matcher (bit-sliced leaf sums, block fill, the split's
+# and the dual split's cuts, squeeze, the vector filters, the grid's among
+# them), the half boards (placing, pairing), the quadrant cells,
 # the plan (making tasks from ids) and the rest. Whole counts also give the
 # pairs of half boards decided per solution (the work measure `count` reports
 # as nodes), and the peak memory. A development script: it needs perf
@@ -58,7 +59,7 @@ print("%d-tasks %.3f -" % (e["sampled"], ns))
         | awk -v n="$n" -v peak="$peak" -v measured="$measured" -v ns="$ns" -v pairs="$pairs" '
         /%/ {
             share = $1; sub("%", "", share); symbol = $0
-            if (symbol ~ /matcher::|split::|squeeze|layout/) part = "matcher"
+            if (symbol ~ /disjoint::|matcher::|split::|squeeze|layout/) part = "matcher"
             else if (symbol ~ /glue::|halves|half_boards|count_in|Join<|fill_leaving/) part = "glue"
             else if (symbol ~ /cells::|placement/) part = "cells"
             else if (symbol ~ /tasks::|plan::|JoinTasks|estimate/) part = "plan"
