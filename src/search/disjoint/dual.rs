@@ -49,6 +49,13 @@ const NODE_SAMPLE: usize = 64;
 /// early and took 1.8x the time of this one on N = 28 tasks (Zen 4).
 pub(crate) const STACK_FACTOR: usize = 4;
 
+/// The most keys a leaf stores at once: a larger list (where the cuts
+/// stop on one with only a few keys on the other side, or out of room) is
+/// stored a piece at a time, so a leaf's tables stay within 32 blocks
+/// (896 KB) and the plan's memory bound need not count tables for the
+/// whole of a meeting's larger list (50 MiB at N = 28 on 2 threads).
+pub(crate) const LEAF_KEYS_MAX: usize = 1 << 14;
+
 /// What a node's ways cost, in visits (a query's visit to one block of
 /// 512 keys, the leaves' unit of work), to choose between stopping and
 /// cutting; fitted by timing `plan 28 -j1 --estimate` (Zen 4, AVX-512).
@@ -301,6 +308,12 @@ impl DualSplit {
 
     /// The sum of a leaf: `big` in blocks, `small` summed over them.
     fn leaf_sum<K: NodeKey>(&mut self, big: &[K], small: &[K]) -> u64 {
+        if big.len() > LEAF_KEYS_MAX {
+            return big
+                .chunks(LEAF_KEYS_MAX)
+                .map(|piece| self.leaf_sum(piece, small))
+                .sum();
+        }
         #[cfg(test)]
         {
             self.leaves += 1;
@@ -491,6 +504,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_leaf_stores_a_large_list_a_piece_at_a_time() {
+        // Never cut (a cut's keys priced past any leaf), a list past the
+        // most a leaf stores is summed in pieces, exactly.
+        let never_cut = Costs {
+            key: 1e12,
+            ..Costs::MEASURED
+        };
+        let mut random = SplitMix64(0x1ea5_b10c_5000_0001);
+        let stored = keys(&mut random, 2 * LEAF_KEYS_MAX + 777, 30, 3);
+        let queries = keys(&mut random, 300, 30, 3);
+        let mut dual = DualSplit::default();
+        let sum = dual.sum_disjoint_with(matcher_path(), never_cut, &stored, &queries);
+        assert_eq!(sum, Some(naive(&stored, &queries)));
+        assert_eq!(dual.leaves, 3);
+        assert!(dual.leaf.bytes() <= ((LEAF_KEYS_MAX / BLOCK_KEYS * 32) << 10) as u64);
     }
 
     #[test]

@@ -23,7 +23,9 @@ pub(crate) mod squeeze;
 pub(crate) mod vector;
 
 pub use cuts::choose_cuts;
-pub(crate) use dual::{DualSplit, STACK_FACTOR as DUAL_STACK_FACTOR};
+pub(crate) use dual::{
+    DualSplit, LEAF_KEYS_MAX as DUAL_LEAF_KEYS_MAX, STACK_FACTOR as DUAL_STACK_FACTOR,
+};
 pub use matcher::matcher_path;
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
