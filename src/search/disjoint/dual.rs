@@ -31,7 +31,7 @@
 
 use super::cuts::bit_counts;
 use super::grow_to;
-use super::matcher::{matcher_path, Layout, Leaf, MatcherPath, Routed, BLOCK_KEYS};
+use super::matcher::{matcher_path, sum_whole_batch, Layout, Leaf, MatcherPath, BLOCK_KEYS};
 use super::split::{LEAF_MIN, ROUTE_BATCH};
 use super::squeeze::Squeeze;
 use super::vector::{keep_disjoint, keep_disjoint_entries, partition_into, partition_words};
@@ -123,12 +123,13 @@ pub(crate) struct DualSplit {
     /// Leaves summed, for tests that check the cuts were taken.
     #[cfg(test)]
     leaves: usize,
-    /// Nodes cut on 64-bit keys, and lists squeezed to 32-bit ones below
-    /// the root, for tests that check both widths ran.
+    /// Nodes cut on 64-bit keys, and lists squeezed to 32-bit ones, for
+    /// tests that check both widths ran (a wide cut means the root was
+    /// not squeezed, so a squeeze after one was below it).
     #[cfg(test)]
     wide_cuts: usize,
     #[cfg(test)]
-    narrowed_below_root: usize,
+    narrowings: usize,
 }
 
 /// The keys a node cuts: 64-bit as they come, or squeezed to 32 bits where
@@ -167,7 +168,7 @@ impl NodeKey for u64 {
         keys.iter().fold(0, |all, key| all | key)
     }
     fn descend(dual: &mut DualSplit, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
-        dual.wide_node(room, a, b, false)
+        dual.wide_node(room, a, b)
     }
 }
 
@@ -204,9 +205,9 @@ impl DualSplit {
     /// whose keys share no bit.
     pub(crate) fn sum_disjoint(&mut self, stored: &[u64], queries: &[u64]) -> u64 {
         let mut stack = std::mem::take(&mut self.stack);
-        grow_to(&mut stack, STACK_FACTOR * (stored.len() + queries.len()), 0);
         let room = STACK_FACTOR * (stored.len() + queries.len());
-        let total = self.wide_node(&mut stack[..room], stored, queries, true);
+        grow_to(&mut stack, room, 0);
+        let total = self.wide_node(&mut stack[..room], stored, queries);
         self.stack = stack;
         total
     }
@@ -245,16 +246,12 @@ impl DualSplit {
         self.path.unwrap_or_else(matcher_path)
     }
 
-    /// The sum of a node of 64-bit lists `a` and `b` (the meeting's own
-    /// if `root`), its cuts' lists written to `room`: squeezed to 32-bit
-    /// keys first where the bits both lists take fit and the room holds
-    /// them.
-    #[cfg_attr(not(test), allow(unused_variables))]
-    fn wide_node(&mut self, room: &mut [u64], a: &[u64], b: &[u64], root: bool) -> u64 {
-        if a.is_empty() || b.is_empty() {
-            return 0;
-        }
+    /// The sum of a node of 64-bit lists `a` and `b`, its cuts' lists
+    /// written to `room`: squeezed to 32-bit keys first where the bits
+    /// both lists take fit and the room holds them.
+    fn wide_node(&mut self, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
         let live = u64::bits_taken(a) & u64::bits_taken(b);
+        // No bit in common (an empty list among them): every pair counts.
         if live == 0 {
             return (a.len() * b.len()) as u64;
         }
@@ -263,8 +260,8 @@ impl DualSplit {
             return self.node(room, a, b);
         }
         #[cfg(test)]
-        if !root {
-            self.narrowed_below_root += 1;
+        {
+            self.narrowings += 1;
         }
         self.squeeze.set_always(live);
         let (here, above) = room.split_at_mut(words_len);
@@ -339,21 +336,18 @@ impl DualSplit {
             self.layout.replace_path(self.path);
         }
         self.leaf.load(big, &self.layout);
-        let mut total = 0;
-        for batch in small.chunks(ROUTE_BATCH) {
-            self.layout.fill(batch, &mut self.offsets);
-            self.entries.clear();
-            self.entries.extend(0..batch.len() as u32);
-            total += self.leaf.sum(
-                &self.layout,
-                Routed {
-                    queries: batch,
-                    offsets: &self.offsets,
-                    entries: &self.entries,
-                },
-            );
-        }
-        total
+        small
+            .chunks(ROUTE_BATCH)
+            .map(|batch| {
+                sum_whole_batch(
+                    &self.leaf,
+                    &self.layout,
+                    batch,
+                    &mut self.offsets,
+                    &mut self.entries,
+                )
+            })
+            .sum()
     }
 }
 
@@ -484,7 +478,7 @@ mod tests {
                 for costs in [Costs::MEASURED, ALWAYS_CUT] {
                     dual.leaves = 0;
                     dual.wide_cuts = 0;
-                    dual.narrowed_below_root = 0;
+                    dual.narrowings = 0;
                     if let Some(sum) = dual.sum_disjoint_with(path, costs, &stored, &queries) {
                         assert_eq!(sum, expected, "round {round}, {path:?}, {costs:?}");
                         // Forced, every shape of 128 keys or more cuts.
@@ -492,13 +486,11 @@ mod tests {
                             assert!(dual.leaves > 4, "round {round}: {} leaves", dual.leaves);
                         }
                         // Lists of more than 32 bits in common cut as 64-bit
-                        // keys, then as 32-bit ones below.
+                        // keys, then (squeezed below the root, as the root
+                        // cut wide) as 32-bit ones.
                         if costs.key < 0.0 && bits >= 34 && density >= 3 {
                             assert!(dual.wide_cuts > 0, "round {round}: no wide cut");
-                            assert!(
-                                dual.narrowed_below_root > 0,
-                                "round {round}: never narrowed"
-                            );
+                            assert!(dual.narrowings > 0, "round {round}: never narrowed");
                         }
                     }
                 }

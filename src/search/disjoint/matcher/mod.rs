@@ -118,18 +118,12 @@ impl Matcher {
             self.queries.clear();
             self.queries
                 .extend(batch.iter().map(|&query| query | extra));
-            if self.leaf.blocks > 0 {
-                self.layout.fill(&self.queries, &mut self.offsets);
-            }
-            self.entries.clear();
-            self.entries.extend(0..batch.len() as u32);
-            total += self.leaf.sum(
+            total += sum_whole_batch(
+                &self.leaf,
                 &self.layout,
-                Routed {
-                    queries: &self.queries,
-                    offsets: &self.offsets,
-                    entries: &self.entries,
-                },
+                &self.queries,
+                &mut self.offsets,
+                &mut self.entries,
             );
         }
         total
@@ -151,6 +145,32 @@ impl Matcher {
             |matcher| matcher.sum_disjoint(queries, extra),
         )
     }
+}
+
+/// The sum over one batch of `queries` of the keys `leaf` stores (laid
+/// out by `layout`) disjoint from each, every query met by the whole
+/// leaf: their offsets and entries (each its own position) made in
+/// `offsets` and `entries`.
+pub(crate) fn sum_whole_batch(
+    leaf: &Leaf,
+    layout: &Layout,
+    queries: &[u64],
+    offsets: &mut Vec<u16>,
+    entries: &mut Vec<u32>,
+) -> u64 {
+    if leaf.blocks > 0 {
+        layout.fill(queries, offsets);
+    }
+    entries.clear();
+    entries.extend(0..queries.len() as u32);
+    leaf.sum(
+        layout,
+        Routed {
+            queries,
+            offsets,
+            entries,
+        },
+    )
 }
 
 /// Runs `sum` on `matcher` with its layout's loop (reached by `layout`)
