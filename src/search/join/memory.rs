@@ -169,7 +169,13 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     let (held, dual) = if grid_levels(n) > 0 {
         (
             2 * keys(parts.held_keys) * 8,
-            dual_bytes(keys(parts.stored_keys), keys(parts.query_keys)),
+            // A grid's meetings fill their lists to the parts' sizes
+            // exactly (no north placement past them), so the cuts' stack
+            // is sized by the parts alone.
+            dual_bytes(
+                (parts.stored_keys as u64).min(largest * cell),
+                (parts.query_keys as u64).min(largest * cell),
+            ),
         )
     } else {
         (0, 0)
