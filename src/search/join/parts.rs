@@ -69,6 +69,7 @@ impl Parts {
         }
         Parts {
             stored_keys: grid_stored_keys(n),
+            query_keys: grid_query_keys(n),
             held_keys: grid_held_keys(n),
             ..Parts::DEFAULT
         }
@@ -141,6 +142,21 @@ pub(crate) fn grid_stored_keys(n: u32) -> usize {
         1 << 17
     } else {
         1 << 19
+    }
+}
+
+/// Query keys a grid's meeting takes in one batch for an `n` board: from
+/// N = 26 twice [`QUERY_KEYS`], so that a stored part meets a large query
+/// group in half as many dual splits (each folds and squeezes the part
+/// again, and a larger pair of lists shares its cuts' cost). Zen 5
+/// AVX-512, `scripts/ab-pinned.sh`, `--sample 3` at N = 28 (seeds 41 53 7
+/// 61 89): 0.970 and 0.980; N = 26 0.950, N = 27 0.967; but N = 24 1.069
+/// and 1.015, N = 25 1.015. 2^19 keys read as 2^18 (0.996), 2^20 1.008.
+pub(crate) fn grid_query_keys(n: u32) -> usize {
+    if n >= 26 {
+        QUERY_KEYS << 1
+    } else {
+        QUERY_KEYS
     }
 }
 
