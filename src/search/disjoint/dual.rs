@@ -146,6 +146,8 @@ trait NodeKey: Copy + Default + PartialEq + Into<u64> + std::ops::BitAnd<Output 
     /// The bits any key of `keys` takes (folded in the keys' own width,
     /// where a widening fold took 8% of an N = 28 task).
     fn bits_taken(keys: &[Self]) -> u64;
+    /// `keys` squeezed by `squeeze` into `out`, on the loops of `path`.
+    fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[Self], out: &mut Vec<u64>);
     /// The sum of a node below a cut: a 64-bit one looks again whether
     /// its lists fit 32 bits.
     fn descend(dual: &mut DualSplit, room: &mut [Self], a: &[Self], b: &[Self]) -> u64;
@@ -167,6 +169,9 @@ impl NodeKey for u64 {
     fn bits_taken(keys: &[u64]) -> u64 {
         keys.iter().fold(0, |all, key| all | key)
     }
+    fn squeeze_into(squeeze: &Squeeze, _: MatcherPath, keys: &[u64], out: &mut Vec<u64>) {
+        squeeze.apply_into(keys, out);
+    }
     fn descend(dual: &mut DualSplit, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
         dual.wide_node(room, a, b)
     }
@@ -187,6 +192,9 @@ impl NodeKey for u32 {
     }
     fn bits_taken(keys: &[u32]) -> u64 {
         keys.iter().fold(0, |all, key| all | key).into()
+    }
+    fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[u32], out: &mut Vec<u64>) {
+        squeeze.apply_words_into(path, keys, out);
     }
     fn descend(dual: &mut DualSplit, room: &mut [u32], a: &[u32], b: &[u32]) -> u64 {
         dual.node(room, a, b)
@@ -326,8 +334,9 @@ impl DualSplit {
         let (big, small) = match wide {
             (Some(big), Some(small)) if self.squeeze.kept() == u64::MAX => (big, small),
             _ => {
-                self.squeeze.apply_into(big, &mut self.big);
-                self.squeeze.apply_into(small, &mut self.small);
+                let path = self.path();
+                K::squeeze_into(&self.squeeze, path, big, &mut self.big);
+                K::squeeze_into(&self.squeeze, path, small, &mut self.small);
                 (&self.big[..], &self.small[..])
             }
         };
