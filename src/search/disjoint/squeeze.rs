@@ -142,7 +142,7 @@ impl Squeeze {
             out.clear();
             out.reserve(values.len());
             // SAFETY: the path runs only on a CPU with AVX-512F.
-            unsafe { squeeze_runs_avx512_into(values, &self.runs, out) };
+            unsafe { squeeze_runs_avx512_into(self, values, out) };
             return;
         }
         let _ = path;
@@ -189,17 +189,21 @@ fn squeeze_bmi2_into<K: Copy + Into<u64>>(values: &[K], mask: u64, out: &mut Vec
     out.extend(values.iter().map(|&value| _pext_u64(value.into(), mask)));
 }
 
-/// [`Squeeze::apply_words_into`] with AVX-512F: each run of the mask's
-/// bits (first bit, its bits, where it lands) moved
-/// down to where it lands by one shift of sixteen keys, then kept under
-/// its bits and ORed in by one ternary-logic step; the keys widened to
-/// 64 bits as they are stored. `out` is empty with room for `values`.
+/// [`Squeeze::apply_words_into`] with AVX-512F: each run of the
+/// squeeze's mask (first bit, its bits, where it lands) moved down to
+/// where it lands by one shift of sixteen keys, then kept under its bits
+/// and ORed in by one ternary-logic step; the keys widened to 64 bits as
+/// they are stored, the last few packed by runs one at a time. `out` is
+/// empty with room for `values`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn squeeze_runs_avx512_into(values: &[u32], runs: &[(u32, u64, u32)], out: &mut Vec<u64>) {
+fn squeeze_runs_avx512_into(squeeze: &Squeeze, values: &[u32], out: &mut Vec<u64>) {
     use std::arch::x86_64::*;
     debug_assert!(out.is_empty() && out.capacity() >= values.len());
-    // A 32-bit mask has at most 16 runs.
+    // The low 32 bits hold at most 16 runs, and the runs come lowest
+    // first: any past the 16th lie above bit 31, where a 32-bit key
+    // takes nothing.
+    let runs = &squeeze.runs;
     let mut shifts = [_mm_setzero_si128(); 16];
     let mut masks = [_mm512_setzero_si512(); 16];
     let mut count = 0;
@@ -237,11 +241,10 @@ fn squeeze_runs_avx512_into(values: &[u32], runs: &[(u32, u64, u32)], out: &mut 
     }
     // SAFETY: the steps wrote every slot before the rest.
     unsafe { out.set_len(16 * steps.len()) };
-    out.extend(rest.iter().map(|&value| {
-        runs.iter().fold(0, |packed, &(first, bits, landed)| {
-            packed | ((u64::from(value) >> first) & bits) << landed
-        })
-    }));
+    out.extend(
+        rest.iter()
+            .map(|&value| squeeze.packed_by_runs(value.into())),
+    );
 }
 
 /// [`Squeeze::apply_words`] with one `pext` a value.

@@ -159,10 +159,11 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     let rows =
         4 * (whole + PAD as u64) * 8 + (whole / 4 + 2) * std::mem::size_of::<StepBase>() as u64;
     let placed = 4 * (cell + PAD as u64) * 16 + placed_rows_held(n) as u64 * rows;
-    // A part stops one north placement (a south cell of pairs) past its
-    // size, and never holds more keys than pairs of a row set's
-    // placements with the largest cell.
-    let keys = |part: usize| (part as u64).min(largest * cell) + cell;
+    // A part never holds more keys than pairs of a row set's placements
+    // with the largest cell, and stops one north placement (a south cell
+    // of pairs) past its size.
+    let capped = |part: usize| (part as u64).min(largest * cell);
+    let keys = |part: usize| capped(part) + cell;
     // A grid holds its stored groups and one query group whole, each up
     // to its cap (past it, it joins pair by pair): resident as made, the
     // room a vector keeps past its keys never touched.
@@ -172,10 +173,7 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
             // A grid's meetings fill their lists to the parts' sizes
             // exactly (no north placement past them), so the cuts' stack
             // is sized by the parts alone.
-            dual_bytes(
-                (parts.stored_keys as u64).min(largest * cell),
-                (parts.query_keys as u64).min(largest * cell),
-            ),
+            dual_bytes(capped(parts.stored_keys), capped(parts.query_keys)),
         )
     } else {
         (0, 0)
