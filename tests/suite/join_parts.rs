@@ -73,8 +73,8 @@ proptest! {
     fn matcher_equals_the_double_loop(
         width in 1u32..=64,
         // 200, 256, 513, 768, 1100 and 1600 end on a block of at most 256
-        // keys (alone or second of a pair), whose lines' high halves the
-        // AVX2 and AVX-512 loops skip; 257 and 769 just past it.
+        // keys (alone or second of a pair), whose lines' high halves
+        // every loop skips; 257 and 769 just past it.
         len in prop::sample::select(vec![0usize, 1, 2, 47, 48, 63, 64, 65, 200, 256, 257, 300, 511, 512, 513, 768, 769, 1100, 1600]),
         query_count in 0usize..100,
         seed in any::<u64>(),

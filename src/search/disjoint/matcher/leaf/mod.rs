@@ -12,7 +12,7 @@ use super::fill::fill_blocks;
 use super::fill::{fill_blocks_avx2, gfni_fill_runs_here};
 use super::{
     count_disjoint_naive, Layout, Line, MatcherPath, BLOCK_KEYS, LINE_BYTES, NARROW, SMALL_SET,
-    WIDE,
+    WIDE, WORDS,
 };
 use crate::search::disjoint::grow_to;
 
@@ -253,12 +253,39 @@ impl Leaf {
     /// Blocks outside, queries inside: a block's tables (a few KB) stay in
     /// the first-level cache while every query passes over them. `S`
     /// offsets a query, `CHUNKS` of them used (0: the layout's count).
+    /// A block is taken as two halves of its keys (four words of each
+    /// line), so that four queries' halves and the adders' running sums
+    /// fit x86-64's sixteen SSE2 registers (whole lines spilled them). A
+    /// last block of at most half its keys has zeros in its lines' high
+    /// words, so only its low half is read (as the vector loops do).
     #[inline(always)]
     fn sum_portable<const S: usize, const CHUNKS: usize>(
         &self,
         layout: &Layout,
         routed: Routed,
     ) -> u64 {
+        let per_block = layout.lines_per_block;
+        let tables = self.tables();
+        let whole = if self.last_keys <= BLOCK_KEYS / 2 {
+            tables.len() - per_block
+        } else {
+            tables.len()
+        };
+        self.sum_halves_portable::<S, CHUNKS, 2>(layout, routed, &tables[..whole])
+            + self.sum_halves_portable::<S, CHUNKS, 1>(layout, routed, &tables[whole..])
+    }
+
+    /// [`Leaf::sum_portable`] over `blocks`, reading the first `HALVES`
+    /// halves of each line (the others are zeros in every one of these
+    /// blocks).
+    #[inline(always)]
+    fn sum_halves_portable<const S: usize, const CHUNKS: usize, const HALVES: usize>(
+        &self,
+        layout: &Layout,
+        routed: Routed,
+        blocks: &[Line],
+    ) -> u64 {
+        const HALF: usize = WORDS / 2;
         let chunks = if CHUNKS > 0 {
             CHUNKS
         } else {
@@ -266,44 +293,53 @@ impl Leaf {
         };
         let rows = routed.offset_rows::<S>();
         let (fours_of_entries, rest) = routed.entries.as_chunks::<4>();
-        let (mut ones, mut twos, mut total) = (Line::ZERO, Line::ZERO, 0u64);
-        for block in self.tables().chunks_exact(layout.lines_per_block) {
-            let and_lines = |entry: u32| {
-                let offsets = &rows[position(entry)][..chunks];
-                // SAFETY: every offset is the byte offset of a line below
-                // lines_per_block (a chunk's first line plus a pattern of
-                // its own bits), so each line lies in this block.
-                let line = |offset: u16| unsafe { &*block.as_ptr().byte_add(usize::from(offset)) };
-                let mut acc: Line = *line(offsets[0]);
-                for &offset in &offsets[1..] {
-                    for (word, other) in acc.0.iter_mut().zip(line(offset).0) {
-                        *word &= other;
+        let (mut ones, mut twos, mut total) = ([0u64; HALF], [0u64; HALF], 0u64);
+        for block in blocks.chunks_exact(layout.lines_per_block) {
+            for half in 0..HALVES {
+                let and_lines = |entry: u32| {
+                    let offsets = &rows[position(entry)][..chunks];
+                    // SAFETY: every offset is the byte offset of a line
+                    // below lines_per_block (a chunk's first line plus a
+                    // pattern of its own bits), so each line lies in this
+                    // block, and a half is HALF of its words.
+                    let words = |offset: u16| unsafe {
+                        &*block
+                            .as_ptr()
+                            .byte_add(usize::from(offset))
+                            .cast::<[u64; HALF]>()
+                            .add(half)
+                    };
+                    let mut acc: [u64; HALF] = *words(offsets[0]);
+                    for &offset in &offsets[1..] {
+                        for (word, other) in acc.iter_mut().zip(words(offset)) {
+                            *word &= other;
+                        }
                     }
+                    acc
+                };
+                // Four queries' halves through carry-save adders (Harley
+                // and Seal), as in the AVX2 loop: without a popcount
+                // instruction a line's count costs more than its ANDs, and
+                // only the weight-4 carry is counted.
+                for &[first, second, third, fourth] in fours_of_entries {
+                    let two_first = carry_save(&mut ones, &and_lines(first), &and_lines(second));
+                    let two_second = carry_save(&mut ones, &and_lines(third), &and_lines(fourth));
+                    total += 4 * words_count(&carry_save(&mut twos, &two_first, &two_second));
                 }
-                acc
-            };
-            // Four queries' lines through carry-save adders (Harley and
-            // Seal), as in the AVX2 loop: without a popcount instruction a
-            // line's count costs more than its ANDs, and only the weight-4
-            // carry is counted.
-            for &[first, second, third, fourth] in fours_of_entries {
-                let two_first = carry_save(&mut ones, &and_lines(first), &and_lines(second));
-                let two_second = carry_save(&mut ones, &and_lines(third), &and_lines(fourth));
-                total += 4 * line_count(&carry_save(&mut twos, &two_first, &two_second));
-            }
-            for &entry in rest {
-                total += line_count(&and_lines(entry));
+                for &entry in rest {
+                    total += words_count(&and_lines(entry));
+                }
             }
         }
-        total + 2 * line_count(&twos) + line_count(&ones)
+        total + 2 * words_count(&twos) + words_count(&ones)
     }
 }
 
 /// Adds `a` and `b` into the running `sum`, bit by bit: returns the carry.
 #[inline(always)]
-fn carry_save(sum: &mut Line, a: &Line, b: &Line) -> Line {
-    let mut carry = Line::ZERO;
-    for ((word, carry), (a, b)) in sum.0.iter_mut().zip(&mut carry.0).zip(a.0.iter().zip(b.0)) {
+fn carry_save<const W: usize>(sum: &mut [u64; W], a: &[u64; W], b: &[u64; W]) -> [u64; W] {
+    let mut carry = [0u64; W];
+    for ((word, carry), (a, b)) in sum.iter_mut().zip(&mut carry).zip(a.iter().zip(b)) {
         let partial = *word ^ a;
         *carry = (*word & a) | (partial & b);
         *word = partial ^ b;
@@ -311,8 +347,8 @@ fn carry_save(sum: &mut Line, a: &Line, b: &Line) -> Line {
     carry
 }
 
-/// The set bits of a line.
+/// The set bits of some words.
 #[inline(always)]
-fn line_count(line: &Line) -> u64 {
-    line.0.iter().map(|word| u64::from(word.count_ones())).sum()
+fn words_count<const W: usize>(words: &[u64; W]) -> u64 {
+    words.iter().map(|word| u64::from(word.count_ones())).sum()
 }
