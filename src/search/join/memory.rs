@@ -165,11 +165,13 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     let capped = |part: usize| (part as u64).min(largest * cell);
     let keys = |part: usize| capped(part) + cell;
     // A grid holds its stored groups and one query group whole, each up
-    // to its cap (past it, it joins pair by pair): resident as made, the
-    // room a vector keeps past its keys never touched.
+    // to its cap and both within their share (past it, it joins pair by
+    // pair), each side stopping one north placement past its limit:
+    // resident as made, the room a vector keeps past its keys never
+    // touched.
     let (held, dual) = if grid_levels(n) > 0 {
         (
-            2 * keys(parts.held_keys) * 8,
+            ((parts.held_share() as u64).min(2 * capped(parts.held_keys)) + 2 * cell) * 8,
             // A grid's meetings fill their lists to the parts' sizes
             // exactly (no north placement past them), so the cuts' stack
             // is sized by the parts alone.

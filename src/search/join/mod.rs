@@ -384,4 +384,52 @@ mod tests {
             assert_eq!(count_task_on(n, &task, &mut failing, None), None);
         }
     }
+
+    #[test]
+    fn a_grids_two_sides_share_one_budget_and_count_alike() {
+        // Caps from a few keys (most groups joined pair by pair) to past
+        // every group: each count as the uncapped one, and after every
+        // task the keys the held lists have touched within the share and
+        // the two sides' overshoot of one north placement each.
+        for n in [10u32, 12, 13] {
+            // Even tasks cut by the queens beside the middle, as from N =
+            // 24, where grids start.
+            let cut = if n % 2 == 0 {
+                EvenCut::EastQueen
+            } else {
+                EvenCut::RowSet
+            };
+            let tasks = tasks_cut(n, cut);
+            let grid = Parts {
+                levels: Some(2),
+                east_levels: Some(2),
+                ..Parts::DEFAULT
+            };
+            let cell = memory::LARGEST_CELL[(n / 2) as usize] as usize;
+            let mut capped_somewhere = false;
+            for held_keys in [3, 12, 40, 600] {
+                let parts = Parts { held_keys, ..grid };
+                for (id, task) in tasks.iter().enumerate().step_by(3) {
+                    let whole = count_task_in_parts(n, task, grid);
+                    let shared = count_task_in_parts(n, task, parts);
+                    assert_eq!(
+                        shared.solutions, whole.solutions,
+                        "N = {n}, {held_keys}, {id}"
+                    );
+                    let touched = SCRATCH.with(|scratch| {
+                        let held = &scratch.borrow().held;
+                        held.touched(true) + held.touched(false)
+                    });
+                    assert!(
+                        touched <= parts.held_share() + 2 * cell,
+                        "N = {n}, cap {held_keys}, task {id}: {touched} keys touched"
+                    );
+                    capped_somewhere |= touched > held_keys;
+                }
+            }
+            // Both sides held at once past one side's cap: the share was
+            // what bounded them.
+            assert!(capped_somewhere, "N = {n}");
+        }
+    }
 }

@@ -23,8 +23,9 @@ pub struct Parts {
     /// `levels` is `None`; else `None` is every level).
     pub east_levels: Option<u32>,
     /// Most keys a grid holds of its stored groups together, and of one
-    /// query group (`GRID_HELD_KEYS`); past it a grid's groups are
-    /// joined pair by pair, each made again (tests take it tiny).
+    /// query group (`GRID_HELD_KEYS`), both sides within
+    /// [`Parts::held_share`]; past it a grid's groups are joined pair by
+    /// pair, each made again (tests take it tiny).
     pub held_keys: usize,
     /// Fewest keys of a query batch that a plain join (no grid) stores in
     /// its part's place where the batch is the larger (8,192 in a count;
@@ -43,6 +44,16 @@ pub struct Parts {
 }
 
 impl Parts {
+    /// Most keys a grid's stored and query lists together keep resident:
+    /// one and a half times a side's cap. The two sides are seldom large
+    /// in one task (at N = 28 the stored groups reached 4.8 million keys
+    /// together, a query group under 2 million), so this costs no task
+    /// its hold and keeps the memory bound half a side's cap under two
+    /// whole caps (32 MiB a thread at N = 28).
+    pub fn held_share(&self) -> usize {
+        self.held_keys.saturating_add(self.held_keys / 2)
+    }
+
     /// The sizes counts use: [`STORED_KEYS`], [`QUERY_KEYS`] and
     /// [`WHOLE_PLACEMENTS`].
     pub const DEFAULT: Parts = Parts {

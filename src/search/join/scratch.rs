@@ -151,12 +151,39 @@ pub(super) struct Held {
     pub(super) east: [Vec<u64>; 3],
     pub(super) ends: Vec<usize>,
     pub(super) west: [Vec<u64>; 3],
+    /// The most keys each list of `east` then `west` has held since it
+    /// was made: its pages that are resident (a list cleared keeps them),
+    /// which the grid's limits keep within its share.
+    touched: [usize; 6],
 }
 
 impl Held {
+    /// Resident bytes: the keys' pages the lists have touched, and the
+    /// group ends.
     fn bytes(&self) -> u64 {
-        let keys: usize = self.east.iter().chain(&self.west).map(Vec::capacity).sum();
+        let keys: usize = self.touched.iter().sum();
         (keys * 8 + self.ends.capacity() * 8) as u64
+    }
+
+    /// Notes the lists' lengths in their high-water marks.
+    pub(super) fn note_touched(&mut self) {
+        let lists = self.east.iter().chain(&self.west);
+        for (touched, list) in self.touched.iter_mut().zip(lists) {
+            *touched = (*touched).max(list.len());
+        }
+    }
+
+    /// Keys the stored (`east`) or the query (`west`) lists have touched.
+    pub(super) fn touched(&self, east: bool) -> usize {
+        let (east_lists, west_lists) = self.touched.split_at(3);
+        if east { east_lists } else { west_lists }.iter().sum()
+    }
+
+    /// Gives every list's memory back (each starts again empty).
+    pub(super) fn release(&mut self) {
+        self.east = Default::default();
+        self.west = Default::default();
+        self.touched = [0; 6];
     }
 }
 

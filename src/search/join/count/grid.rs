@@ -23,19 +23,35 @@ impl<G: Glue> Join<'_, G> {
     ) -> Option<JoinTally> {
         let key = |(d1, d2): (u64, u64)| self.geo.key(d1, d2);
         let path = matcher_path();
-        let limit = self.parts.held_keys;
+        // Both sides' lists share one budget of resident keys: a side's
+        // limit is what the other side's lists have touched left of it
+        // (their pages stay resident when cleared), so that the memory
+        // bound counts one share, not a whole side's cap twice. A thread
+        // whose lists have touched more than one side's cap (a rare large
+        // task) gives their memory back first, so that no side's room
+        // stays cut for good.
+        let share = self.parts.held_share();
+        if held.touched(true) + held.touched(false) > self.parts.held_keys {
+            held.release();
+        }
+        let limit = self
+            .parts
+            .held_keys
+            .min(share.saturating_sub(held.touched(false)));
         let mut tally = JoinTally::default();
         held.east[0].clear();
         held.ends.clear();
         for (_, specs) in &grid.stored {
             for (spec, extra) in specs {
                 let from = held.east[0].len();
-                if !self.hold(
+                let holds = self.hold(
                     &mut buffers,
                     spec,
                     &mut held.east,
                     limit.saturating_sub(from),
-                ) {
+                );
+                held.note_touched();
+                if !holds {
                     for (stored, query, weights) in grid.pairs(self.geo, &grid.queries) {
                         tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
                     }
@@ -62,7 +78,13 @@ impl<G: Glue> Join<'_, G> {
             for class in held.west.iter_mut() {
                 class.clear();
             }
-            if !self.hold(&mut buffers, query, &mut held.west, limit) {
+            let limit = self
+                .parts
+                .held_keys
+                .min(share.saturating_sub(held.touched(true)));
+            let holds = self.hold(&mut buffers, query, &mut held.west, limit);
+            held.note_touched();
+            if !holds {
                 for (stored, query, weights) in grid.pairs(self.geo, std::slice::from_ref(&group)) {
                     tally += self.count(buffers.reborrow(), &stored, &[(query, 0, weights)])?;
                 }
