@@ -47,9 +47,10 @@ impl Parts {
     /// Most keys a grid's stored and query lists together keep resident:
     /// one and a half times a side's cap. The two sides are seldom large
     /// in one task (at N = 28 the stored groups reached 4.8 million keys
-    /// together, a query group under 2 million), so this costs no task
-    /// its hold and keeps the memory bound half a side's cap under two
-    /// whole caps (32 MiB a thread at N = 28).
+    /// together, a query group under 2 million; no task of 40 sampled at
+    /// each of N = 25 to 27 was cut by the share), so the memory bound
+    /// counts half a side's cap less than two whole caps (32 MiB a thread
+    /// at N = 28) at no cost in time.
     pub fn held_share(&self) -> usize {
         self.held_keys.saturating_add(self.held_keys / 2)
     }

@@ -7,7 +7,8 @@ use super::geometry::Geometry;
 use super::grid::task_row_sets;
 use super::halves::Placing;
 use super::{
-    shared_cells, CellCache, JoinTask, MadeCells, SharedCells, SHARED_MAX_SIDE, WHOLE_PLACEMENTS,
+    shared_cells, CellCache, JoinTask, MadeCells, Parts, SharedCells, SHARED_MAX_SIDE,
+    WHOLE_PLACEMENTS,
 };
 use crate::search::disjoint::{DualSplit, SplitMatcher};
 
@@ -177,6 +178,15 @@ impl Held {
     pub(super) fn touched(&self, east: bool) -> usize {
         let (east_lists, west_lists) = self.touched.split_at(3);
         if east { east_lists } else { west_lists }.iter().sum()
+    }
+
+    /// Most keys the stored (`east`) or the query lists may hold now:
+    /// a side's cap, within what the other side's lists have touched
+    /// left of their share ([`Parts::held_share`]).
+    pub(super) fn room(&self, parts: &Parts, east: bool) -> usize {
+        parts
+            .held_keys
+            .min(parts.held_share().saturating_sub(self.touched(!east)))
     }
 
     /// Gives every list's memory back (each starts again empty).

@@ -30,14 +30,10 @@ impl<G: Glue> Join<'_, G> {
         // whose lists have touched more than one side's cap (a rare large
         // task) gives their memory back first, so that no side's room
         // stays cut for good.
-        let share = self.parts.held_share();
         if held.touched(true) + held.touched(false) > self.parts.held_keys {
             held.release();
         }
-        let limit = self
-            .parts
-            .held_keys
-            .min(share.saturating_sub(held.touched(false)));
+        let limit = held.room(&self.parts, true);
         let mut tally = JoinTally::default();
         held.east[0].clear();
         held.ends.clear();
@@ -78,10 +74,7 @@ impl<G: Glue> Join<'_, G> {
             for class in held.west.iter_mut() {
                 class.clear();
             }
-            let limit = self
-                .parts
-                .held_keys
-                .min(share.saturating_sub(held.touched(true)));
+            let limit = held.room(&self.parts, false);
             let holds = self.hold(&mut buffers, query, &mut held.west, limit);
             held.note_touched();
             if !holds {
