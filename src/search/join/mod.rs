@@ -416,10 +416,7 @@ mod tests {
                         shared.solutions, whole.solutions,
                         "N = {n}, {held_keys}, {id}"
                     );
-                    let touched = SCRATCH.with(|scratch| {
-                        let held = &scratch.borrow().held;
-                        held.touched(true) + held.touched(false)
-                    });
+                    let touched = SCRATCH.with(|scratch| scratch.borrow().held.touched_keys());
                     assert!(
                         touched <= parts.held_share() + 2 * cell,
                         "N = {n}, cap {held_keys}, task {id}: {touched} keys touched"

@@ -162,8 +162,24 @@ impl Held {
     /// Resident bytes: the keys' pages the lists have touched, and the
     /// group ends.
     fn bytes(&self) -> u64 {
-        let keys: usize = self.touched.iter().sum();
-        (keys * 8 + self.ends.capacity() * 8) as u64
+        (self.touched_keys() * 8 + self.ends.capacity() * 8) as u64
+    }
+
+    /// Starts a grid's holds: the stored lists and the group ends
+    /// cleared, and every list's memory given back first where the lists
+    /// have touched more than one side's cap together (a rare large task),
+    /// so that no side's room ([`Held::room`]) stays cut for good.
+    pub(super) fn begin_grid(&mut self, parts: &Parts) {
+        if self.touched_keys() > parts.held_keys {
+            *self = Held::default();
+        }
+        self.east[0].clear();
+        self.ends.clear();
+    }
+
+    /// Keys all the lists have touched: their resident pages.
+    pub(super) fn touched_keys(&self) -> usize {
+        self.touched.iter().sum()
     }
 
     /// Notes the lists' lengths in their high-water marks.
@@ -175,7 +191,7 @@ impl Held {
     }
 
     /// Keys the stored (`east`) or the query (`west`) lists have touched.
-    pub(super) fn touched(&self, east: bool) -> usize {
+    fn touched(&self, east: bool) -> usize {
         let (east_lists, west_lists) = self.touched.split_at(3);
         if east { east_lists } else { west_lists }.iter().sum()
     }
@@ -187,13 +203,6 @@ impl Held {
         parts
             .held_keys
             .min(parts.held_share().saturating_sub(self.touched(!east)))
-    }
-
-    /// Gives every list's memory back (each starts again empty).
-    pub(super) fn release(&mut self) {
-        self.east = Default::default();
-        self.west = Default::default();
-        self.touched = [0; 6];
     }
 }
 

@@ -26,17 +26,10 @@ impl<G: Glue> Join<'_, G> {
         // Both sides' lists share one budget of resident keys: a side's
         // limit is what the other side's lists have touched left of it
         // (their pages stay resident when cleared), so that the memory
-        // bound counts one share, not a whole side's cap twice. A thread
-        // whose lists have touched more than one side's cap (a rare large
-        // task) gives their memory back first, so that no side's room
-        // stays cut for good.
-        if held.touched(true) + held.touched(false) > self.parts.held_keys {
-            held.release();
-        }
+        // bound counts one share, not a whole side's cap twice.
+        held.begin_grid(&self.parts);
         let limit = held.room(&self.parts, true);
         let mut tally = JoinTally::default();
-        held.east[0].clear();
-        held.ends.clear();
         for (_, specs) in &grid.stored {
             for (spec, extra) in specs {
                 let from = held.east[0].len();

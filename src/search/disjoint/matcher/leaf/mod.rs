@@ -161,7 +161,7 @@ impl Leaf {
     /// lines' high halves, which those loops skip.
     #[cfg(target_arch = "x86_64")]
     fn block_runs(&self, per_block: usize) -> BlockRuns<'_> {
-        let half_last = self.last_keys <= BLOCK_KEYS / 2;
+        let half_last = self.last_is_half();
         let paired_blocks = self.blocks / 2 * 2;
         let full_pairs = if half_last && paired_blocks == self.blocks {
             paired_blocks - 2
@@ -175,6 +175,12 @@ impl Leaf {
             lone: &tables[paired_blocks * per_block..],
             lone_half: half_last,
         }
+    }
+
+    /// Whether the last block holds at most half its keys: its lines'
+    /// high halves are zeros, which every loop skips.
+    fn last_is_half(&self) -> bool {
+        self.last_keys <= BLOCK_KEYS / 2
     }
 
     /// The tables of the current load.
@@ -266,7 +272,7 @@ impl Leaf {
     ) -> u64 {
         let per_block = layout.lines_per_block;
         let tables = self.tables();
-        let whole = if self.last_keys <= BLOCK_KEYS / 2 {
+        let whole = if self.last_is_half() {
             tables.len() - per_block
         } else {
             tables.len()
