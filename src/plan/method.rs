@@ -1,21 +1,18 @@
 //! The counting methods as a plan records them: their names and codes,
-//! the kinds of task they make, how `auto` picks one, and their ranges.
-//! What code counts each, and everything asked of that code (a plan's
-//! tasks, prices, the GPU), is the registry's (`search/registry.rs`), one
-//! floor up: a plan holds a method, and the methods build plans. Adding a
+//! the kinds of task they make, and how `auto` picks one. What code
+//! counts each, and everything asked of that code (a plan's tasks, the
+//! range of N a method counts, prices, the GPU), is the registry's
+//! (`search/registry.rs`), one floor up: a plan holds a method, and the methods build plans. Adding a
 //! method adds its folder under `search/`, a variant here (with its name
 //! and code) and a line in each of the registry's `counting`.
 
 use std::fmt;
-use std::ops::RangeInclusive;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::search::board::{Board, MAX_N};
-use crate::search::d4::Shape;
-pub use crate::search::join::{JOIN_MAX_N, JOIN_MIN_N};
+use crate::search::board::MAX_N;
 
 use super::{Fnv1a, MIN_N};
 
@@ -27,16 +24,12 @@ use super::{Fnv1a, MIN_N};
 /// keeps the plans it always made there.
 pub const AUTO_D4_FROM: u32 = 10;
 
-/// `auto` counts with `join` from this N up to [`JOIN_MAX_N`] when it fits
-/// in memory: faster than `d4` from N = 10 on one thread (`bench --runs
+/// `auto` counts with `join` from this N to the end of its range
+/// ([`Method::own_range`]) when it fits in memory: faster than `d4` from N = 10 on one thread (`bench --runs
 /// 201` medians, one Zen 5 core, AVX-512: 0.26 vs 0.38 ms at 10, 0.93 vs
 /// 1.51 at 11, 10.9 vs 24.7 at 14, 85 vs 270 at 16); at 9 slower (0.23
 /// vs 0.16).
 pub const AUTO_JOIN_FROM: u32 = 10;
-
-/// Smallest N the `d4` method searches; below it the boards are too small
-/// for its edge bounds and `d4` plans fall back to `mirror`.
-pub const D4_MIN_N: u32 = 5;
 
 /// How the search tree is cut into tasks and which part of it is searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -57,7 +50,7 @@ pub enum Method {
     /// weights: no row-by-row search (see `docs/methods.md`).
     Join,
     /// The fastest method for N: `join` where it fits in memory (from
-    /// [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`]), `d4` beyond and from
+    /// [`AUTO_JOIN_FROM`] to the end of its range), `d4` beyond and from
     /// [`AUTO_D4_FROM`], `mirror` below.
     Auto,
 }
@@ -124,17 +117,6 @@ impl Method {
     pub fn auto_takes_from(self) -> Option<u32> {
         (MIN_N..=MAX_N).find(|&n| effective_method(n, Method::Auto) == self)
     }
-
-    /// The board sizes this method counts by its own search: below them
-    /// its plans are `mirror`'s ([`effective_method`]), past them it
-    /// refuses.
-    pub fn own_range(self) -> RangeInclusive<u32> {
-        match self {
-            Method::Join => JOIN_MIN_N..=JOIN_MAX_N,
-            Method::D4 => D4_MIN_N..=MAX_N,
-            Method::NoSymmetry | Method::Mirror | Method::Auto => MIN_N..=MAX_N,
-        }
-    }
 }
 
 impl fmt::Display for Method {
@@ -191,15 +173,6 @@ pub enum TaskKind {
 }
 
 impl TaskKind {
-    /// The `d4` subtree shape of this kind, if it is one.
-    pub fn d4_shape(self) -> Option<Shape> {
-        match self {
-            TaskKind::D4Corner { second } => Some(Shape::Corner { second }),
-            TaskKind::D4Edge { k } => Some(Shape::Edge { k }),
-            TaskKind::Plain | TaskKind::Join { .. } => None,
-        }
-    }
-
     /// Hashes the kind's fields into a plan's fingerprint.
     pub(crate) fn hash_into(self, hash: &mut Fnv1a) {
         let (kind, bound) = match self {
@@ -217,16 +190,6 @@ impl TaskKind {
         hash.write(&[kind]);
         hash.write(&bound.to_le_bytes());
     }
-
-    /// Squares of `board`'s next row open to the search of a task of this
-    /// kind: free of attacks and, for `d4`, within the shape's bounds (see
-    /// `Shape::open_squares`).
-    pub fn open_squares(self, n: u32, board: &Board) -> u64 {
-        match self.d4_shape() {
-            Some(shape) => shape.open_squares(n, board),
-            None => board.free(n),
-        }
-    }
 }
 
 /// How deep the first rows are expanded into tasks.
@@ -240,21 +203,23 @@ pub enum SplitDepth {
     Rows(u32),
 }
 
-/// The method a plan for `n` really uses: `auto` picks by N, and `d4` needs
-/// boards of at least [`D4_MIN_N`] rows and falls back to `mirror` below.
+/// The method a plan for `n` really uses: `auto` picks by N, and a method
+/// asked for below its range ([`Method::own_range`]: `d4` needs room for
+/// its edge bounds, `join` for its symmetry rules) falls back to `mirror`.
+/// Past its range a method stays itself, and its plan refuses N.
 ///
-/// `join` needs N of at least [`JOIN_MIN_N`] (below, `mirror`); `auto` asks
-/// for `join` from [`AUTO_JOIN_FROM`] to [`JOIN_MAX_N`], and
-/// [`Plan::build_within`](super::Plan::build_within) turns that into `d4`
-/// when the count does not fit in memory.
+/// `auto` asks for `join` from [`AUTO_JOIN_FROM`] to the end of its range,
+/// and [`Plan::build_within`](super::Plan::build_within) turns that into
+/// `d4` when the count does not fit in memory.
 pub fn effective_method(n: u32, method: Method) -> Method {
     match method {
-        Method::Auto if (AUTO_JOIN_FROM..=JOIN_MAX_N).contains(&n) => Method::Join,
+        Method::Auto if n >= AUTO_JOIN_FROM && Method::Join.own_range().contains(&n) => {
+            Method::Join
+        }
         Method::Auto if n >= AUTO_D4_FROM => Method::D4,
         Method::Auto => Method::Mirror,
-        Method::D4 if n < D4_MIN_N => Method::Mirror,
-        Method::Join if n < JOIN_MIN_N => Method::Mirror,
-        other => other,
+        searching if n < *searching.own_range().start() => Method::Mirror,
+        searching => searching,
     }
 }
 
@@ -277,10 +242,11 @@ mod tests {
                 ),
             }
         }
-        assert_eq!(Method::auto_outgrown(JOIN_MAX_N), None);
+        let join_max = *Method::Join.own_range().end();
+        assert_eq!(Method::auto_outgrown(join_max), None);
         assert_eq!(Method::Join.auto_takes_from(), Some(AUTO_JOIN_FROM));
         assert_eq!(Method::Mirror.auto_takes_from(), Some(MIN_N));
         assert_eq!(Method::NoSymmetry.auto_takes_from(), None);
-        assert_eq!(Method::auto_outgrown(JOIN_MAX_N + 1), Some(Method::Join));
+        assert_eq!(Method::auto_outgrown(join_max + 1), Some(Method::Join));
     }
 }

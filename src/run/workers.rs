@@ -459,12 +459,19 @@ mod tests {
                 if let Some(failure) = failures.first() {
                     assert_eq!(failure.worker, "flaky");
                     assert!(failure.returned >= 1 && failure.returned <= 4);
+                    // The failing batch may be the plan's last, shorter
+                    // than the worker's length when the threads took the
+                    // rest first: one count short of what it held.
                     let expected = if short {
-                        "returned 3 counts"
+                        format!(
+                            "returned {} counts for a batch of {}",
+                            failure.returned - 1,
+                            failure.returned
+                        )
                     } else {
-                        "device lost"
+                        "device lost".to_string()
                     };
-                    assert!(failure.reason.contains(expected), "{}", failure.reason);
+                    assert!(failure.reason.contains(&expected), "{}", failure.reason);
                 }
             }
         }

@@ -7,11 +7,12 @@
 //! (`registry.rs`).
 
 use std::any::Any;
+use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicBool;
 
 use crate::error::Error;
-use crate::plan::{fnv1a, Fnv1a, Plan, SplitDepth, Task};
-use crate::search::board::Board;
+use crate::plan::{fnv1a, Fnv1a, Plan, SplitDepth, Task, TaskKind, MIN_N};
+use crate::search::board::{Board, MAX_N};
 
 /// What one task counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -79,6 +80,22 @@ pub(crate) trait CountingMethod: Sync {
     /// tasks are prefixes); else a plan is rebuilt from N alone.
     fn uses_split_depth(&self) -> bool {
         true
+    }
+
+    /// The board sizes the method counts by its own search: below them
+    /// its plans are `mirror`'s, past them it refuses
+    /// ([`effective_method`](crate::plan::effective_method)).
+    fn own_range(&self) -> RangeInclusive<u32> {
+        MIN_N..=MAX_N
+    }
+
+    /// Squares of `board`'s next row open to the search of a task of
+    /// kind `kind` (one of this method's) on an `n` board: free of
+    /// attacks, and within whatever bounds the method's search keeps
+    /// there. What the estimate's random descents and the prefix costs
+    /// branch on.
+    fn open_squares(&self, _kind: TaskKind, n: u32, board: &Board) -> u64 {
+        board.free(n)
     }
 
     /// Counts one task of an `n` plan, abandoned (`None`) once `stop` is

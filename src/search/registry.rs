@@ -1,17 +1,23 @@
 //! The registry of counting methods: which code counts each method (its
 //! [`CountingMethod`], in its folder under `search/`), and everything asked
 //! of that code by name of method: a plan's tasks and facts, its
-//! fingerprint, a method's price, whether it counts on a GPU or recounts
-//! its tasks. The one file outside the methods' folders that links them;
-//! their names, codes and ranges, which a plan records, are one floor down
+//! fingerprint, a method's price and range of N, whether it counts on a
+//! GPU or recounts its tasks, the squares its search opens. The one file
+//! outside the methods' folders that links them; their names and codes,
+//! which a plan records, and `auto`'s picks are one floor down
 //! (`plan/method.rs`), so that the plan's types do not depend on the
 //! methods that build plans. Adding a method adds its folder, a variant in
 //! `plan/method.rs` and a line in each `counting` here.
 
+use std::ops::RangeInclusive;
+
+use super::board::{Board, MAX_N};
 use super::method::CountingMethod;
 use super::{d4, join, plain};
 use crate::error::Error;
-use crate::plan::{check_board_size, effective_method, Fnv1a, Method, Plan, SplitDepth, TaskKind};
+use crate::plan::{
+    check_board_size, effective_method, Fnv1a, Method, Plan, SplitDepth, TaskKind, MIN_N,
+};
 
 impl Method {
     /// The implementation of the method (`auto` is resolved by
@@ -50,6 +56,16 @@ impl Method {
         self.counting().uses_split_depth()
     }
 
+    /// The board sizes this method counts by its own search: below them
+    /// its plans are `mirror`'s ([`effective_method`]), past them it
+    /// refuses (`auto`: every size).
+    pub fn own_range(self) -> RangeInclusive<u32> {
+        match self {
+            Method::Auto => MIN_N..=MAX_N,
+            method => method.counting().own_range(),
+        }
+    }
+
     /// The method whose tasks `verify` counts again by a second code path
     /// (the first that can).
     pub fn cross_checked() -> Method {
@@ -78,6 +94,13 @@ impl TaskKind {
             TaskKind::D4Corner { .. } | TaskKind::D4Edge { .. } => &d4::D4,
             TaskKind::Join { .. } => &join::JOIN,
         }
+    }
+
+    /// Squares of `board`'s next row open to the search of a task of this
+    /// kind on an `n` board: free of attacks and within the bounds its
+    /// method's search keeps (`d4`'s shapes).
+    pub fn open_squares(self, n: u32, board: &Board) -> u64 {
+        self.counting().open_squares(self, n, board)
     }
 }
 

@@ -84,7 +84,7 @@ fn unique_counts_equal_a002562_by_both_routes() {
         let report = count(n, &options(Method::D4, 2, SplitDepth::Auto)).unwrap();
         let known = published::unique(n);
         assert_eq!(report.unique, known, "Burnside n={n}");
-        if n >= nqueens::plan::method::D4_MIN_N {
+        if Method::D4.own_range().contains(&n) {
             assert_eq!(report.orbits.map(|o| o.unique), known, "leaves n={n}");
         }
         assert!(report.is_consistent(), "n={n}");

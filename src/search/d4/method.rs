@@ -1,17 +1,33 @@
 //! `d4` as a [`CountingMethod`]: its prefixes, and the count of one task
 //! with its classes of solutions.
 
+use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicBool;
 
 use super::{count_task, Shape, Subtree};
 use crate::error::Error;
 use crate::plan::{Method, Plan, Root, SplitDepth, Task, TaskKind};
-use crate::search::board::Board;
+use crate::search::board::{Board, MAX_N};
 use crate::search::method::{CountingMethod, ParallelMap, TaskCount};
 use crate::search::plain::{offer_prefix_costs, prefix_cost_meaning};
 
+/// Smallest N the `d4` method searches; below it the boards are too small
+/// for its edge bounds and `d4` plans fall back to `mirror`.
+const D4_MIN_N: u32 = 5;
+
 /// One image per class under the 8 symmetries.
 pub(crate) struct D4Method;
+
+impl TaskKind {
+    /// The `d4` subtree shape of this kind, if it is one.
+    pub fn d4_shape(self) -> Option<Shape> {
+        match self {
+            TaskKind::D4Corner { second } => Some(Shape::Corner { second }),
+            TaskKind::D4Edge { k } => Some(Shape::Edge { k }),
+            TaskKind::Plain | TaskKind::Join { .. } => None,
+        }
+    }
+}
 
 /// The `d4` method.
 pub(crate) static D4: D4Method = D4Method;
@@ -71,6 +87,17 @@ impl CountingMethod for D4Method {
     ) -> Result<Plan, Error> {
         let (roots, nodes) = d4_roots(n);
         Plan::depth_first(n, Method::D4, &roots, nodes, split)
+    }
+
+    fn own_range(&self) -> RangeInclusive<u32> {
+        D4_MIN_N..=MAX_N
+    }
+
+    fn open_squares(&self, kind: TaskKind, n: u32, board: &Board) -> u64 {
+        match kind.d4_shape() {
+            Some(shape) => shape.open_squares(n, board),
+            None => board.free(n),
+        }
     }
 
     fn count(&self, n: u32, task: &Task, _stop: Option<&AtomicBool>) -> Option<TaskCount> {

@@ -4,13 +4,14 @@
 //! and a second count of any task by the queen-by-queen search.
 
 use std::any::Any;
+use std::ops::RangeInclusive;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::{
     count_task, count_task_by_rows, count_task_until, cut_queens, memory_needed, prepare_cells,
     shared_cells, task_cost, JoinTally, JoinTask, JoinTasks, QuadrantCounts, JOIN_MAX_N,
-    SHARED_MAX_SIDE,
+    JOIN_MIN_N, SHARED_MAX_SIDE,
 };
 use crate::error::Error;
 use crate::plan::MAX_PREFIX_ROWS;
@@ -157,6 +158,10 @@ impl CountingMethod for JoinMethod {
         let memory_bytes = join_fits(n, memory_limit, threads, tasks.bytes())?;
         let tasks = TaskList::generated(Arc::new(tasks));
         Ok(Plan::from_parts(n, Method::Join, 0, tasks, 0, memory_bytes))
+    }
+
+    fn own_range(&self) -> RangeInclusive<u32> {
+        JOIN_MIN_N..=JOIN_MAX_N
     }
 
     fn uses_split_depth(&self) -> bool {
