@@ -7,7 +7,7 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-use super::fill::fill_blocks;
+use super::fill::{fill_blocks, FreeLines};
 #[cfg(target_arch = "x86_64")]
 use super::fill::{fill_blocks_avx2, gfni_fill_runs_here};
 use super::{
@@ -30,6 +30,8 @@ pub(crate) struct Leaf {
     pub(super) blocks: usize,
     /// Keys in the last block (the others are full).
     last_keys: usize,
+    /// The fill's scratch, kept across loads (allocated by the first).
+    free: Option<Box<FreeLines>>,
 }
 
 /// The queries a leaf sums over: `entries` name them by position (the
@@ -127,6 +129,7 @@ impl Leaf {
         grow_to(&mut self.lines, lines, Line::ZERO);
         self.used_lines = lines;
         let tables = &mut self.lines[..lines];
+        let free = self.free.get_or_insert_with(|| Box::new([Line::ZERO; 64]));
         match layout.path() {
             // SAFETY: a path is chosen only if the CPU runs it: AVX2 on
             // both (`MatcherPath::runs_here`).
@@ -135,12 +138,12 @@ impl Leaf {
                 // SAFETY: with GFNI only where the CPU has it and the
                 // AVX-512 features it takes.
                 if layout.path() == MatcherPath::Avx512 && gfni_fill_runs_here() {
-                    fill_blocks_avx2::<true>(layout, keys, tables)
+                    fill_blocks_avx2::<true>(layout, keys, tables, free)
                 } else {
-                    fill_blocks_avx2::<false>(layout, keys, tables)
+                    fill_blocks_avx2::<false>(layout, keys, tables, free)
                 }
             },
-            _ => fill_blocks::<false, false>(layout, keys, tables),
+            _ => fill_blocks::<false, false>(layout, keys, tables, free),
         }
     }
 
@@ -202,7 +205,8 @@ impl Leaf {
 
     /// Bytes the buffers hold (their capacity).
     pub(crate) fn bytes(&self) -> u64 {
-        (self.small.capacity() * 8 + self.lines.capacity() * LINE_BYTES) as u64
+        let free_lines = self.free.as_ref().map_or(0, |free| free.len());
+        (self.small.capacity() * 8 + (self.lines.capacity() + free_lines) * LINE_BYTES) as u64
     }
 
     /// The sum over the routed queries of the stored keys disjoint from
