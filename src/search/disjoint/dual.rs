@@ -34,7 +34,9 @@ use super::grow_to;
 use super::matcher::{matcher_path, sum_whole_batch, Layout, Leaf, MatcherPath, BLOCK_KEYS};
 use super::split::{LEAF_MIN, ROUTE_BATCH};
 use super::squeeze::Squeeze;
-use super::vector::{keep_disjoint, keep_disjoint_entries, partition_into, partition_words};
+use super::vector::{
+    bits_taken, keep_disjoint, keep_disjoint_entries, partition_into, partition_words, Fold,
+};
 
 /// Keys sampled per list to choose a node's cut: the best bit's shares are
 /// usually far apart from the rest's, and a sample of 256 per node cost
@@ -134,7 +136,7 @@ pub(crate) struct DualSplit {
 
 /// The keys a node cuts: 64-bit as they come, or squeezed to 32 bits where
 /// the node's lists take no more in common.
-trait NodeKey: Copy + Default + PartialEq + Into<u64> + std::ops::BitAnd<Output = Self> {
+trait NodeKey: Fold + PartialEq + std::ops::BitAnd<Output = Self> {
     /// The key with only bit `bit` set.
     fn bit(bit: u32) -> Self;
     /// [`partition_into`] for these keys.
@@ -143,9 +145,6 @@ trait NodeKey: Copy + Default + PartialEq + Into<u64> + std::ops::BitAnd<Output 
     fn keep(path: MatcherPath, values: &[Self], test: Self, out: &mut [Self]) -> usize;
     /// The keys as 64-bit ones, where they are.
     fn as_wide(keys: &[Self]) -> Option<&[u64]>;
-    /// The bits any key of `keys` takes (folded in the keys' own width,
-    /// where a widening fold took 8% of an N = 28 task).
-    fn bits_taken(keys: &[Self]) -> u64;
     /// `keys` squeezed by `squeeze` into `out`, on the loops of `path`.
     fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[Self], out: &mut Vec<u64>);
     /// The sum of a node below a cut: a 64-bit one looks again whether
@@ -165,9 +164,6 @@ impl NodeKey for u64 {
     }
     fn as_wide(keys: &[u64]) -> Option<&[u64]> {
         Some(keys)
-    }
-    fn bits_taken(keys: &[u64]) -> u64 {
-        keys.iter().fold(0, |all, key| all | key)
     }
     fn squeeze_into(squeeze: &Squeeze, _: MatcherPath, keys: &[u64], out: &mut Vec<u64>) {
         squeeze.apply_into(keys, out);
@@ -189,9 +185,6 @@ impl NodeKey for u32 {
     }
     fn as_wide(_: &[u32]) -> Option<&[u64]> {
         None
-    }
-    fn bits_taken(keys: &[u32]) -> u64 {
-        keys.iter().fold(0, |all, key| all | key).into()
     }
     fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[u32], out: &mut Vec<u64>) {
         squeeze.apply_words_into(path, keys, out);
@@ -258,7 +251,8 @@ impl DualSplit {
     /// written to `room`: squeezed to 32-bit keys first where the bits
     /// both lists take fit and the room holds them.
     fn wide_node(&mut self, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
-        let live = u64::bits_taken(a) & u64::bits_taken(b);
+        let path = self.path();
+        let live = bits_taken(path, a) & bits_taken(path, b);
         // No bit in common (an empty list among them): every pair counts.
         if live == 0 {
             return (a.len() * b.len()) as u64;
@@ -323,9 +317,12 @@ impl DualSplit {
         {
             self.leaves += 1;
         }
-        let big_bits = K::bits_taken(big);
+        let path = self.path();
+        // Folded in the keys' own width (a widening fold took 8% of an
+        // N = 28 task).
+        let big_bits = bits_taken(path, big);
         // A bit one list never takes decides nothing here.
-        let live = big_bits & K::bits_taken(small);
+        let live = big_bits & bits_taken(path, small);
         if live == 0 {
             return (big.len() * small.len()) as u64;
         }
@@ -334,7 +331,6 @@ impl DualSplit {
         let (big, small) = match wide {
             (Some(big), Some(small)) if self.squeeze.kept() == u64::MAX => (big, small),
             _ => {
-                let path = self.path();
                 K::squeeze_into(&self.squeeze, path, big, &mut self.big);
                 K::squeeze_into(&self.squeeze, path, small, &mut self.small);
                 (&self.big[..], &self.small[..])

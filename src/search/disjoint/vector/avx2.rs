@@ -277,3 +277,9 @@ pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
     }
     super::partition_from(from, start, (free_end, taken_start), bit, to)
 }
+
+/// [`super::bits_taken`] compiled for this path's vectors.
+#[target_feature(enable = "avx2")]
+pub(super) fn bits_taken<T: super::Fold>(keys: &[T]) -> u64 {
+    super::bits_taken_portable(keys)
+}

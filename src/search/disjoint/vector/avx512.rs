@@ -277,3 +277,9 @@ pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32])
     }
     len + super::keep_disjoint_portable(rest, test, &mut out[len..])
 }
+
+/// [`super::bits_taken`] compiled for this path's vectors.
+#[target_feature(enable = "avx512f")]
+pub(super) fn bits_taken<T: super::Fold>(keys: &[T]) -> u64 {
+    super::bits_taken_portable(keys)
+}
