@@ -31,7 +31,9 @@
 
 use super::cuts::bit_counts;
 use super::grow_to;
-use super::matcher::{matcher_path, sum_whole_batch, Layout, Leaf, MatcherPath, BLOCK_KEYS};
+use super::matcher::{
+    matcher_path, sum_whole_batch, FillScratch, Layout, Leaf, MatcherPath, BLOCK_KEYS,
+};
 use super::split::{LEAF_MIN, ROUTE_BATCH};
 use super::squeeze::Squeeze;
 use super::vector::{
@@ -108,8 +110,9 @@ fn blocks(keys: f64) -> f64 {
 pub(crate) struct DualSplit {
     /// The lists of the cuts on the current path.
     stack: Vec<u64>,
-    /// The leaf's larger list, in blocks.
+    /// The leaf's larger list, in blocks, and its fill's scratch.
     leaf: Leaf,
+    scratch: FillScratch,
     layout: Layout,
     squeeze: Squeeze,
     /// A leaf's lists squeezed.
@@ -240,6 +243,7 @@ impl DualSplit {
             + self.offsets.capacity() * 2
             + self.entries.capacity() * 4) as u64
             + self.leaf.bytes()
+            + self.scratch.bytes()
     }
 
     /// The loop the cuts and the leaves take.
@@ -340,7 +344,7 @@ impl DualSplit {
         if self.path.is_some() {
             self.layout.replace_path(self.path);
         }
-        self.leaf.load(big, &self.layout);
+        self.leaf.load(big, &self.layout, &mut self.scratch);
         small
             .chunks(ROUTE_BATCH)
             .map(|batch| {

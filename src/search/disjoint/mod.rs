@@ -30,7 +30,9 @@ pub use matcher::matcher_path;
 pub use matcher::{
     count_disjoint_naive, transpose64, transpose64_naive, Matcher, MatcherPath, BLOCK_KEYS,
 };
-pub(crate) use matcher::{enter_matcher, parse_matcher, requested_matcher, BLOCK_TABLE_BYTES};
+pub(crate) use matcher::{
+    enter_matcher, parse_matcher, requested_matcher, BLOCK_TABLE_BYTES, FILL_SCRATCH_BYTES,
+};
 #[cfg(feature = "testing")]
 pub use matcher::{take_leaf_work, LeafWork};
 pub(crate) use split::ROUTE_BATCH;

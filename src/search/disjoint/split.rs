@@ -15,7 +15,9 @@
 //! cut bits above its position in the batch.
 
 use super::grow_to;
-use super::matcher::{matcher_path, on_path, Layout, Leaf, MatcherPath, Routed, BLOCK_KEYS};
+use super::matcher::{
+    matcher_path, on_path, FillScratch, Layout, Leaf, MatcherPath, Routed, BLOCK_KEYS,
+};
 use super::squeeze::{gather_bits, Squeeze};
 use super::vector::{keep_disjoint_entries, partition_into};
 
@@ -83,6 +85,8 @@ pub struct SplitMatcher {
     layout: Layout,
     /// Leaves; the first `leaves_used` belong to the current load.
     leaves: Vec<Leaf>,
+    /// The leaves' fill scratch, one for all.
+    scratch: FillScratch,
     leaves_used: usize,
     /// The bits of the cuts, each query's copied into its route entry.
     cut_mask: u64,
@@ -164,7 +168,7 @@ impl SplitMatcher {
         for (leaf, &(start, len, depth)) in self.leaves.iter_mut().zip(&self.spans) {
             let keys = &mut parts[list_at(depth)][start..start + len];
             self.squeeze.apply_in_place(keys);
-            leaf.load(keys, &self.layout);
+            leaf.load(keys, &self.layout, &mut self.scratch);
         }
         self.leaves_used = self.spans.len();
         self.parts = parts;
@@ -359,6 +363,7 @@ impl SplitMatcher {
             + self.spans.capacity() * 24
             + self.offsets.capacity() * 2) as u64
             + self.leaves.iter().map(Leaf::bytes).sum::<u64>()
+            + self.scratch.bytes()
     }
 
     /// Leaves of the current load, for tests and tuning.

@@ -14,7 +14,8 @@ use super::glue::{StepBase, PAD};
 use super::halves::{placed_rows_held, PLACED_ROWS_MOST};
 use super::{grid_levels, Parts, ScratchBytes};
 use crate::search::disjoint::{
-    BLOCK_KEYS, BLOCK_TABLE_BYTES, DUAL_LEAF_KEYS_MAX, DUAL_STACK_FACTOR, MAX_CUTS, ROUTE_BATCH,
+    BLOCK_KEYS, BLOCK_TABLE_BYTES, DUAL_LEAF_KEYS_MAX, DUAL_STACK_FACTOR, FILL_SCRATCH_BYTES,
+    MAX_CUTS, ROUTE_BATCH,
 };
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
@@ -77,8 +78,8 @@ const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 4 * (MAX_CUTS as u64
 /// Bytes of a grid meeting's cuts of both sides ([`DualSplit`]) with
 /// `stored` and `queries` keys at most: its stack of cut lists, both lists
 /// squeezed at a leaf, a leaf's tables (the larger list's, at most
-/// [`DUAL_LEAF_KEYS_MAX`] keys at once, within 28 KB a block of 512 keys)
-/// and a batch's offsets and entries.
+/// [`DUAL_LEAF_KEYS_MAX`] keys at once, within 28 KB a block of 512 keys,
+/// and its fill's 4 KB of scratch) and a batch's offsets and entries.
 ///
 /// [`DualSplit`]: crate::search::disjoint::DualSplit
 fn dual_bytes(stored: u64, queries: u64) -> u64 {
@@ -89,6 +90,7 @@ fn dual_bytes(stored: u64, queries: u64) -> u64 {
         .div_ceil(BLOCK_KEYS as u64);
     (DUAL_STACK_FACTOR as u64 + 1) * both * 8
         + blocks * BLOCK_TABLE_BYTES as u64
+        + FILL_SCRATCH_BYTES
         + ROUTE_BATCH as u64 * (2 * 16 + 4)
 }
 

@@ -4,10 +4,30 @@
 use super::{low_bits, transpose64, Chunk, Layout, Line, BLOCK_KEYS, WORDS};
 
 /// A block's free bits as lines (`free[j]`: the keys that leave bit j
-/// free), the fill's scratch: a caller keeps one across loads, as
-/// zeroing its 4 KB for every block cost 1.2% of an N = 28 task in
-/// `memset` (Zen 5), and every line a fill reads it writes first.
-pub(crate) type FreeLines = [Line; 64];
+/// free), the fill's scratch: every line a fill reads it writes first.
+pub(super) type FreeLines = [Line; 64];
+
+/// [`FreeLines`] kept across loads by whatever loads leaves (one for all
+/// of a split matcher's leaves, which load one after another): zeroing
+/// its 4 KB for every block had cost 1.2% of an N = 28 task in `memset`
+/// (Zen 5). Allocated by its first use.
+#[derive(Default)]
+pub(crate) struct FillScratch(Option<Box<FreeLines>>);
+
+impl FillScratch {
+    /// The lines, allocated (zeroed) at the first call.
+    pub(super) fn lines(&mut self) -> &mut FreeLines {
+        self.0.get_or_insert_with(|| Box::new([Line::ZERO; 64]))
+    }
+
+    /// Bytes held.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.0.as_ref().map_or(0, |_| FILL_SCRATCH_BYTES)
+    }
+}
+
+/// Bytes of a [`FillScratch`] once used.
+pub(crate) const FILL_SCRATCH_BYTES: u64 = std::mem::size_of::<FreeLines>() as u64;
 
 /// Builds the tables of every block of `keys` into `lines`, with `free`
 /// as scratch (whatever it holds). `GFNI`: the keys' free bits are cut

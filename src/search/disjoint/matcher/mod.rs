@@ -19,6 +19,7 @@ mod fill;
 mod layout;
 mod leaf;
 
+pub(crate) use fill::{FillScratch, FILL_SCRATCH_BYTES};
 pub(crate) use layout::Layout;
 #[cfg(feature = "testing")]
 pub use leaf::{take_leaf_work, LeafWork};
@@ -90,6 +91,7 @@ struct Chunk {
 pub struct Matcher {
     layout: Layout,
     leaf: Leaf,
+    scratch: FillScratch,
     /// A batch of queries with their shared diagonals, their offsets and
     /// their entries (each its own position).
     queries: Vec<u64>,
@@ -101,7 +103,7 @@ impl Matcher {
     /// Replaces the stored keys with `keys`.
     pub fn load(&mut self, keys: &[u64]) {
         self.layout.set(keys.iter().fold(0, |all, key| all | key));
-        self.leaf.load(keys, &self.layout);
+        self.leaf.load(keys, &self.layout, &mut self.scratch);
     }
 
     /// Stored keys `k` with `k & query == 0`.

@@ -7,7 +7,7 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
-use super::fill::{fill_blocks, FreeLines};
+use super::fill::{fill_blocks, FillScratch};
 #[cfg(target_arch = "x86_64")]
 use super::fill::{fill_blocks_avx2, gfni_fill_runs_here};
 use super::{
@@ -30,8 +30,6 @@ pub(crate) struct Leaf {
     pub(super) blocks: usize,
     /// Keys in the last block (the others are full).
     last_keys: usize,
-    /// The fill's scratch, kept across loads (allocated by the first).
-    free: Option<Box<FreeLines>>,
 }
 
 /// The queries a leaf sums over: `entries` name them by position (the
@@ -104,8 +102,8 @@ fn position(entry: u32) -> usize {
 
 impl Leaf {
     /// Replaces the stored keys with `keys`, in `layout`'s chunks (which
-    /// must cover every bit the keys use).
-    pub(crate) fn load(&mut self, keys: &[u64], layout: &Layout) {
+    /// must cover every bit the keys use), with `scratch` for the fill.
+    pub(crate) fn load(&mut self, keys: &[u64], layout: &Layout, scratch: &mut FillScratch) {
         self.small.clear();
         self.blocks = 0;
         if keys.len() < SMALL_SET {
@@ -129,7 +127,7 @@ impl Leaf {
         grow_to(&mut self.lines, lines, Line::ZERO);
         self.used_lines = lines;
         let tables = &mut self.lines[..lines];
-        let free = self.free.get_or_insert_with(|| Box::new([Line::ZERO; 64]));
+        let free = scratch.lines();
         match layout.path() {
             // SAFETY: a path is chosen only if the CPU runs it: AVX2 on
             // both (`MatcherPath::runs_here`).
@@ -205,8 +203,7 @@ impl Leaf {
 
     /// Bytes the buffers hold (their capacity).
     pub(crate) fn bytes(&self) -> u64 {
-        let free_lines = self.free.as_ref().map_or(0, |free| free.len());
-        (self.small.capacity() * 8 + (self.lines.capacity() + free_lines) * LINE_BYTES) as u64
+        (self.small.capacity() * 8 + self.lines.capacity() * LINE_BYTES) as u64
     }
 
     /// The sum over the routed queries of the stored keys disjoint from
