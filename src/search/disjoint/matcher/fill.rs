@@ -226,18 +226,20 @@ fn fill_block<const BY_EIGHTS: bool, const GFNI: bool>(
         unsafe { free_lines_gfni(keys, free, width) };
     }
     if !GFNI || cfg!(not(target_arch = "x86_64")) {
-        for word in 0..WORDS {
-            let group = keys.get(64 * word..).unwrap_or_default();
-            let group = &group[..group.len().min(64)];
+        let groups = keys.len().div_ceil(64);
+        for (word, group) in keys.chunks(64).enumerate() {
             let mut rows = [0u64; 64];
             for (row, &key) in rows.iter_mut().zip(group) {
                 *row = !key;
             }
-            // Words past the keys are written too (no key: nothing free).
             let columns = transpose64(rows);
             for (bit, &column) in columns.iter().enumerate() {
                 free[bit].0[word] = column & low_bits(group.len());
             }
+        }
+        // The words past the keys are written too: no key, nothing free.
+        for line in free.iter_mut() {
+            line.0[groups..].fill(0);
         }
     }
     for chunk in chunks {
