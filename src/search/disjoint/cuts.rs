@@ -1,6 +1,8 @@
 //! The cut bits a split matcher parts its keys on: the bits most pairs
 //! of a stored and a query key collide on, from a sample's bit counts.
 
+#[cfg(target_arch = "x86_64")]
+use super::matcher::gfni_fill_runs_here;
 use super::matcher::{matcher_path, MatcherPath};
 
 /// The cut bits for pairing `stored` with `queries`: the bits whose
@@ -48,15 +50,11 @@ pub(crate) fn bit_counts(keys: &[u64], sample: usize) -> ([u32; 64], usize) {
     bit_counts_portable(keys, sample)
 }
 
-/// Whether this CPU runs [`bit_counts_gfni`] (Zen 4 and later, Intel from
-/// Ice Lake).
+/// Whether this CPU runs [`bit_counts_gfni`]: the leaves' GFNI fill's
+/// features and BITALG (Zen 4 and later, Intel from Ice Lake).
 #[cfg(target_arch = "x86_64")]
 fn gfni_counts_run_here() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vbmi")
-        && std::arch::is_x86_feature_detected!("avx512bitalg")
-        && std::arch::is_x86_feature_detected!("gfni")
+    gfni_fill_runs_here() && std::arch::is_x86_feature_detected!("avx512bitalg")
 }
 
 /// [`bit_counts_portable`] eight keys at a time: a `vpermb` gathers byte

@@ -74,7 +74,7 @@ pub(super) unsafe fn fill_blocks_avx2<const GFNI: bool>(
 
 /// Whether this CPU runs [`free_lines_gfni`].
 #[cfg(target_arch = "x86_64")]
-pub(super) fn gfni_fill_runs_here() -> bool {
+pub(crate) fn gfni_fill_runs_here() -> bool {
     std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512bw")
         && std::arch::is_x86_feature_detected!("avx512vbmi")

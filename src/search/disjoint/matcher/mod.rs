@@ -19,6 +19,8 @@ mod fill;
 mod layout;
 mod leaf;
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) use fill::gfni_fill_runs_here;
 pub(crate) use fill::{FillScratch, FILL_SCRATCH_BYTES};
 pub(crate) use layout::Layout;
 #[cfg(feature = "testing")]
@@ -102,7 +104,7 @@ pub struct Matcher {
 impl Matcher {
     /// Replaces the stored keys with `keys`.
     pub fn load(&mut self, keys: &[u64]) {
-        self.layout.set(keys.iter().fold(0, |all, key| all | key));
+        self.layout.set(super::bits_taken(matcher_path(), keys));
         self.leaf.load(keys, &self.layout, &mut self.scratch);
     }
 

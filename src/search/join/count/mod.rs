@@ -15,7 +15,8 @@ use super::scratch::Scratch;
 use super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::{JoinTally, JoinTask, Parts};
 use crate::search::disjoint::{
-    choose_cuts, DualSplit, SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS,
+    bits_taken, choose_cuts, matcher_path, DualSplit, SplitMatcher, UnexpectedBits, LEAF_MIN,
+    MAX_CUTS,
 };
 
 /// Counts pairs of stored and query keys with no bit in common somewhere
@@ -410,7 +411,7 @@ fn swapped_sum(
     part: &[u64],
     part_bits: &mut Option<u64>,
 ) -> Option<Result<Option<u64>, UnexpectedBits>> {
-    let bits = *part_bits.get_or_insert_with(|| part.iter().fold(0, |all, key| all | key));
+    let bits = *part_bits.get_or_insert_with(|| bits_taken(matcher_path(), part));
     let cuts = choose_cuts(batch, part, MAX_CUTS);
     if !matcher.load(batch, &cuts, bits) {
         return None;
@@ -424,8 +425,7 @@ fn taken_bits(keys: &[Vec<u64>; 3], weights: [u64; 3], extra: u64) -> u64 {
     let mut bits = extra;
     for (keys, weight) in keys.iter().zip(weights) {
         if weight != 0 {
-            // A fold per list, which vectorizes.
-            bits |= keys.iter().fold(0, |all, key| all | key);
+            bits |= bits_taken(matcher_path(), keys);
         }
     }
     bits
