@@ -161,8 +161,7 @@ pub fn heaviest(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{estimate_costs, Method, SplitDepth, TaskKind, COST_ROWS};
-    use crate::search::join::{task_cost, JoinTask, QuadrantCounts};
+    use crate::plan::{estimate_costs, Method, SplitDepth, COST_ROWS};
 
     fn ranked(n: u32, method: Method, k: usize) -> (Plan, Vec<(u64, f64)>, f64) {
         let plan = Plan::build(n, method, SplitDepth::Auto).expect("plan");
@@ -171,36 +170,52 @@ mod tests {
         (plan, ranked, mean)
     }
 
+    /// Every task's cost as its method offers it, by id: the naive twin
+    /// of the ranking's heap.
+    fn all_costs(plan: &Plan) -> Vec<(u64, f64)> {
+        let mut costs = Vec::new();
+        let map = |len: usize, job: &(dyn Fn(usize) -> Vec<u64> + Sync)| -> Vec<Vec<u64>> {
+            (0..len).map(job).collect()
+        };
+        plan.method
+            .counting()
+            .offer_costs(plan, &map, &mut |id, cost| costs.push((id, cost)));
+        costs
+    }
+
     #[test]
     fn the_ranking_holds_the_k_largest_costs_in_order() {
-        for (n, method) in [(12, Method::Join), (13, Method::Join), (24, Method::Join)] {
-            let (plan, top, _) = ranked(n, method, 20);
-            assert_eq!(top.len(), 20.min(plan.tasks.len()), "N = {n}");
-            assert!(
-                top.windows(2).all(|w| w[0].1 >= w[1].1),
-                "N = {n}: not in order"
+        // Every method's small plans, and a large plan of a method whose
+        // tasks are timed whole (their costs need no probe).
+        let timed_whole = Method::first_that(|method| !method.counting().descends());
+        let plans = Method::SEARCHING
+            .into_iter()
+            .flat_map(|method| [(12, method), (13, method)])
+            .chain(timed_whole.map(|method| (24, method)));
+        for (n, method) in plans {
+            let (plan, top, mean) = ranked(n, method, 20);
+            let mut costs = all_costs(&plan);
+            assert_eq!(
+                costs.len(),
+                plan.tasks.len(),
+                "N = {n} {method}: a cost per task"
             );
-            // Every task left out costs no more than the last one kept.
-            let quadrants = QuadrantCounts::new(n / 2);
-            let floor = top.last().expect("some task").1;
-            let above = plan
-                .tasks
-                .iter()
-                .filter(|task| !top.iter().any(|&(id, _)| id == task.id))
-                .filter(|task| match task.kind {
-                    TaskKind::Join { east_rows, middle } => {
-                        task_cost(n, &quadrants, &JoinTask { east_rows, middle }) > floor
-                    }
-                    _ => false,
-                })
-                .count();
-            assert_eq!(above, 0, "N = {n}: a heavier task was left out");
+            let expected_mean =
+                costs.iter().map(|&(_, cost)| cost).sum::<f64>() / costs.len() as f64;
+            assert!(
+                (mean - expected_mean).abs() <= 1e-9 * expected_mean,
+                "N = {n} {method}"
+            );
+            costs.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            costs.truncate(20);
+            assert_eq!(top, costs, "N = {n} {method}");
         }
     }
 
     #[test]
     fn depth_first_plans_rank_by_their_probe_costs() {
-        let (plan, top, mean) = ranked(14, Method::Mirror, 5);
+        let depth_first = Method::first_that(Method::uses_split_depth).expect("a method");
+        let (plan, top, mean) = ranked(14, depth_first, 5);
         let costs = estimate_costs(&plan, COST_ROWS);
         let largest = *costs.iter().max().expect("tasks");
         assert_eq!(top[0].1, largest as f64);
@@ -210,7 +225,7 @@ mod tests {
 
     #[test]
     fn every_ranked_task_is_timed_and_named() {
-        let plan = Plan::build(14, Method::Join, SplitDepth::Auto).expect("plan");
+        let plan = Plan::build(14, Method::Auto, SplitDepth::Auto).expect("plan");
         let found = heaviest(&plan, 2, 6, None, &|_| {}).expect("timed");
         assert_eq!(found.heaviest.len(), 6);
         assert!(found.heaviest.iter().all(|task| task.seconds.is_some()));

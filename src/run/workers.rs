@@ -479,7 +479,8 @@ mod tests {
 
     #[test]
     fn workers_alone_count_every_task_and_the_threads_take_over_when_they_fail() {
-        let plan = Plan::build(12, Method::Join, SplitDepth::Auto).unwrap();
+        // The plan of the method a GPU worker counts: the workers stand in for it.
+        let plan = Plan::build(12, Method::on_gpu(), SplitDepth::Auto).unwrap();
         let (alone, _, _) = run(&plan, 2, &[], None);
         let len = plan.tasks.len();
         for fail_on in [0, 3] {
@@ -512,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_shards_ids_are_the_same_with_workers() {
-        let plan = Plan::build(13, Method::Join, SplitDepth::Auto).unwrap();
+        let plan = Plan::build(13, Method::on_gpu(), SplitDepth::Auto).unwrap();
         for (first, step) in [(0, 3), (2, 3), (5, 7), (10_000, 3)] {
             let (alone, alone_ids, _) = run(&plan, 2, &[], Some((first, step)));
             let worker = CpuBatchWorker { batch_len: 6 };
@@ -524,7 +525,9 @@ mod tests {
 
     #[test]
     fn a_cancelled_run_accounts_for_every_task() {
-        let plan = Plan::build(13, Method::Mirror, SplitDepth::Auto).unwrap();
+        // A depth-first plan: hundreds of short tasks to cancel among.
+        let depth_first = Method::first_that(Method::uses_split_depth).unwrap();
+        let plan = Plan::build(13, depth_first, SplitDepth::Auto).unwrap();
         let pool = worker_pool(2).unwrap();
         let cancel = AtomicBool::new(false);
         let finished = AtomicUsize::new(0);

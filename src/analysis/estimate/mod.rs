@@ -364,9 +364,16 @@ mod tests {
 
     use crate::plan::{Method, SplitDepth};
 
+    /// A method whose tasks the estimate times whole, not by a random
+    /// descent below them.
+    fn timed_whole() -> Method {
+        Method::first_that(|method| !method.counting().descends()).unwrap()
+    }
+
     #[test]
     fn a_spent_budget_times_the_first_picks_only() {
-        let plan = Plan::build(12, Method::Mirror, SplitDepth::Rows(3)).unwrap();
+        let depth_first = Method::first_that(Method::uses_split_depth).unwrap();
+        let plan = Plan::build(12, depth_first, SplitDepth::Rows(3)).unwrap();
         let calls = std::sync::atomic::AtomicUsize::new(0);
         let progress = |timed: usize| {
             calls.fetch_add(1, Ordering::Relaxed);
@@ -392,8 +399,9 @@ mod tests {
 
     #[test]
     fn a_stop_makes_the_estimate_from_the_tasks_finished() {
-        // Join tasks, which a stop abandons in flight.
-        let plan = Plan::build(16, Method::Join, SplitDepth::Auto).unwrap();
+        // Tasks timed whole (not by a descent), which a stop abandons in
+        // flight.
+        let plan = Plan::build(16, timed_whole(), SplitDepth::Auto).unwrap();
         let stop = AtomicBool::new(false);
         let stop_at_five = |timed: usize| {
             if timed >= 5 {
@@ -416,10 +424,10 @@ mod tests {
     }
 
     /// A sample asked to stop at a loose interval stops early, once it
-    /// has the tasks it checks from; the join's costs are taken.
+    /// has the tasks it checks from; the costs are taken.
     #[test]
     fn a_sample_stops_once_its_interval_is_narrow_enough() {
-        let plan = Plan::build(16, Method::Join, SplitDepth::Auto).unwrap();
+        let plan = Plan::build(16, timed_whole(), SplitDepth::Auto).unwrap();
         let sampling = Sampling::new(2000, 5).within(Some(0.5)).by_cost(true);
         let estimate = estimate_sampling(&plan, 2, &sampling, None, &|_| {}).unwrap();
         assert!(
@@ -438,7 +446,7 @@ mod tests {
 
     #[test]
     fn an_empty_sample_is_refused_in_its_own_words() {
-        let plan = Plan::build(8, Method::Mirror, SplitDepth::Auto).unwrap();
+        let plan = Plan::build(8, Method::Auto, SplitDepth::Auto).unwrap();
         let err = estimate(&plan, 1, 0, 0).unwrap_err();
         assert_eq!(err, Error::EmptySample);
         assert_eq!(err.to_string(), "the sample must hold at least 1 task");

@@ -288,3 +288,37 @@ impl CountingMethod for JoinMethod {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Method, SplitDepth};
+
+    /// The costs a join plan offers through the seam (what `--heaviest`
+    /// ranks and the estimate regresses on) are each task's `task_cost`,
+    /// once per task, from a quadrant table built in parallel that is the
+    /// one built on one thread.
+    #[test]
+    fn the_offered_costs_are_each_tasks_quadrant_product() {
+        for n in [12, 13, 17] {
+            let plan = Plan::build(n, Method::Join, SplitDepth::Auto).unwrap();
+            let quadrants = QuadrantCounts::new(n / 2);
+            let mut offered = Vec::new();
+            let reversed = |len: usize, job: &(dyn Fn(usize) -> Vec<u64> + Sync)| {
+                // Jobs run out of order, as on a pool's threads.
+                let mut parts: Vec<(usize, Vec<u64>)> =
+                    (0..len).rev().map(|at| (at, job(at))).collect();
+                parts.sort_by_key(|&(at, _)| at);
+                parts.into_iter().map(|(_, part)| part).collect()
+            };
+            JOIN.offer_costs(&plan, &reversed, &mut |id, cost| offered.push((id, cost)));
+            let expected: Vec<(u64, f64)> = plan
+                .tasks
+                .iter()
+                .map(|task| (task.id, task_cost(n, &quadrants, &join_task(&task))))
+                .collect();
+            assert_eq!(offered, expected, "N = {n}");
+            assert!(offered.iter().any(|&(_, cost)| cost > 0.0));
+        }
+    }
+}
