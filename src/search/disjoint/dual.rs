@@ -89,7 +89,10 @@ impl Costs {
         leaf: 100.0,
         key: 0.2,
         choose: 60.0,
-        cut_min: 2 * LEAF_MIN,
+        // Four blocks: below them a cut the model prices as paying did
+        // not (Zen 5, N = 28: 0.97 of two blocks' time, three and six
+        // blocks 1.03 and 1.05 of four's, eight 1.13).
+        cut_min: 4 * LEAF_MIN,
     };
 
     /// Visits of a leaf whose larger list holds `big` keys and whose
