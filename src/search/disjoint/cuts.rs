@@ -51,14 +51,11 @@ pub(crate) fn bit_counts(keys: &[u64], sample: usize) -> ([u32; 64], usize) {
 }
 
 /// Whether this CPU runs [`bit_counts_gfni`]: the leaves' GFNI fill's
-/// features and BITALG (Zen 4 and later, Intel from Ice Lake). Asked at
-/// every node, so the five feature tests are made once.
+/// features (tested once, there) and BITALG (Zen 4 and later, Intel from
+/// Ice Lake).
 #[cfg(target_arch = "x86_64")]
 fn gfni_counts_run_here() -> bool {
-    static RUNS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *RUNS.get_or_init(|| {
-        gfni_fill_runs_here() && std::arch::is_x86_feature_detected!("avx512bitalg")
-    })
+    gfni_fill_runs_here() && std::arch::is_x86_feature_detected!("avx512bitalg")
 }
 
 /// [`bit_counts_portable`] eight keys at a time: a `vpermb` gathers byte

@@ -72,13 +72,18 @@ pub(super) unsafe fn fill_blocks_avx2<const GFNI: bool>(
     fill_blocks::<true, GFNI>(layout, keys, lines, free);
 }
 
-/// Whether this CPU runs [`free_lines_gfni`].
+/// Whether this CPU runs [`free_lines_gfni`]. Asked at every leaf's
+/// load and (with BITALG) every dual split node's bit counts, so the
+/// feature tests are made once.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn gfni_fill_runs_here() -> bool {
-    std::arch::is_x86_feature_detected!("avx512f")
-        && std::arch::is_x86_feature_detected!("avx512bw")
-        && std::arch::is_x86_feature_detected!("avx512vbmi")
-        && std::arch::is_x86_feature_detected!("gfni")
+    static RUNS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *RUNS.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+            && std::arch::is_x86_feature_detected!("gfni")
+    })
 }
 
 /// The lines of a block's free bits: `free[j].0[w]` gets bit r set where
