@@ -30,7 +30,10 @@
 # default "12 16"; empty skips), GPU_CHECK_CUTS_TASKS (its tasks, default 8)
 # and GPU_CHECK_CUTS_N (their N, default 26), GPU_CHECK_SLICED (the caps
 # step 7 tries, on step 6's tasks, default "12 16"; empty skips),
-# GPU_CHECK_SEED (the seed of every sample of tasks, default 1).
+# GPU_CHECK_SEED (the seed of every sample of tasks, default 1),
+# GPU_CHECK_CPU_BESIDE (0 skips step 3's count on every core alone, which
+# takes minutes from N = 22 on), GPU_CHECK_STEP_SECONDS (each command's time
+# limit, default 240: a hang costs one step, not the whole check).
 set -uo pipefail
 
 dir=${1:-${OUT:-gpu-check}}
@@ -40,6 +43,16 @@ log="$dir/gpu-check.log"
 : >"$log"
 say() { echo "$@" | tee -a "$log"; }
 started=$SECONDS
+step_limit=${GPU_CHECK_STEP_SECONDS:-240}
+# Each command under a time limit; a step that runs out says so and the
+# check goes on (its status is 124).
+limited() {
+    timeout -k 10 "$step_limit" "$@"
+    local status=$?
+    # To stderr, which each step sends to the log: stdout is the step's table.
+    if [ "$status" = 124 ] || [ "$status" = 137 ]; then echo "(stopped after $step_limit s: $*)" >&2; fi
+    return "$status"
+}
 
 if [ ! -x "$binary" ]; then
     say "no binary at $binary: build it with cargo build --release --features gpu, then carry it"
@@ -67,20 +80,22 @@ feeders=${GPU_CHECK_FEEDERS:-4}
 cores=$(nproc)
 threads=$((cores > feeders ? cores - feeders : 1))
 say "== 2. N = ${GPU_CHECK_ALONE:-16..21} on the GPU alone, fed by $feeders host threads (at $((SECONDS - started)) s)"
-"$binary" count "${GPU_CHECK_ALONE:-16..21}" --gpu --gpu-only --gpu-feeders "$feeders" --format csv --progress never \
+limited "$binary" count "${GPU_CHECK_ALONE:-16..21}" --gpu --gpu-only --gpu-feeders "$feeders" --format csv --progress never \
     >"$dir/alone.csv" 2>>"$log"
 alone_status=$?
 cat "$dir/alone.csv" | tee -a "$log"
 
 say "== 3. N = ${GPU_CHECK_BESIDE:-22} on the GPU ($feeders feeders) beside $threads CPU threads (at $((SECONDS - started)) s)"
-"$binary" count "${GPU_CHECK_BESIDE:-22}" --gpu --gpu-feeders "$feeders" -j "$threads" --format csv --progress never \
+limited "$binary" count "${GPU_CHECK_BESIDE:-22}" --gpu --gpu-feeders "$feeders" -j "$threads" --format csv --progress never \
     >"$dir/beside.csv" 2>>"$log"
 beside_status=$?
 cat "$dir/beside.csv" | tee -a "$log"
 # The same N on every core alone, for the ratio.
-"$binary" count "${GPU_CHECK_BESIDE:-22}" -j "$cores" --format csv --progress never \
-    >"$dir/cpu.csv" 2>>"$log"
-cat "$dir/cpu.csv" | tee -a "$log"
+if [ "${GPU_CHECK_CPU_BESIDE:-1}" != 0 ]; then
+    limited "$binary" count "${GPU_CHECK_BESIDE:-22}" -j "$cores" --format csv --progress never \
+        >"$dir/cpu.csv" 2>>"$log"
+    cat "$dir/cpu.csv" | tee -a "$log"
+fi
 
 timing_status=0
 seed=${GPU_CHECK_SEED:-1}
@@ -88,7 +103,7 @@ for n in 26 28; do
     if [ "$n" = 26 ]; then tasks=${GPU_CHECK_26:-24}; cpu=${GPU_CHECK_CPU_26:-3}; else tasks=${GPU_CHECK_28:-8}; cpu=${GPU_CHECK_CPU_28:-1}; fi
     [ "$tasks" -gt 0 ] || continue
     say "== 4. $tasks tasks of N = $n timed on the GPU, $cpu on one CPU thread (at $((SECONDS - started)) s)"
-    "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed "$seed" --format json \
+    limited "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed "$seed" --format json \
         >"$dir/time-$n.json" 2>>"$log" || timing_status=$?
     head -c 400 "$dir/time-$n.json" | tee -a "$log"
     echo | tee -a "$log"
@@ -98,7 +113,7 @@ done
 host_tasks=${GPU_CHECK_HOST_26:-4}
 if [ "$host_tasks" -gt 0 ]; then
     say "== 5. $host_tasks tasks of N = 26 with the host's half boards (at $((SECONDS - started)) s)"
-    NQUEENS_GPU_BOARDS=host "$binary" gpu 26 --tasks "$host_tasks" --cpu-tasks 0 --seed "$seed" --format json \
+    NQUEENS_GPU_BOARDS=host limited "$binary" gpu 26 --tasks "$host_tasks" --cpu-tasks 0 --seed "$seed" --format json \
         >"$dir/time-26-host.json" 2>>"$log" || timing_status=$?
 fi
 # The buckets' cut bits (NQUEENS_GPU_CUTS): the same tasks at each cap.
@@ -107,14 +122,14 @@ cut_n=${GPU_CHECK_CUTS_N:-26}
 for cuts in ${GPU_CHECK_CUTS-12 16}; do
     [ "$cut_tasks" -gt 0 ] || break
     say "== 6. $cut_tasks tasks of N = $cut_n with at most $cuts cut bits (at $((SECONDS - started)) s)"
-    NQUEENS_GPU_MATCHER=buckets NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed "$seed" --format json \
+    NQUEENS_GPU_MATCHER=buckets NQUEENS_GPU_CUTS=$cuts limited "$binary" gpu "$cut_n" --tasks "$cut_tasks" --cpu-tasks 0 --seed "$seed" --format json \
         >"$dir/time-cuts-$cuts.json" 2>>"$log" || timing_status=$?
 done
 # The sliced walk on the same tasks, at each cap.
 for cuts in ${GPU_CHECK_SLICED-12 16}; do
     [ "$cut_tasks" -gt 0 ] || break
     say "== 7. $cut_tasks tasks of N = $cut_n sliced, at most $cuts cut bits (at $((SECONDS - started)) s)"
-    NQUEENS_GPU_MATCHER=sliced NQUEENS_GPU_CUTS=$cuts "$binary" gpu "$cut_n" --tasks "$cut_tasks" \
+    NQUEENS_GPU_MATCHER=sliced NQUEENS_GPU_CUTS=$cuts limited "$binary" gpu "$cut_n" --tasks "$cut_tasks" \
         --cpu-tasks 0 --seed "$seed" --format json >"$dir/time-sliced-$cuts.json" 2>>"$log" || timing_status=$?
 done
 
