@@ -117,7 +117,7 @@ impl GpuDevice {
         }
         let settings = GpuSettings::from_env()?;
         let nvrtc = Nvrtc::load()?;
-        let image = nvrtc.compile(KERNEL_SOURCE, info.capability)?;
+        let image = nvrtc.compile(&settings.kernel_source(KERNEL_SOURCE), info.capability)?;
         let [function, place, boards, sample, histogram, scatter, grid, cells, boards_staged, stage_scan, unstage, slice, sliced_grid] =
             cuda.functions(
                 &image,

@@ -92,6 +92,13 @@ pub(super) struct GpuSettings {
     /// Stored keys a bucket the sliced matcher's cuts leave at least, on
     /// average over the largest group (`NQUEENS_GPU_SLICED_KEYS`, from 1).
     pub(super) sliced_keys: usize,
+    /// Blocks of 256 threads an SM holds at once that the sliced matcher's
+    /// registers are fitted to (`NQUEENS_GPU_SLICED_BLOCKS`, 0 to 8; 0
+    /// leaves the compiler free: 96 registers a thread on sm_90, 2 blocks).
+    pub(super) sliced_blocks: u32,
+    /// How far the compiler unrolls the sliced matcher's loop over a
+    /// bucket's blocks (`NQUEENS_GPU_SLICED_UNROLL`, 0 to 8; 0 its choice).
+    pub(super) sliced_unroll: u32,
 }
 
 impl GpuSettings {
@@ -146,7 +153,32 @@ impl GpuSettings {
                 "a whole number from 1 (stored keys a bucket of the sliced matcher at least)",
                 |&keys| keys > 0,
             )?,
+            sliced_blocks: setting(
+                "NQUEENS_GPU_SLICED_BLOCKS",
+                0,
+                "a whole number from 0 to 8 (blocks an SM holds at once that the sliced matcher's registers are fitted to; 0 the compiler's choice)",
+                |&blocks| blocks <= 8,
+            )?,
+            sliced_unroll: setting(
+                "NQUEENS_GPU_SLICED_UNROLL",
+                0,
+                "a whole number from 0 to 8 (how far the sliced matcher's loop over blocks is unrolled; 0 the compiler's choice)",
+                |&unroll| unroll <= 8,
+            )?,
         })
+    }
+
+    /// The kernel's source as these settings compile it: the defines the
+    /// matcher's variants read, then the source.
+    pub(super) fn kernel_source(&self, source: &str) -> String {
+        let mut defines = String::new();
+        if self.sliced_blocks > 0 {
+            defines += &format!("#define NQ_SLICED_MIN_BLOCKS {}\n", self.sliced_blocks);
+        }
+        if self.sliced_unroll > 0 {
+            defines += &format!("#define NQ_SLICED_UNROLL {}\n", self.sliced_unroll);
+        }
+        defines + source
     }
 }
 

@@ -99,6 +99,9 @@ NQ_DEVICE nq_u64 nq_blocks_pairs(const nq_u32 *tables, nq_u32 chunks,
     nq_u64 pairs = 0;
     nq_u32 block_words = chunks * NQ_CHUNK_WORDS;
     NQ_TALLY_BLOCKS(end - first, chunks);
+#if defined(__CUDACC__) && defined(NQ_SLICED_UNROLL)
+#pragma unroll NQ_SLICED_UNROLL
+#endif
     for (nq_u32 block = first; block < end; block++) {
         const nq_u32 *words = tables + (nq_u64)block * block_words;
         nq_u32 word = words[offsets[0]];
@@ -168,6 +171,15 @@ NQ_DEVICE void nq_sliced_grid_item(const nq_u32 *tables, const nq_u32 *block_sta
 }
 
 #ifdef __CUDACC__
+/* The matcher's registers: where NQ_SLICED_MIN_BLOCKS (blocks of 256
+ * threads an SM holds at once) is defined, the compiler keeps within the
+ * registers that many blocks leave a thread (NQUEENS_GPU_SLICED_BLOCKS). */
+#if defined(NQ_SLICED_MIN_BLOCKS) && NQ_SLICED_MIN_BLOCKS > 0
+#define NQ_SLICED_BOUNDS __launch_bounds__(256, NQ_SLICED_MIN_BLOCKS)
+#else
+#define NQ_SLICED_BOUNDS
+#endif
+
 extern "C" __global__ void nq_slice(const nq_u64 *sorted, const nq_u32 *from,
                                     const nq_u32 *count, nq_u32 block_count,
                                     const nq_u64 *chunk_masks, nq_u32 chunks, nq_u32 *tables)
@@ -176,7 +188,7 @@ extern "C" __global__ void nq_slice(const nq_u64 *sorted, const nq_u32 *from,
                   (nq_u64)blockIdx.x * blockDim.x + threadIdx.x);
 }
 
-extern "C" __global__ void nq_sliced_grid(const nq_u32 *tables, const nq_u32 *block_starts,
+extern "C" __global__ void NQ_SLICED_BOUNDS nq_sliced_grid(const nq_u32 *tables, const nq_u32 *block_starts,
                                           const nq_u64 *group_keys, nq_u32 cuts,
                                           const nq_u64 *chunk_masks, nq_u32 chunks,
                                           const nq_u64 *queries, const nq_u32 *query_patterns,
