@@ -19,6 +19,7 @@
  * the queries of each warp of a grid launch take, which on a GPU walk
  * different buckets).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,31 @@ static CUresult pending;
 
 /* The matcher's work (FAKE_CUDA_TALLY); feeders may launch at once. */
 static uint64_t tally_buckets, tally_pairs, tally_queries, tally_warps, tally_warp_patterns;
+/* A model of the sliced matcher's walks, in buckets over 2^cuts (a
+ * pattern of b bits meets 2^-b of them): a warp whose lanes walk alone
+ * takes its distinct patterns' walks in turn, one that walks together
+ * (sliced.cuh's warp walk, where its lanes share a range) the walk of the
+ * AND of its patterns; summed over warps. */
+static double tally_thread_walks, tally_warp_walks;
+static pthread_mutex_t tally_walks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void fake_warp_walks(const uint64_t *seen, uint32_t count)
+{
+    uint32_t and_pattern = UINT32_MAX;
+    int same_range = 1;
+    double alone = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t pattern = (uint32_t)seen[k];
+        and_pattern &= pattern;
+        same_range &= (seen[k] >> 32) == (seen[0] >> 32);
+        alone += 1.0 / (double)(1ull << __builtin_popcount(pattern));
+    }
+    double together = same_range ? 1.0 / (double)(1ull << __builtin_popcount(and_pattern)) : alone;
+    pthread_mutex_lock(&tally_walks_lock);
+    tally_thread_walks += alone;
+    tally_warp_walks += together;
+    pthread_mutex_unlock(&tally_walks_lock);
+}
 /* The sliced walk's: buckets walked, blocks of 32 keys ANDed, the words
  * they read (a chunk each), and the chunks of blocks built (a thread of
  * nq_slice each; 128 bytes of GPU memory each), in all and in the largest
@@ -86,6 +112,9 @@ static void fake_tally_query(uint64_t item, uint32_t range, uint32_t pattern)
     uint32_t k = 0;
     __atomic_fetch_add(&tally_queries, 1, __ATOMIC_RELAXED);
     if (item / 32 != warp || item % 32 == 0) {
+        if (seen_count != 0) {
+            fake_warp_walks(seen, seen_count);
+        }
         warp = item / 32;
         seen_count = 0;
         __atomic_fetch_add(&tally_warps, 1, __ATOMIC_RELAXED);
@@ -116,6 +145,8 @@ __attribute__((destructor)) static void tally(void)
                 (unsigned long long)tally_queries, (unsigned long long)tally_buckets,
                 (unsigned long long)tally_pairs, (unsigned long long)tally_warps,
                 (unsigned long long)tally_warp_patterns);
+        fprintf(stderr, "fake cuda: walks, in buckets over 2^cuts: lanes alone %.1f, warps together %.1f\n",
+                tally_thread_walks, tally_warp_walks);
         if (tally_blocks != 0 || tally_sliced_buckets != 0) {
             fprintf(stderr,
                     "fake cuda: sliced: %llu buckets walked, %llu blocks ANDed, %llu words "

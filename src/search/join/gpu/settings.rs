@@ -67,6 +67,29 @@ impl FromStr for GpuMatcher {
     }
 }
 
+/// How the sliced matcher's threads walk a query's buckets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SlicedWalk {
+    /// A warp whose queries share a range walks in step: every bucket any
+    /// lane meets once, each lane counting those its pattern leaves free.
+    Warp,
+    /// Each thread walks its own buckets (the first design; a warp of
+    /// mixed patterns takes turns).
+    Thread,
+}
+
+impl FromStr for SlicedWalk {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<SlicedWalk, ()> {
+        match text {
+            "warp" => Ok(SlicedWalk::Warp),
+            "thread" => Ok(SlicedWalk::Thread),
+            _ => Err(()),
+        }
+    }
+}
+
 /// The settings of one GPU's counters.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct GpuSettings {
@@ -99,6 +122,8 @@ pub(super) struct GpuSettings {
     /// How far the compiler unrolls the sliced matcher's loop over a
     /// bucket's blocks (`NQUEENS_GPU_SLICED_UNROLL`, 0 to 8; 0 its choice).
     pub(super) sliced_unroll: u32,
+    /// How the sliced matcher walks (`NQUEENS_GPU_SLICED_WALK`).
+    pub(super) sliced_walk: SlicedWalk,
 }
 
 impl GpuSettings {
@@ -165,6 +190,12 @@ impl GpuSettings {
                 "a whole number from 0 to 8 (how far the sliced matcher's loop over blocks is unrolled; 0 the compiler's choice)",
                 |&unroll| unroll <= 8,
             )?,
+            sliced_walk: setting(
+                "NQUEENS_GPU_SLICED_WALK",
+                SlicedWalk::Warp,
+                "warp or thread (how the sliced matcher's threads walk a query's buckets)",
+                |_| true,
+            )?,
         })
     }
 
@@ -177,6 +208,9 @@ impl GpuSettings {
         }
         if self.sliced_unroll > 0 {
             defines += &format!("#define NQ_SLICED_UNROLL {}\n", self.sliced_unroll);
+        }
+        if self.sliced_walk == SlicedWalk::Thread {
+            defines += "#define NQ_SLICED_THREAD_WALK 1\n";
         }
         defines + source
     }

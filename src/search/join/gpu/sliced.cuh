@@ -136,8 +136,136 @@ NQ_DEVICE nq_u64 nq_sliced_pairs(const nq_u32 *tables, const nq_u32 *block_start
     return pairs;
 }
 
+/* The warp walk's collectives. On the GPU, over the 32 lanes of the
+ * warp (every lane takes part: a lane past the last item brings values
+ * that change nothing). In the host build, where one loop plays the
+ * threads one after another, a lane cannot see the others, so each
+ * answers with what some warp could have answered, chosen from the item:
+ * whether the warp's lanes share a range (both answers, so the tests walk
+ * both ways), and for the AND of the lanes' patterns a subset of the
+ * lane's own (so the tests walk more buckets than the query meets, as a
+ * warp of mixed patterns does, and must skip them). */
+#ifdef __CUDACC__
+/* Whether every lane holding a query has lane 0's range (lane 0 holds
+ * one whenever any lane does: a warp's items run on from lane 0), which
+ * goes to *shared for every lane, those past the last item too. */
+NQ_DEVICE int nq_warp_uniform(int active, nq_u32 range, nq_u32 item, nq_u32 *shared)
+{
+    (void)item;
+    *shared = __shfl_sync(0xffffffffu, range, 0);
+    return __all_sync(0xffffffffu, !active || range == *shared);
+}
+
+NQ_DEVICE nq_u32 nq_warp_and(nq_u32 value, nq_u32 item, nq_u32 salt)
+{
+    (void)item;
+    (void)salt;
+    for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
+        value &= __shfl_xor_sync(0xffffffffu, value, lane_bit);
+    }
+    return value;
+}
+
+NQ_DEVICE int nq_warp_any(int predicate)
+{
+    return __any_sync(0xffffffffu, predicate);
+}
+#else
+NQ_DEVICE nq_u32 nq_mix(nq_u32 item, nq_u32 salt)
+{
+    nq_u32 x = item * 0x9e3779b9u ^ salt * 0x85ebca6bu;
+    x ^= x >> 15;
+    x *= 0x2c1b3c6du;
+    x ^= x >> 12;
+    return x;
+}
+
+NQ_DEVICE int nq_warp_uniform(int active, nq_u32 range, nq_u32 item, nq_u32 *shared)
+{
+    (void)active;
+    *shared = range;
+    return (nq_mix(item / 32u, 0x51u) & 3u) != 0u;
+}
+
+NQ_DEVICE nq_u32 nq_warp_and(nq_u32 value, nq_u32 item, nq_u32 salt)
+{
+    return value & nq_mix(item, salt);
+}
+
+NQ_DEVICE int nq_warp_any(int predicate)
+{
+    return predicate;
+}
+#endif
+
+/* The pairs of a query with one group's blocks, a thread walking its own
+ * buckets (the submasks of its free bits): the first design. */
+NQ_DEVICE nq_u64 nq_sliced_thread_pairs(const nq_u32 *tables, const nq_u32 *block_starts,
+                                        const nq_u64 *group_keys, nq_u32 cuts, nq_u32 chunks,
+                                        const nq_u32 offsets[NQ_MAX_CHUNKS], nq_u64 query,
+                                        nq_u32 pattern, const nq_u32 *meeting_start,
+                                        const nq_u32 *meetings, nq_u32 range)
+{
+    nq_u32 stride = (1u << cuts) + 1u;
+    nq_u64 pairs = 0;
+    for (nq_u32 m = meeting_start[range]; m < meeting_start[range + 1]; m++) {
+        nq_u32 group = meetings[m];
+        if ((query & group_keys[group]) == 0) {
+            pairs += nq_sliced_pairs(tables, block_starts + (nq_u64)group * stride, cuts,
+                                     chunks, offsets, pattern);
+        }
+    }
+    return pairs;
+}
+
+/* The same pairs, the warp walking together: where its lanes share a
+ * range (and so the meeting groups), they take the groups in step, and
+ * in each the buckets any lane meets (the submasks of the bits no lane
+ * of the group's has set), each lane counting a bucket only where its
+ * own pattern leaves it free. Every lane that meets a bucket walks its
+ * blocks at the same time, so the warp reads each block's lines once,
+ * where lanes of different patterns walking alone would take turns. */
+NQ_DEVICE nq_u64 nq_sliced_warp_pairs(const nq_u32 *tables, const nq_u32 *block_starts,
+                                      const nq_u64 *group_keys, nq_u32 cuts, nq_u32 chunks,
+                                      const nq_u32 offsets[NQ_MAX_CHUNKS], int active,
+                                      nq_u64 query, nq_u32 pattern,
+                                      const nq_u32 *meeting_start, const nq_u32 *meetings,
+                                      nq_u32 range, nq_u32 item)
+{
+    nq_u32 stride = (1u << cuts) + 1u;
+    nq_u32 all = (1u << cuts) - 1u;
+    nq_u64 pairs = 0;
+    for (nq_u32 m = meeting_start[range]; m < meeting_start[range + 1]; m++) {
+        nq_u32 group = meetings[m];
+        int meets = active && (query & group_keys[group]) == 0;
+        if (!nq_warp_any(meets)) {
+            continue;
+        }
+        /* The buckets some lane meets: free of the bits every meeting
+         * lane has. */
+        nq_u32 walk = ~nq_warp_and(meets ? pattern : all, item, m) & all;
+        const nq_u32 *starts = block_starts + (nq_u64)group * stride;
+        nq_u32 bucket = walk;
+        for (;;) {
+            nq_u32 first = starts[bucket];
+            nq_u32 end = starts[bucket + 1];
+            if (meets && (bucket & pattern) == 0) {
+                pairs += nq_blocks_pairs(tables, chunks, offsets, first, end);
+            }
+            if (bucket == 0) {
+                break;
+            }
+            bucket = (bucket - 1u) & walk;
+        }
+    }
+    return pairs;
+}
+
 /* nq_grid_item (layout.cuh) with each stored group's buckets bit-sliced:
- * group g's block starts at block_starts + g * (2^cuts + 1). */
+ * group g's block starts at block_starts + g * (2^cuts + 1). Every lane
+ * of a warp runs to the end (the warp walk's collectives need them all);
+ * a lane past the last item counts nothing. NQ_SLICED_THREAD_WALK makes
+ * every thread walk alone (NQUEENS_GPU_SLICED_WALK=thread). */
 NQ_DEVICE void nq_sliced_grid_item(const nq_u32 *tables, const nq_u32 *block_starts,
                                    const nq_u64 *group_keys, nq_u32 cuts,
                                    const nq_u64 *chunk_masks, nq_u32 chunks,
@@ -147,23 +275,30 @@ NQ_DEVICE void nq_sliced_grid_item(const nq_u32 *tables, const nq_u32 *block_sta
                                    const nq_u32 *meeting_start, const nq_u32 *meetings,
                                    nq_u64 *totals, nq_u32 item)
 {
-    if (item >= item_start[range_count]) {
+    int active = item < item_start[range_count];
+    if (!nq_warp_any(active)) {
         return;
     }
-    nq_u32 range = nq_split_of(item_start, range_count, item);
-    nq_u64 query = queries[item];
-    nq_u32 pattern = query_patterns[item] | west_patterns[range];
-    nq_u32 stride = (1u << cuts) + 1u;
+    nq_u32 range = active ? nq_split_of(item_start, range_count, item) : 0u;
+    nq_u64 query = active ? queries[item] : 0u;
+    nq_u32 pattern = active ? query_patterns[item] | west_patterns[range] : 0u;
     nq_u32 offsets[NQ_MAX_CHUNKS];
-    nq_query_offsets(query | west_keys[range], chunk_masks, chunks, offsets);
-    NQ_TALLY_QUERY(item, range, pattern);
+    nq_query_offsets(query | (active ? west_keys[range] : 0u), chunk_masks, chunks, offsets);
+    if (active) {
+        NQ_TALLY_QUERY(item, range, pattern);
+    }
     nq_u64 pairs = 0;
-    for (nq_u32 m = meeting_start[range]; m < meeting_start[range + 1]; m++) {
-        nq_u32 group = meetings[m];
-        if ((query & group_keys[group]) == 0) {
-            pairs += nq_sliced_pairs(tables, block_starts + (nq_u64)group * stride, cuts,
-                                     chunks, offsets, pattern);
-        }
+#ifndef NQ_SLICED_THREAD_WALK
+    nq_u32 shared_range;
+    if (nq_warp_uniform(active, range, item, &shared_range)) {
+        pairs = nq_sliced_warp_pairs(tables, block_starts, group_keys, cuts, chunks, offsets,
+                                     active, query, pattern, meeting_start, meetings,
+                                     shared_range, item);
+    } else
+#endif
+        if (active) {
+        pairs = nq_sliced_thread_pairs(tables, block_starts, group_keys, cuts, chunks, offsets,
+                                       query, pattern, meeting_start, meetings, range);
     }
     if (pairs != 0) {
         NQ_ADD(&totals[range], pairs);
