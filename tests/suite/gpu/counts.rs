@@ -284,6 +284,21 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
             "0",
             "expected a whole number from 1",
         ),
+        (
+            "NQUEENS_GPU_SLICED_BLOCKS",
+            "9",
+            "expected a whole number from 0 to 8",
+        ),
+        (
+            "NQUEENS_GPU_SLICED_UNROLL",
+            "-1",
+            "expected a whole number from 0 to 8",
+        ),
+        (
+            "NQUEENS_GPU_SLICED_WALK",
+            "lanes",
+            "expected warp or thread",
+        ),
         ("NQUEENS_GPU_CHUNK_BOARDS", "-1", "expected a whole number"),
         (
             "NQUEENS_GPU_PLACED_AT_ONCE",

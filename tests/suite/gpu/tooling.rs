@@ -124,4 +124,72 @@ fn the_kernel_compiles_with_a_real_nvrtc() {
             "{capability}: {stdout}"
         );
     }
+    // The matcher's variants compile too: the first design's walk, and
+    // the compiler's own registers and unrolling.
+    let (code, stdout, stderr) = on_fake(
+        &["count", "12", "--format", "csv", "--gpu", "--gpu-only"],
+        &[
+            ("NQUEENS_NVRTC", nvrtc),
+            ("FAKE_CUDA_CC", "90"),
+            ("NQUEENS_GPU_SLICED_WALK", "thread"),
+            ("NQUEENS_GPU_SLICED_BLOCKS", "0"),
+            ("NQUEENS_GPU_SLICED_UNROLL", "0"),
+        ],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(checked(&stdout).iter().all(|&(_, ok)| ok), "{stdout}");
+}
+
+/// The profile script (scripts/gpu-profile.sh) run through on the
+/// stand-in driver at small sizes (Nsight Compute is not there, so its
+/// steps are left out): each setting's line over the same tasks, with
+/// the same solutions, and the GPU alone's counts exact.
+#[test]
+fn the_profile_script_runs_through() {
+    let dir = scratch("gpu-profile");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new("bash")
+        .arg(root.join("scripts/gpu-profile.sh"))
+        .arg(dir.path())
+        .arg(env!("CARGO_BIN_EXE_nqueens"))
+        .env("NQUEENS_CUDA_DRIVER", fake_driver())
+        .env("NQUEENS_NVRTC", fake_driver())
+        .env("PROFILE_N", "18")
+        .env("PROFILE_TASKS", "2")
+        .env(
+            "PROFILE_SETTINGS",
+            "default NQUEENS_GPU_SLICED_WALK=thread,NQUEENS_GPU_SLICED_KEYS=64",
+        )
+        .env("PROFILE_NCU", "0")
+        .env("PROFILE_ALONE", "4..9 10..12")
+        .env("PROFILE_FEEDERS", "1")
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = outcome(output);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let solutions: Vec<u64> = [
+        "setting-default.json",
+        "setting-NQUEENS_GPU_SLICED_WALK_thread_NQUEENS_GPU_SLICED_KEYS_64.json",
+    ]
+    .iter()
+    .map(|name| {
+        let timed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap();
+        timed["timed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|task| task["solutions"].as_u64().unwrap())
+            .sum()
+    })
+    .collect();
+    assert!(solutions[0] > 0, "{solutions:?}");
+    assert_eq!(solutions[0], solutions[1], "{stdout}");
+    assert!(stdout.contains("default: "), "{stdout}");
+    for range in ["4..9", "10..12"] {
+        let csv = std::fs::read_to_string(dir.path().join(format!("alone-{range}.csv"))).unwrap();
+        let rows = checked(&csv);
+        assert_eq!(rows.len(), if range == "4..9" { 6 } else { 3 }, "{csv}");
+        assert!(rows.iter().all(|&(_, ok)| ok), "{csv}");
+    }
 }
