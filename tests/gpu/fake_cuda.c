@@ -64,6 +64,13 @@ static uint64_t tally_buckets, tally_pairs, tally_queries, tally_warps, tally_wa
  * (sliced.cuh's warp walk, where its lanes share a range) the walk of the
  * AND of its patterns; summed over warps. */
 static double tally_thread_walks, tally_warp_walks;
+/* A model of a matcher whose warp takes one stored bucket and streams the
+ * queries that meet it, 32 to a round (FAKE_CUDA_TALLY): over every range
+ * and meeting group, the blocks ANDed by a query (as the sliced walk's,
+ * before the group test), the rounds of 32 queries a stored block takes,
+ * and the pairs of nonempty buckets, query side by stored side. */
+static double tally_tile_query_blocks, tally_tile_rounds, tally_tile_bucket_pairs,
+    tally_tile_compatible_pairs;
 static pthread_mutex_t tally_walks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void fake_warp_walks(const uint64_t *seen, uint32_t count)
@@ -128,6 +135,57 @@ static void fake_tally_query(uint64_t item, uint32_t range, uint32_t pattern)
     }
 }
 
+static void fake_tile_model(const nq_u32 *block_starts, nq_u32 cuts,
+                            const nq_u32 *query_patterns, nq_u32 range_count,
+                            const nq_u32 *item_start, const nq_u32 *west_patterns,
+                            const nq_u32 *meeting_start, const nq_u32 *meetings)
+{
+    nq_u32 patterns = 1u << cuts, stride = patterns + 1u;
+    nq_u32 *queries = calloc(patterns, sizeof(nq_u32));
+    nq_u32 *nonempty = calloc(patterns, sizeof(nq_u32));
+    double query_blocks = 0, rounds = 0, bucket_pairs = 0, compatible = 0;
+    for (nq_u32 r = 0; r < range_count; r++) {
+        nq_u32 distinct = 0;
+        for (nq_u32 item = item_start[r]; item < item_start[r + 1]; item++) {
+            nq_u32 p = query_patterns[item] | west_patterns[r];
+            if (queries[p]++ == 0) {
+                nonempty[distinct++] = p;
+            }
+        }
+        for (nq_u32 m = meeting_start[r]; m < meeting_start[r + 1]; m++) {
+            const nq_u32 *starts = block_starts + (uint64_t)meetings[m] * stride;
+            for (nq_u32 ps = 0; ps < patterns; ps++) {
+                nq_u32 blocks = starts[ps + 1] - starts[ps];
+                if (blocks == 0) {
+                    continue;
+                }
+                uint64_t meeting = 0;
+                for (nq_u32 k = 0; k < distinct; k++) {
+                    nq_u32 pq = nonempty[k];
+                    bucket_pairs += 1;
+                    if ((pq & ps) == 0) {
+                        compatible += 1;
+                        meeting += queries[pq];
+                    }
+                }
+                query_blocks += (double)meeting * blocks;
+                rounds += (double)((meeting + 31) / 32) * blocks;
+            }
+        }
+        for (nq_u32 k = 0; k < distinct; k++) {
+            queries[nonempty[k]] = 0;
+        }
+    }
+    free(queries);
+    free(nonempty);
+    pthread_mutex_lock(&tally_walks_lock);
+    tally_tile_query_blocks += query_blocks;
+    tally_tile_rounds += rounds;
+    tally_tile_bucket_pairs += bucket_pairs;
+    tally_tile_compatible_pairs += compatible;
+    pthread_mutex_unlock(&tally_walks_lock);
+}
+
 __attribute__((destructor)) static void tally(void)
 {
     if (env_int("FAKE_CUDA_TALLY", 0)) {
@@ -147,6 +205,11 @@ __attribute__((destructor)) static void tally(void)
                 (unsigned long long)tally_warp_patterns);
         fprintf(stderr, "fake cuda: walks, in buckets over 2^cuts: lanes alone %.1f, warps together %.1f\n",
                 tally_thread_walks, tally_warp_walks);
+        fprintf(stderr,
+                "fake cuda: a warp a stored bucket: %.0f blocks ANDed by queries, %.0f rounds of "
+                "32 queries on a block, %.0f pairs of nonempty buckets, %.0f of them meeting\n",
+                tally_tile_query_blocks, tally_tile_rounds, tally_tile_bucket_pairs,
+                tally_tile_compatible_pairs);
         if (tally_blocks != 0 || tally_sliced_buckets != 0) {
             fprintf(stderr,
                     "fake cuda: sliced: %llu buckets walked, %llu blocks ANDed, %llu words "
@@ -482,6 +545,11 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
             ARG(nq_u32, 5) > NQ_MAX_CHUNKS) {
             pending = 700;
             return 0;
+        }
+        if (env_int("FAKE_CUDA_TALLY", 0)) {
+            fake_tile_model(POINTER(const nq_u32, 1), ARG(nq_u32, 3), POINTER(const nq_u32, 7),
+                            ARG(nq_u32, 8), POINTER(const nq_u32, 9), POINTER(const nq_u32, 11),
+                            POINTER(const nq_u32, 12), POINTER(const nq_u32, 13));
         }
         for (nq_u32 item = 0; item < threads; item++) {
             nq_sliced_grid_item(POINTER(const nq_u32, 0), POINTER(const nq_u32, 1),
