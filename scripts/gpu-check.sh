@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The GPU device check (docs/gpu.md): on a machine with an NVIDIA GPU, with
 # a binary built elsewhere (`cargo build --release --features gpu`; the
-# machine needs no Rust), in about 8 minutes on an H100:
+# machine needs no Rust), in a few minutes on an H100 or H200:
 #   1. the GPU and driver;
-#   2. N = 16..21 on the GPU alone, each against the published value;
-#   3. N = 22 on the GPU beside the host's cores, exact;
+#   2. N = 16..20 on the GPU alone, each against the published value;
+#   3. N = 20 on the GPU beside the host's cores, exact;
 #   4. a sample of N = 26 and N = 28 tasks timed on the GPU, a few of them on
 #      one CPU thread too (counts compared): GPU-days for the whole plan,
 #      the ratio to a core, peak GPU memory, pairs decided a second;
@@ -20,12 +20,14 @@
 # Usage: scripts/gpu-check.sh [DIR] [BINARY]
 #   DIR     where the tables go [default: $OUT, else ./gpu-check]
 #   BINARY  the nqueens binary [default: target/release/nqueens]
-# Sizes: GPU_CHECK_ALONE (the N counted on the GPU alone, default 16..21),
-# GPU_CHECK_BESIDE (default 22), GPU_CHECK_26 / GPU_CHECK_28 (tasks timed,
-# default 24 and 8; 0 skips), GPU_CHECK_CPU_26 / GPU_CHECK_CPU_28 (of those, also
+# Sizes (the defaults fit about 4 minutes on an H200 as measured on
+# 2026-12-04, docs/gpu.md; N = 21 to 23 are bound by a round trip a task
+# until tasks are batched): GPU_CHECK_ALONE (the N counted on the GPU
+# alone, default 16..20), GPU_CHECK_BESIDE (default 20), GPU_CHECK_26 /
+# GPU_CHECK_28 (tasks timed, default 12 and 6; 0 skips), GPU_CHECK_CPU_26 / GPU_CHECK_CPU_28 (of those, also
 # timed on one CPU thread, default 3 and 1), GPU_CHECK_HOST_26 (tasks of
 # N = 26 timed with the host's half boards, default 4), GPU_CHECK_FEEDERS (host
-# threads feeding the GPU in steps 2 and 3, default 4; step 3's counting
+# threads feeding the GPU in steps 2 and 3, default 8; step 3's counting
 # threads are the other cores), GPU_CHECK_CUTS (the caps step 6 tries,
 # default "12 16"; empty skips), GPU_CHECK_CUTS_TASKS (its tasks, default 8)
 # and GPU_CHECK_CUTS_N (their N, default 26), GPU_CHECK_SLICED (the caps
@@ -33,7 +35,7 @@
 # GPU_CHECK_SEED (the seed of every sample of tasks, default 1),
 # GPU_CHECK_CPU_BESIDE (0 skips step 3's count on every core alone, which
 # takes minutes from N = 22 on), GPU_CHECK_STEP_SECONDS (each command's time
-# limit, default 240: a hang costs one step, not the whole check).
+# limit, default 150: a hang costs one step, not the whole check).
 set -uo pipefail
 
 dir=${1:-${OUT:-gpu-check}}
@@ -43,7 +45,7 @@ log="$dir/gpu-check.log"
 : >"$log"
 say() { echo "$@" | tee -a "$log"; }
 started=$SECONDS
-step_limit=${GPU_CHECK_STEP_SECONDS:-240}
+step_limit=${GPU_CHECK_STEP_SECONDS:-150}
 # Each command under a time limit; a step that runs out says so and the
 # check goes on (its status is 124).
 limited() {
@@ -76,23 +78,23 @@ fi
 say "NQUEENS_NVRTC=${NQUEENS_NVRTC:-unset, found by the loader}"
 lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)):' | tee -a "$log"
 
-feeders=${GPU_CHECK_FEEDERS:-4}
+feeders=${GPU_CHECK_FEEDERS:-8}
 cores=$(nproc)
 threads=$((cores > feeders ? cores - feeders : 1))
-say "== 2. N = ${GPU_CHECK_ALONE:-16..21} on the GPU alone, fed by $feeders host threads (at $((SECONDS - started)) s)"
-limited "$binary" count "${GPU_CHECK_ALONE:-16..21}" --gpu --gpu-only --gpu-feeders "$feeders" --format csv --progress never \
+say "== 2. N = ${GPU_CHECK_ALONE:-16..20} on the GPU alone, fed by $feeders host threads (at $((SECONDS - started)) s)"
+limited "$binary" count "${GPU_CHECK_ALONE:-16..20}" --gpu --gpu-only --gpu-feeders "$feeders" --format csv --progress never \
     >"$dir/alone.csv" 2>>"$log"
 alone_status=$?
 cat "$dir/alone.csv" | tee -a "$log"
 
-say "== 3. N = ${GPU_CHECK_BESIDE:-22} on the GPU ($feeders feeders) beside $threads CPU threads (at $((SECONDS - started)) s)"
-limited "$binary" count "${GPU_CHECK_BESIDE:-22}" --gpu --gpu-feeders "$feeders" -j "$threads" --format csv --progress never \
+say "== 3. N = ${GPU_CHECK_BESIDE:-20} on the GPU ($feeders feeders) beside $threads CPU threads (at $((SECONDS - started)) s)"
+limited "$binary" count "${GPU_CHECK_BESIDE:-20}" --gpu --gpu-feeders "$feeders" -j "$threads" --format csv --progress never \
     >"$dir/beside.csv" 2>>"$log"
 beside_status=$?
 cat "$dir/beside.csv" | tee -a "$log"
 # The same N on every core alone, for the ratio.
 if [ "${GPU_CHECK_CPU_BESIDE:-1}" != 0 ]; then
-    limited "$binary" count "${GPU_CHECK_BESIDE:-22}" -j "$cores" --format csv --progress never \
+    limited "$binary" count "${GPU_CHECK_BESIDE:-20}" -j "$cores" --format csv --progress never \
         >"$dir/cpu.csv" 2>>"$log"
     cat "$dir/cpu.csv" | tee -a "$log"
 fi
@@ -100,7 +102,7 @@ fi
 timing_status=0
 seed=${GPU_CHECK_SEED:-1}
 for n in 26 28; do
-    if [ "$n" = 26 ]; then tasks=${GPU_CHECK_26:-24}; cpu=${GPU_CHECK_CPU_26:-3}; else tasks=${GPU_CHECK_28:-8}; cpu=${GPU_CHECK_CPU_28:-1}; fi
+    if [ "$n" = 26 ]; then tasks=${GPU_CHECK_26:-12}; cpu=${GPU_CHECK_CPU_26:-3}; else tasks=${GPU_CHECK_28:-6}; cpu=${GPU_CHECK_CPU_28:-1}; fi
     [ "$tasks" -gt 0 ] || continue
     say "== 4. $tasks tasks of N = $n timed on the GPU, $cpu on one CPU thread (at $((SECONDS - started)) s)"
     limited "$binary" gpu "$n" --tasks "$tasks" --cpu-tasks "$cpu" --seed "$seed" --format json \
