@@ -1,6 +1,6 @@
 //! With the `gpu` feature, the GPU kernel's logic
-//! (src/search/join/gpu/pairs.cuh, boards.cuh, layout.cuh, cells.cuh and
-//! sliced.cuh) is also compiled for the host, so that
+//! (src/search/join/gpu/pairs.cuh, boards.cuh, layout.cuh, cells.cuh,
+//! sliced.cuh and tiles.cuh) is also compiled for the host, so that
 //! the tests run on the CPU the code the GPU runs. Without it, nothing is
 //! built here.
 
@@ -14,6 +14,7 @@ fn main() {
     println!("cargo:rerun-if-changed=src/search/join/gpu/layout.cuh");
     println!("cargo:rerun-if-changed=src/search/join/gpu/cells.cuh");
     println!("cargo:rerun-if-changed=src/search/join/gpu/sliced.cuh");
+    println!("cargo:rerun-if-changed=src/search/join/gpu/tiles.cuh");
     println!("cargo:rerun-if-changed=src/search/join/gpu/pairs_host.c");
     #[cfg(feature = "gpu")]
     cc::Build::new()

@@ -16,7 +16,8 @@ pub(super) const KERNEL_SOURCE: &str = concat!(
     include_str!("boards.cuh"),
     include_str!("layout.cuh"),
     include_str!("cells.cuh"),
-    include_str!("sliced.cuh")
+    include_str!("sliced.cuh"),
+    include_str!("tiles.cuh")
 );
 
 /// Oldest GPUs taken: compute capability 6.0 (Pascal), whose 64-bit

@@ -8,6 +8,7 @@
 #include "layout.cuh"
 #include "cells.cuh"
 #include "sliced.cuh"
+#include "tiles.cuh"
 
 nq_u64 nq_pairs_host(const nq_u64 *stored, const nq_u32 *bucket_start, nq_u32 cuts,
                      const nq_u64 *queries, const nq_u32 *query_patterns,
@@ -95,4 +96,59 @@ nq_u64 nq_sliced_host(const nq_u64 *sorted, const nq_u32 *from, const nq_u32 *co
     }
     free(tables);
     return total;
+}
+
+/* Every block's tables (sliced.cuh), as the slicing launch makes them. */
+void nq_slice_host(const nq_u64 *sorted, const nq_u32 *from, const nq_u32 *count,
+                   nq_u32 block_count, const nq_u64 *chunk_masks, nq_u32 chunks, nq_u32 *tables)
+{
+    for (nq_u64 item = 0; item < (nq_u64)block_count * chunks; item++) {
+        nq_slice_item(sorted, from, count, block_count, chunk_masks, chunks, tables, item);
+    }
+}
+
+/* A grid's launch of the sliced walk, a thread an item (`threads`, past
+ * the last item too, as a launch rounds up). */
+void nq_sliced_grid_host(const nq_u32 *tables, const nq_u32 *block_starts,
+                         const nq_u64 *group_keys, nq_u32 cuts, const nq_u64 *chunk_masks,
+                         nq_u32 chunks, const nq_u64 *queries, const nq_u32 *query_patterns,
+                         nq_u32 range_count, const nq_u32 *item_start, const nq_u64 *west_keys,
+                         const nq_u32 *west_patterns, const nq_u32 *meeting_start,
+                         const nq_u32 *meetings, nq_u64 *totals, nq_u32 threads)
+{
+    for (nq_u32 item = 0; item < threads; item++) {
+        nq_sliced_grid_item(tables, block_starts, group_keys, cuts, chunk_masks, chunks, queries,
+                            query_patterns, range_count, item_start, west_keys, west_patterns,
+                            meeting_start, meetings, totals, item);
+    }
+}
+
+/* The same grid through the tiled matcher's code (tiles.cuh): the
+ * queries' chunk patterns made, then a warp a meeting (`warps`, past the
+ * last meeting too). */
+void nq_tiled_host(const nq_u32 *tables, const nq_u32 *block_starts, const nq_u64 *group_keys,
+                   nq_u32 cuts, const nq_u64 *chunk_masks, nq_u32 chunks,
+                   const nq_u64 *queries, nq_u32 range_count, const nq_u32 *item_start,
+                   const nq_u64 *west_keys, const nq_u32 *west_patterns,
+                   const nq_u32 *meeting_start, const nq_u32 *meetings,
+                   const nq_u32 *bucket_lists, const nq_u32 *bucket_patterns,
+                   const nq_u32 *bucket_from, const nq_u32 *bucket_count, nq_u64 *totals,
+                   nq_u32 warps)
+{
+    nq_u32 items = item_start[range_count];
+    nq_u32 *query_chunks =
+        (nq_u32 *)malloc(((size_t)items + 1) * NQ_QUERY_CHUNK_WORDS * sizeof(nq_u32));
+    if (query_chunks == 0) {
+        abort();
+    }
+    for (nq_u32 item = 0; item < items; item++) {
+        nq_query_chunks_item(queries, range_count, item_start, west_keys, chunk_masks, chunks,
+                             query_chunks, item);
+    }
+    for (nq_u32 warp = 0; warp < warps; warp++) {
+        nq_tiled_warp(tables, block_starts, group_keys, cuts, chunks, queries, query_chunks,
+                      range_count, west_patterns, meeting_start, meetings, bucket_lists,
+                      bucket_patterns, bucket_from, bucket_count, totals, warp);
+    }
+    free(query_chunks);
 }

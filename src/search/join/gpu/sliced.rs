@@ -161,7 +161,7 @@ pub(super) fn slice(
 
 #[cfg(test)]
 mod tests {
-    use super::super::buckets::{keys, QueryLayout, StoredLayout};
+    use super::super::buckets::{gather, keys, QueryLayout, StoredLayout};
     use super::*;
     use crate::random::SplitMix64;
 
@@ -215,6 +215,227 @@ mod tests {
                 query_layout.patterns.as_ptr(),
                 queries.len() as u32,
             )
+        }
+    }
+
+    extern "C" {
+        fn nq_slice_host(
+            sorted: *const u64,
+            from: *const u32,
+            count: *const u32,
+            block_count: u32,
+            chunk_masks: *const u64,
+            chunks: u32,
+            tables: *mut u32,
+        );
+        fn nq_sliced_grid_host(
+            tables: *const u32,
+            block_starts: *const u32,
+            group_keys: *const u64,
+            cuts: u32,
+            chunk_masks: *const u64,
+            chunks: u32,
+            queries: *const u64,
+            query_patterns: *const u32,
+            range_count: u32,
+            item_start: *const u32,
+            west_keys: *const u64,
+            west_patterns: *const u32,
+            meeting_start: *const u32,
+            meetings: *const u32,
+            totals: *mut u64,
+            threads: u32,
+        );
+        fn nq_tiled_host(
+            tables: *const u32,
+            block_starts: *const u32,
+            group_keys: *const u64,
+            cuts: u32,
+            chunk_masks: *const u64,
+            chunks: u32,
+            queries: *const u64,
+            range_count: u32,
+            item_start: *const u32,
+            west_keys: *const u64,
+            west_patterns: *const u32,
+            meeting_start: *const u32,
+            meetings: *const u32,
+            bucket_lists: *const u32,
+            bucket_patterns: *const u32,
+            bucket_from: *const u32,
+            bucket_count: *const u32,
+            totals: *mut u64,
+            warps: u32,
+        );
+    }
+
+    /// A sparse random key: the AND of `density` draws, within `width`.
+    fn sparse(random: &mut SplitMix64, density: u32, width: u64) -> u64 {
+        (0..density).fold(width, |key, _| key & random.next())
+    }
+
+    /// A random grid counted three ways: pair by pair, by the sliced walk
+    /// (a thread a query) and by the tiled matcher (a warp a meeting), the
+    /// last two through the kernels' code on the host; each range's sum.
+    fn grid_three_ways(random: &mut SplitMix64, round: u64) -> [Vec<u64>; 3] {
+        let width = u64::MAX >> (random.next() % 40);
+        let density = 2 + (round % 4) as u32;
+        let cut_mask = (0..64u32)
+            .map(|bit| 1u64 << bit)
+            .filter(|bit| bit & width != 0)
+            .step_by(1 + (random.next() % 6) as usize)
+            .take((random.next() % 9) as usize)
+            .fold(0, |mask, bit| mask | bit);
+        let cuts = cut_mask.count_ones();
+        let patterns = 1usize << cuts;
+        // Stored groups, each sorted by pattern, with its queen's key.
+        let group_count = 1 + (random.next() % 4) as usize;
+        let mut sorted = Vec::new();
+        let mut in_bucket = Vec::new();
+        let mut groups = Vec::new();
+        let mut group_keys = Vec::new();
+        for _ in 0..group_count {
+            let len = (random.next() % 2500) as usize;
+            let mut keys: Vec<u64> = (0..len).map(|_| sparse(random, density, width)).collect();
+            keys.sort_by_key(|&key| gather(key, cut_mask));
+            let mut counts = vec![0u32; patterns];
+            for &key in &keys {
+                counts[gather(key, cut_mask) as usize] += 1;
+            }
+            sorted.extend_from_slice(&keys);
+            in_bucket.push(counts);
+            groups.push(keys);
+            group_keys.push(if random.next().is_multiple_of(3) {
+                0
+            } else {
+                sparse(random, 4, width)
+            });
+        }
+        let (from, count, starts) = blocks_of(&in_bucket);
+        let every = sorted.iter().fold(0, |all, key| all | key);
+        let masks = chunk_masks(every & !cut_mask);
+        let mut tables = vec![0u32; from.len().max(1) * masks.len() * CHUNK_WORDS as usize];
+        // Ranges of queries, each with its west key and meeting groups,
+        // sorted by pattern, with the list of their nonempty buckets.
+        let range_count = 1 + (random.next() % 5) as usize;
+        let (mut queries, mut query_patterns, mut item_start) =
+            (Vec::new(), Vec::new(), vec![0u32]);
+        let (mut west_keys, mut west_patterns) = (Vec::new(), Vec::new());
+        let (mut meeting_start, mut meetings) = (vec![0u32], Vec::new());
+        let (mut bucket_lists, mut bucket_patterns) = (vec![0u32], Vec::new());
+        let (mut bucket_from, mut bucket_count) = (Vec::new(), Vec::new());
+        let mut expected = vec![0u64; range_count];
+        for expected in &mut expected {
+            let west_key = if random.next().is_multiple_of(3) {
+                0
+            } else {
+                sparse(random, 5, width)
+            };
+            let len = (random.next() % 150) as usize;
+            let mut keys: Vec<u64> = (0..len)
+                .map(|_| sparse(random, density + 1, width))
+                .collect();
+            keys.sort_by_key(|&key| gather(key, cut_mask));
+            for (k, &key) in keys.iter().enumerate() {
+                let pattern = gather(key, cut_mask);
+                if k == 0 || pattern != gather(keys[k - 1], cut_mask) {
+                    bucket_patterns.push(pattern);
+                    bucket_from.push(queries.len() as u32);
+                    bucket_count.push(0);
+                }
+                *bucket_count.last_mut().unwrap() += 1;
+                queries.push(key);
+                query_patterns.push(pattern);
+            }
+            bucket_lists.push(bucket_patterns.len() as u32);
+            item_start.push(queries.len() as u32);
+            west_keys.push(west_key);
+            west_patterns.push(gather(west_key, cut_mask));
+            for group in 0..group_count {
+                if !random.next().is_multiple_of(4) {
+                    meetings.push(group as u32);
+                    *expected += keys
+                        .iter()
+                        .filter(|&&query| query & group_keys[group] == 0)
+                        .map(|&query| {
+                            groups[group]
+                                .iter()
+                                .filter(|&&key| key & (query | west_key) == 0)
+                                .count() as u64
+                        })
+                        .sum::<u64>();
+                }
+            }
+            meeting_start.push(meetings.len() as u32);
+        }
+        let (mut sliced, mut tiled) = (vec![0u64; range_count], vec![0u64; range_count]);
+        let threads = (queries.len() as u32).div_ceil(256).max(1) * 256;
+        let warps = (meetings.len() as u32).div_ceil(8).max(1) * 8;
+        // SAFETY: every pointer is to a live buffer of the length the C
+        // code reads: a word a block (`from`, `count`), 2^cuts + 1 block
+        // starts a group, a word a chunk and pattern a block of tables,
+        // an item's key and pattern a query, range_count + 1 starts
+        // (items, meetings, bucket lists) and a word a range or bucket.
+        unsafe {
+            nq_slice_host(
+                sorted.as_ptr(),
+                from.as_ptr(),
+                count.as_ptr(),
+                from.len() as u32,
+                masks.as_ptr(),
+                masks.len() as u32,
+                tables.as_mut_ptr(),
+            );
+            nq_sliced_grid_host(
+                tables.as_ptr(),
+                starts.as_ptr(),
+                group_keys.as_ptr(),
+                cuts,
+                masks.as_ptr(),
+                masks.len() as u32,
+                queries.as_ptr(),
+                query_patterns.as_ptr(),
+                range_count as u32,
+                item_start.as_ptr(),
+                west_keys.as_ptr(),
+                west_patterns.as_ptr(),
+                meeting_start.as_ptr(),
+                meetings.as_ptr(),
+                sliced.as_mut_ptr(),
+                threads,
+            );
+            nq_tiled_host(
+                tables.as_ptr(),
+                starts.as_ptr(),
+                group_keys.as_ptr(),
+                cuts,
+                masks.as_ptr(),
+                masks.len() as u32,
+                queries.as_ptr(),
+                range_count as u32,
+                item_start.as_ptr(),
+                west_keys.as_ptr(),
+                west_patterns.as_ptr(),
+                meeting_start.as_ptr(),
+                meetings.as_ptr(),
+                bucket_lists.as_ptr(),
+                bucket_patterns.as_ptr(),
+                bucket_from.as_ptr(),
+                bucket_count.as_ptr(),
+                tiled.as_mut_ptr(),
+                warps,
+            );
+        }
+        [expected, sliced, tiled]
+    }
+
+    #[test]
+    fn the_tiled_matcher_on_the_host_counts_each_range_as_the_walk_and_pair_by_pair() {
+        let mut random = SplitMix64(53);
+        for round in 0..40u64 {
+            let [expected, sliced, tiled] = grid_three_ways(&mut random, round);
+            assert_eq!(sliced, expected, "round {round}: the sliced walk");
+            assert_eq!(tiled, expected, "round {round}: the tiled matcher");
         }
     }
 
