@@ -2,9 +2,9 @@
 # What bounds the GPU join (docs/gpu.md), on a machine with an NVIDIA GPU
 # and a binary built elsewhere (`cargo build --release --features gpu`), in
 # about 6 minutes:
-#   1. the matcher's settings on the same N = 28 tasks (the buckets' cut
-#      bits, NQUEENS_GPU_CUTS; the keys a bucket, NQUEENS_GPU_SLICED_KEYS;
-#      the registers, NQUEENS_GPU_SLICED_BLOCKS and _UNROLL);
+#   1. the matchers and their settings on the same N = 28 tasks (by
+#      default the sliced walk, the tiled matcher, NQUEENS_GPU_MATCHER=tiles,
+#      at two bucket sizes and 16 cut bits, and the first design's walk);
 #   2. every kernel launch of one N = 26 task timed by Nsight Compute (ncu),
 #      to split a task's GPU time between the kernels;
 #   3. the matching kernel of one N = 28 task under ncu's sections (speed of
@@ -55,7 +55,7 @@ say "ncu: ${ncu:-none}"
 profile_n=${PROFILE_N:-28}
 profile_tasks=${PROFILE_TASKS:-3}
 say "== 1. the matcher's settings, $profile_tasks tasks of N = $profile_n (at $((SECONDS - started)) s)"
-for setting in ${PROFILE_SETTINGS:-default NQUEENS_GPU_CUTS=8 NQUEENS_GPU_CUTS=10 NQUEENS_GPU_SLICED_KEYS=128 NQUEENS_GPU_SLICED_KEYS=512}; do
+for setting in ${PROFILE_SETTINGS:-default NQUEENS_GPU_MATCHER=tiles NQUEENS_GPU_MATCHER=tiles,NQUEENS_GPU_SLICED_KEYS=512 NQUEENS_GPU_MATCHER=tiles,NQUEENS_GPU_CUTS=16 NQUEENS_GPU_SLICED_WALK=thread}; do
     name=${setting//[^A-Za-z0-9]/_}
     words=${setting/#default/NQUEENS_PROFILE_SETTING=default}
     # shellcheck disable=SC2086 # the setting's words are separate variables

@@ -37,6 +37,7 @@ static void fake_tally_blocks(uint64_t blocks, uint32_t chunks);
 #include "layout.cuh"
 #include "cells.cuh"
 #include "sliced.cuh"
+#include "tiles.cuh"
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -49,7 +50,7 @@ static int env_int(const char *name, int fallback)
 }
 
 static int launches;
-static int launches_of[15];
+static int launches_of[17];
 static long copies;
 static long held; /* buffers allocated and not freed */
 static long long held_bytes; /* and their bytes */
@@ -314,13 +315,13 @@ CUresult cuModuleLoadData(void **module, const void *image)
 CUresult cuModuleGetFunction(void **function, void *module, const char *name)
 {
     (void)module;
-    /* Handles 2 on: the kernels of pairs.cuh, boards.cuh, layout.cuh and
-     * cells.cuh. */
+    /* Handles 2 on: the kernels of pairs.cuh, boards.cuh, layout.cuh,
+     * cells.cuh, sliced.cuh and tiles.cuh. */
     static const char *const kernels[] = {
         "nq_pairs", "nq_place",         "nq_boards",            "nq_sample",
         "nq_histogram", "nq_scatter",   "nq_grid",              "nq_cells",
         "nq_boards_staged", "nq_stage_scan_kernel", "nq_unstage", "nq_slice",
-        "nq_sliced_grid"};
+        "nq_sliced_grid", "nq_query_chunks", "nq_tiled_grid"};
     if (loaded_image != NULL) {
         char entry[64];
         snprintf(entry, sizeof entry, "%s%s", loaded_end == '(' ? ".entry " : "", name);
@@ -328,7 +329,7 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name)
             return 500; /* CUDA_ERROR_NOT_FOUND */
         }
     }
-    for (int k = 0; k < 13; k++) {
+    for (int k = 0; k < 15; k++) {
         if (strcmp(name, kernels[k]) == 0) {
             *function = (void *)(intptr_t)(k + 2);
             return 0;
@@ -419,7 +420,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
 {
     (void)stream;
     intptr_t kernel = (intptr_t)function;
-    if (kernel < 2 || kernel > 14 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
+    if (kernel < 2 || kernel > 16 || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared != 0 ||
         extra != NULL || bx == 0 || bx > 1024 || gx == 0) {
         return 1; /* CUDA_ERROR_INVALID_VALUE */
     }
@@ -436,7 +437,7 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
      * the first design's): a task's boards, layout and buffers as a count
      * makes them, so its GPU memory is measured where matching it on one
      * host core would take hours (N = 28); its counts are then zero. */
-    if (env_int("FAKE_CUDA_SKIP_MATCH", 0) && (kernel == 2 || kernel == 8 || kernel == 14)) {
+    if (env_int("FAKE_CUDA_SKIP_MATCH", 0) && (kernel == 2 || kernel == 8 || kernel == 14 || kernel == 16)) {
         return 0;
     }
     nq_u32 threads = gx * bx;
@@ -560,6 +561,33 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz, u
                                 POINTER(const nq_u64, 10), POINTER(const nq_u32, 11),
                                 POINTER(const nq_u32, 12), POINTER(const nq_u32, 13),
                                 POINTER(nq_u64, 14), item);
+        }
+        return 0;
+    }
+    if (kernel == 15) {
+        for (nq_u32 item = 0; item < threads; item++) {
+            nq_query_chunks_item(POINTER(const nq_u64, 0), ARG(nq_u32, 1),
+                                 POINTER(const nq_u32, 2), POINTER(const nq_u64, 3),
+                                 POINTER(const nq_u64, 4), ARG(nq_u32, 5), POINTER(nq_u32, 6),
+                                 item);
+        }
+        return 0;
+    }
+    if (kernel == 16) {
+        if (ARG(nq_u32, 3) > NQ_MAX_CUTS || ARG(nq_u32, 4) == 0 ||
+            ARG(nq_u32, 4) > NQ_MAX_CHUNKS || bx % 32u != 0u) {
+            pending = 700;
+            return 0;
+        }
+        /* A warp a meeting: the warp's lanes played together. */
+        for (nq_u32 warp = 0; warp < threads / 32u; warp++) {
+            nq_tiled_warp(POINTER(const nq_u32, 0), POINTER(const nq_u32, 1),
+                          POINTER(const nq_u64, 2), ARG(nq_u32, 3), ARG(nq_u32, 4),
+                          POINTER(const nq_u64, 5), POINTER(const nq_u32, 6), ARG(nq_u32, 7),
+                          POINTER(const nq_u32, 8), POINTER(const nq_u32, 9),
+                          POINTER(const nq_u32, 10), POINTER(const nq_u32, 11),
+                          POINTER(const nq_u32, 12), POINTER(const nq_u32, 13),
+                          POINTER(const nq_u32, 14), POINTER(nq_u64, 15), warp);
         }
         return 0;
     }

@@ -59,6 +59,48 @@ fn the_gpu_alone_counts_every_n_exactly() {
 }
 
 #[test]
+fn the_tiled_matcher_counts_as_the_tables_and_a_cpu_thread_do() {
+    let tiles = ("NQUEENS_GPU_MATCHER", "tiles");
+    let (code, stdout, stderr) = on_fake(
+        &["count", "10..16", "--format", "csv", "--gpu", "--gpu-only"],
+        &[tiles, ("FAKE_CUDA_TALLY", "1")],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let rows = checked(&stdout);
+    assert_eq!(rows.len(), 7, "{stdout}");
+    assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+    // Neither walk's kernel ran (the last of kernels 2 to 14 is the
+    // sliced walk's): the tiled matcher counted every grid.
+    let sliced_launches = stderr
+        .lines()
+        .find_map(|line| line.split_once("launches of kernels 2 to 14:"))
+        .and_then(|(_, counts)| counts.split_whitespace().last())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(sliced_launches, "0", "{stderr}");
+    // Tasks of whole row sets and of grids, at no cut bits, the default
+    // and the kernel's most, with buckets of a key and more, each task
+    // against a CPU thread.
+    for (n, cuts, keys) in [
+        ("18", "12", "32"),
+        ("21", "0", "32"),
+        ("22", "12", "1"),
+        ("24", "16", "128"),
+        ("25", "12", "500"),
+    ] {
+        counted_alike_on_fake(
+            n,
+            "1",
+            "5",
+            &[
+                tiles,
+                ("NQUEENS_GPU_CUTS", cuts),
+                ("NQUEENS_GPU_SLICED_KEYS", keys),
+            ],
+        );
+    }
+}
+
+#[test]
 fn the_sliced_walk_counts_as_the_tables_and_a_cpu_thread_do() {
     let sliced = ("NQUEENS_GPU_MATCHER", "sliced");
     let (code, stdout, stderr) = on_fake(
@@ -278,7 +320,11 @@ fn tasks_are_counted_wholly_on_the_gpu_unless_told() {
             "lots",
             "expected a whole number of MiB",
         ),
-        ("NQUEENS_GPU_MATCHER", "fast", "expected buckets or sliced"),
+        (
+            "NQUEENS_GPU_MATCHER",
+            "fast",
+            "expected buckets, sliced or tiles",
+        ),
         (
             "NQUEENS_GPU_SLICED_KEYS",
             "0",

@@ -59,6 +59,10 @@ pub struct GpuDevice {
     /// its pairs.
     pub(super) slice: CuFunction,
     pub(super) sliced_grid: CuFunction,
+    /// Each query's chunk patterns (`tiles.cuh`).
+    pub(super) query_chunks: CuFunction,
+    /// The tiled matcher, a warp a meeting (`tiles.cuh`).
+    pub(super) tiled_grid: CuFunction,
     info: DeviceInfo,
     /// How much its counters hold and batch at once.
     pub(super) settings: GpuSettings,
@@ -119,7 +123,7 @@ impl GpuDevice {
         let settings = GpuSettings::from_env()?;
         let nvrtc = Nvrtc::load()?;
         let image = nvrtc.compile(&settings.kernel_source(KERNEL_SOURCE), info.capability)?;
-        let [function, place, boards, sample, histogram, scatter, grid, cells, boards_staged, stage_scan, unstage, slice, sliced_grid] =
+        let [function, place, boards, sample, histogram, scatter, grid, cells, boards_staged, stage_scan, unstage, slice, sliced_grid, query_chunks, tiled_grid] =
             cuda.functions(
                 &image,
                 [
@@ -136,6 +140,8 @@ impl GpuDevice {
                     "nq_unstage",
                     "nq_slice",
                     "nq_sliced_grid",
+                    "nq_query_chunks",
+                    "nq_tiled_grid",
                 ],
             )?;
         Ok(GpuDevice {
@@ -154,6 +160,8 @@ impl GpuDevice {
             cells,
             slice,
             sliced_grid,
+            query_chunks,
+            tiled_grid,
             info,
             settings,
             turn: std::sync::Mutex::new(()),

@@ -65,6 +65,10 @@ pub(super) enum GpuMatcher {
     /// A thread a query ANDs the buckets' bit-sliced blocks of 32 keys
     /// (`sliced.cuh`).
     Sliced,
+    /// A warp a meeting of a query range and a stored group ANDs its
+    /// lanes' queries against each stored bucket's blocks in step
+    /// (`tiles.cuh`; not yet timed on a GPU).
+    Tiles,
 }
 
 impl FromStr for GpuMatcher {
@@ -74,6 +78,7 @@ impl FromStr for GpuMatcher {
         match text {
             "buckets" => Ok(GpuMatcher::Buckets),
             "sliced" => Ok(GpuMatcher::Sliced),
+            "tiles" => Ok(GpuMatcher::Tiles),
             _ => Err(()),
         }
     }
@@ -181,7 +186,7 @@ impl GpuSettings {
             matcher: setting(
                 "NQUEENS_GPU_MATCHER",
                 GpuMatcher::Sliced,
-                "buckets or sliced (how the GPU matches a grid's pairs)",
+                "buckets, sliced or tiles (how the GPU matches a grid's pairs)",
                 |_| true,
             )?,
             sliced_keys: setting(

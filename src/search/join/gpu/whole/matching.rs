@@ -8,6 +8,7 @@ use super::super::super::JoinTally;
 use super::super::buckets::gather;
 use super::super::device::{arg, launch_over};
 use super::super::laid::{lay_out, range_words};
+use super::super::settings::GpuMatcher;
 use super::super::sliced::Slices;
 use super::{GpuTaskCounter, GridCuts};
 use crate::cuda::driver::DevicePtr;
@@ -134,7 +135,12 @@ impl GpuTaskCounter<'_> {
             meetings: word(meetings_at),
             totals: self.sums.pointer,
         };
-        self.launch_match(slices.as_ref(), cuts, items, tables)?;
+        match (self.device.settings.matcher, slices) {
+            (GpuMatcher::Tiles, Some(slices)) => {
+                self.launch_tiled(slices, cuts, &query_buckets, items, tables, meetings.len())?
+            }
+            _ => self.launch_match(slices.as_ref(), cuts, items, tables)?,
+        }
         let mut sums = vec![0u64; range_count];
         cuda.download(&mut sums, self.sums.pointer)?;
         for (&(k, class), sum) in matches.iter().zip(sums) {
@@ -191,6 +197,96 @@ impl GpuTaskCounter<'_> {
             arg(&mut tables.totals),
         ]);
         launch_over(self.device, kernel, items, &mut params)
+    }
+}
+
+impl GpuTaskCounter<'_> {
+    /// A chunk's queries (`items` of them, laid out in `query_buckets`,
+    /// range after range and bucket after bucket) matched by the tiled
+    /// matcher: each range's nonempty query buckets listed in one copy,
+    /// each query's chunk patterns made, then a warp for each of the
+    /// chunk's `meetings` (a range and a stored group it meets).
+    fn launch_tiled(
+        &mut self,
+        slices: &Slices,
+        cuts: u32,
+        query_buckets: &[Vec<u32>],
+        items: u32,
+        mut tables: MatchTables,
+        meetings: usize,
+    ) -> Result<(), String> {
+        let device = self.device;
+        let cuda = &device.cuda;
+        // Where each range's list starts, then every listed bucket's
+        // pattern, first item and query count.
+        let mut lists = vec![0u32];
+        let (mut patterns, mut froms, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+        let mut item = 0u32;
+        for buckets in query_buckets {
+            for (pattern, &count) in buckets.iter().enumerate() {
+                if count != 0 {
+                    patterns.push(pattern as u32);
+                    froms.push(item);
+                    counts.push(count);
+                }
+                item += count;
+            }
+            lists.push(patterns.len() as u32);
+        }
+        let mut table = lists;
+        let patterns_at = table.len();
+        table.extend(patterns);
+        let froms_at = table.len();
+        table.extend(froms);
+        let counts_at = table.len();
+        table.extend(counts);
+        self.tile_table.put(cuda, &table)?;
+        let word = |at: usize| self.tile_table.pointer + (at * 4) as DevicePtr;
+        self.query_chunks
+            .reserve(cuda, items.max(1) as usize * 16)?;
+        let (mut masks_at, mut chunks) = (slices.chunk_masks_at, slices.chunk_masks.len() as u32);
+        let mut chunks_out = self.query_chunks.pointer;
+        launch_over(
+            device,
+            device.query_chunks,
+            items,
+            &mut [
+                arg(&mut tables.queries),
+                arg(&mut tables.range_count),
+                arg(&mut tables.item_start),
+                arg(&mut tables.west_keys),
+                arg(&mut masks_at),
+                arg(&mut chunks),
+                arg(&mut chunks_out),
+            ],
+        )?;
+        let (mut words_at, mut starts_at) = (self.sliced.words.pointer, slices.block_starts_at);
+        let (mut group_keys_at, mut cuts_arg) = (self.stored_table.pointer, cuts);
+        let (mut lists_at, mut patterns_at, mut froms_at, mut counts_at) =
+            (word(0), word(patterns_at), word(froms_at), word(counts_at));
+        launch_over(
+            device,
+            device.tiled_grid,
+            (meetings as u32).saturating_mul(32),
+            &mut [
+                arg(&mut words_at),
+                arg(&mut starts_at),
+                arg(&mut group_keys_at),
+                arg(&mut cuts_arg),
+                arg(&mut chunks),
+                arg(&mut tables.queries),
+                arg(&mut chunks_out),
+                arg(&mut tables.range_count),
+                arg(&mut tables.west_patterns),
+                arg(&mut tables.meeting_start),
+                arg(&mut tables.meetings),
+                arg(&mut lists_at),
+                arg(&mut patterns_at),
+                arg(&mut froms_at),
+                arg(&mut counts_at),
+                arg(&mut tables.totals),
+            ],
+        )
     }
 }
 

@@ -67,6 +67,10 @@ pub(super) struct GpuTaskCounter<'a> {
     /// A chunk's table: its ranges' west keys, item starts, key starts,
     /// west patterns and meeting lists.
     chunk_table: Buffer,
+    /// The tiled matcher's: a chunk's lists of each range's nonempty
+    /// query buckets, and each query's chunk patterns.
+    tile_table: Buffer,
+    query_chunks: Buffer,
     /// The quadrant cells this counter's feeder keeps on the GPU.
     cells: &'a mut DeviceCells,
     /// Pairs the GPU decided (those its buckets let each query meet).
@@ -94,6 +98,8 @@ impl<'a> GpuTaskCounter<'a> {
             sums: Buffer::default(),
             stored_table: Buffer::default(),
             chunk_table: Buffer::default(),
+            tile_table: Buffer::default(),
+            query_chunks: Buffer::default(),
             cells,
             pairs_decided: 0,
             tasks: 0,
@@ -362,7 +368,7 @@ impl<'a> GpuTaskCounter<'a> {
         let most = settings.cuts;
         let per_bucket = match settings.matcher {
             GpuMatcher::Buckets => WALK_KEYS,
-            GpuMatcher::Sliced => settings.sliced_keys,
+            GpuMatcher::Sliced | GpuMatcher::Tiles => settings.sliced_keys,
         };
         let offered = choose_cuts(&stored_sample, &query_sample, most);
         let largest = ranges.iter().map(|&(_, count)| count).max().unwrap_or(0);
@@ -379,7 +385,7 @@ impl<'a> GpuTaskCounter<'a> {
             cut_mask,
             false,
         )?;
-        if settings.matcher == GpuMatcher::Sliced {
+        if settings.matcher != GpuMatcher::Buckets {
             // A key's bits: the crossing diagonals of both directions.
             let key_mask = (1u64 << (2 * geo.width)) - 1;
             let slices = slice(
@@ -448,6 +454,8 @@ impl Drop for GpuTaskCounter<'_> {
                 &self.sums,
                 &self.stored_table,
                 &self.chunk_table,
+                &self.tile_table,
+                &self.query_chunks,
             ])
         {
             cuda.free(buffer.pointer);
