@@ -69,35 +69,6 @@ void nq_cells_host(const nq_prefix *prefixes, nq_u32 prefix_count, nq_u32 side, 
     }
 }
 
-/* One group's stored keys sliced (sliced.cuh) and a batch of queries
- * matched against them, through the kernels' code: every thread of the
- * table launch, then a thread a query. */
-nq_u64 nq_sliced_host(const nq_u64 *sorted, const nq_u32 *from, const nq_u32 *count,
-                      nq_u32 block_count, const nq_u32 *block_start, nq_u32 cuts,
-                      const nq_u64 *chunk_masks, nq_u32 chunks, const nq_u64 *queries,
-                      const nq_u32 *query_patterns, nq_u32 query_count)
-{
-    nq_u64 words = (nq_u64)(block_count ? block_count : 1) * chunks * NQ_CHUNK_WORDS;
-    nq_u32 *tables = (nq_u32 *)malloc(words * sizeof(nq_u32));
-    if (tables == 0) {
-        abort();
-    }
-    for (nq_u64 item = 0; item < (nq_u64)block_count * chunks; item++) {
-        nq_slice_item(sorted, from, count, block_count, chunk_masks, chunks, tables, item);
-    }
-    /* One range, one group that every query meets, no west key. */
-    nq_u64 group_key = 0, west_key = 0, total = 0;
-    nq_u32 west_pattern = 0, item_start[2] = {0, query_count}, meeting_start[2] = {0, 1};
-    nq_u32 meeting = 0;
-    for (nq_u32 item = 0; item < query_count; item++) {
-        nq_sliced_grid_item(tables, block_start, &group_key, cuts, chunk_masks, chunks, queries,
-                            query_patterns, 1, item_start, &west_key, &west_pattern,
-                            meeting_start, &meeting, &total, item);
-    }
-    free(tables);
-    return total;
-}
-
 /* Every block's tables (sliced.cuh), as the slicing launch makes them. */
 void nq_slice_host(const nq_u64 *sorted, const nq_u32 *from, const nq_u32 *count,
                    nq_u32 block_count, const nq_u64 *chunk_masks, nq_u32 chunks, nq_u32 *tables)
@@ -121,6 +92,31 @@ void nq_sliced_grid_host(const nq_u32 *tables, const nq_u32 *block_starts,
                             query_patterns, range_count, item_start, west_keys, west_patterns,
                             meeting_start, meetings, totals, item);
     }
+}
+
+/* One group's stored keys sliced (sliced.cuh) and a batch of queries
+ * matched against them, through the kernels' code: every thread of the
+ * table launch, then a thread a query. */
+nq_u64 nq_sliced_host(const nq_u64 *sorted, const nq_u32 *from, const nq_u32 *count,
+                      nq_u32 block_count, const nq_u32 *block_start, nq_u32 cuts,
+                      const nq_u64 *chunk_masks, nq_u32 chunks, const nq_u64 *queries,
+                      const nq_u32 *query_patterns, nq_u32 query_count)
+{
+    nq_u64 words = (nq_u64)(block_count ? block_count : 1) * chunks * NQ_CHUNK_WORDS;
+    nq_u32 *tables = (nq_u32 *)malloc(words * sizeof(nq_u32));
+    if (tables == 0) {
+        abort();
+    }
+    nq_slice_host(sorted, from, count, block_count, chunk_masks, chunks, tables);
+    /* One range, one group that every query meets, no west key. */
+    nq_u64 group_key = 0, west_key = 0, total = 0;
+    nq_u32 west_pattern = 0, item_start[2] = {0, query_count}, meeting_start[2] = {0, 1};
+    nq_u32 meeting = 0;
+    nq_sliced_grid_host(tables, block_start, &group_key, cuts, chunk_masks, chunks, queries,
+                        query_patterns, 1, item_start, &west_key, &west_pattern, meeting_start,
+                        &meeting, &total, query_count);
+    free(tables);
+    return total;
 }
 
 /* The same grid through the tiled matcher's code (tiles.cuh): the
