@@ -198,9 +198,7 @@ impl GpuTaskCounter<'_> {
         ]);
         launch_over(self.device, kernel, items, &mut params)
     }
-}
 
-impl GpuTaskCounter<'_> {
     /// A chunk's queries (`items` of them, laid out in `query_buckets`,
     /// range after range and bucket after bucket) matched by the tiled
     /// matcher: each range's nonempty query buckets listed in one copy,
@@ -243,7 +241,7 @@ impl GpuTaskCounter<'_> {
         self.tile_table.put(cuda, &table)?;
         let word = |at: usize| self.tile_table.pointer + (at * 4) as DevicePtr;
         self.query_chunks
-            .reserve(cuda, items.max(1) as usize * 16)?;
+            .reserve(cuda, items.max(1) as usize * QUERY_CHUNK_BYTES)?;
         let (mut masks_at, mut chunks) = (slices.chunk_masks_at, slices.chunk_masks.len() as u32);
         let mut chunks_out = self.query_chunks.pointer;
         launch_over(
@@ -290,6 +288,10 @@ impl GpuTaskCounter<'_> {
     }
 }
 
+/// Bytes of a query's chunk patterns (`NQ_QUERY_CHUNK_WORDS` words of
+/// `tiles.cuh`: a byte a chunk, up to 13, in four words).
+const QUERY_CHUNK_BYTES: usize = 16;
+
 /// Where a chunk's query tables lie on the GPU, for the matching launch.
 struct MatchTables {
     queries: DevicePtr,
@@ -301,4 +303,17 @@ struct MatchTables {
     meeting_start: DevicePtr,
     meetings: DevicePtr,
     totals: DevicePtr,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_query_s_chunk_patterns_take_the_bytes_the_kernel_writes() {
+        let words = super::QUERY_CHUNK_BYTES / 4;
+        assert!(
+            include_str!("../tiles.cuh")
+                .contains(&format!("#define NQ_QUERY_CHUNK_WORDS {words}u")),
+            "tiles.cuh writes {words} words a query"
+        );
+    }
 }
