@@ -46,15 +46,8 @@ log="$dir/gpu-check.log"
 say() { echo "$@" | tee -a "$log"; }
 started=$SECONDS
 step_limit=${GPU_CHECK_STEP_SECONDS:-150}
-# Each command under a time limit; a step that runs out says so and the
-# check goes on (its status is 124).
-limited() {
-    timeout -k 10 "$step_limit" "$@"
-    local status=$?
-    # To stderr, which each step sends to the log: stdout is the step's table.
-    if [ "$status" = 124 ] || [ "$status" = 137 ]; then echo "(stopped after $step_limit s: $*)" >&2; fi
-    return "$status"
-}
+# shellcheck source=gpu-steps.sh
+. "$(dirname "$0")/gpu-steps.sh"
 
 if [ ! -x "$binary" ]; then
     say "no binary at $binary: build it with cargo build --release --features gpu, then carry it"

@@ -31,20 +31,9 @@ log="$dir/profile.log"
 say() { echo "$@" | tee -a "$log"; }
 started=$SECONDS
 budget=${PROFILE_SECONDS:-460}
-step=${PROFILE_STEP_SECONDS:-120}
-# A step's limit: its own, or what is left of the whole, whichever is less.
-limited() {
-    local left=$((budget - (SECONDS - started)))
-    local limit=$((left < step ? left : step))
-    if [ "$limit" -le 5 ]; then
-        echo "(skipped, no time left: $*)" >&2
-        return 124
-    fi
-    timeout -k 5 "$limit" "$@"
-    local status=$?
-    if [ "$status" = 124 ] || [ "$status" = 137 ]; then echo "(stopped after $limit s: $*)" >&2; fi
-    return "$status"
-}
+step_limit=${PROFILE_STEP_SECONDS:-120}
+# shellcheck source=gpu-steps.sh
+. "$(dirname "$0")/gpu-steps.sh"
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 
 say "== 0. the machine (at $((SECONDS - started)) s)"
@@ -111,8 +100,8 @@ say "== 4. N = ${alone[*]} on the GPU alone (at $((SECONDS - started)) s)"
 for i in "${!alone[@]}"; do
     range=${alone[$i]}
     # The last range takes whatever time is left.
-    if [ "$i" = $((${#alone[@]} - 1)) ]; then last_step=$budget; else last_step=$step; fi
-    step=$last_step limited "$binary" count "$range" -m join --gpu --gpu-only --gpu-feeders "${PROFILE_FEEDERS:-4}" \
+    if [ "$i" = $((${#alone[@]} - 1)) ]; then last_step=$budget; else last_step=$step_limit; fi
+    step_limit=$last_step limited "$binary" count "$range" -m join --gpu --gpu-only --gpu-feeders "${PROFILE_FEEDERS:-4}" \
         --format csv --progress never >"$dir/alone-$range.csv" 2>>"$log"
     tee -a "$log" <"$dir/alone-$range.csv"
 done
