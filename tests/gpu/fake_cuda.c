@@ -52,6 +52,9 @@ static int env_int(const char *name, int fallback)
 static int launches;
 static int launches_of[17];
 static long copies;
+/* Allocations and memory queries (FAKE_CUDA_TALLY): on a GPU a free and a
+ * query of free memory wait for the GPU as a copy back does. */
+static long allocations, frees, memory_queries;
 static long held; /* buffers allocated and not freed */
 static long long held_bytes; /* and their bytes */
 static long long copied_bytes;
@@ -198,6 +201,8 @@ __attribute__((destructor)) static void tally(void)
             fprintf(stderr, " %d", launches_of[k]);
         }
         fprintf(stderr, "\n");
+        fprintf(stderr, "fake cuda: memory: %ld allocations, %ld frees, %ld queries of free memory\n",
+                allocations, frees, memory_queries);
         fprintf(stderr,
                 "fake cuda: matcher: %llu queries, %llu buckets walked, %llu pairs decided, "
                 "%llu warps taking %llu patterns\n",
@@ -351,6 +356,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes)
     }
     memcpy(memory, &bytes, sizeof bytes);
     *pointer = (CUdeviceptr)(uintptr_t)(memory + HEADER);
+    __atomic_fetch_add(&allocations, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&held, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&held_bytes, (long long)bytes, __ATOMIC_RELAXED);
     return 0;
@@ -362,6 +368,7 @@ CUresult cuMemFree_v2(CUdeviceptr pointer)
         return 0;
     }
     unsigned char *memory = (unsigned char *)(uintptr_t)pointer - HEADER;
+    __atomic_fetch_add(&frees, 1, __ATOMIC_RELAXED);
     size_t bytes;
     memcpy(&bytes, memory, sizeof bytes);
     __atomic_fetch_sub(&held_bytes, (long long)bytes, __ATOMIC_RELAXED);
@@ -406,6 +413,7 @@ CUresult cuMemsetD32_v2(CUdeviceptr to, unsigned value, size_t words)
 
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
+    __atomic_fetch_add(&memory_queries, 1, __ATOMIC_RELAXED);
     long long held_now = __atomic_load_n(&held_bytes, __ATOMIC_RELAXED);
     long long free_mib = env_int("FAKE_CUDA_FREE_MIB", 8192);
     long long left = (free_mib << 20) - held_now;

@@ -45,6 +45,14 @@ fn the_gpu_alone_counts_every_n_exactly() {
     // Every buffer taken on the GPU was given back: a feeder takes a
     // counter a batch, and millions of batches must not fill the GPU.
     assert!(stderr.contains(", 0 buffers held at exit;"), "{stderr}");
+    // A feeder keeps its buffers from batch to batch (a free waits for
+    // the whole GPU): far fewer allocations than tasks, of which the
+    // reads of the GPU's free memory, one after each, count one each.
+    let [allocations, frees, tasks] = tally_of(&stderr, "fake cuda: memory: ")[..] else {
+        panic!("{stderr}")
+    };
+    assert_eq!(allocations, frees, "{stderr}");
+    assert!(tasks > 1000 && allocations * 4 < tasks, "{stderr}");
     // The bucket walk's work, as the stand-in tallies it (docs/gpu.md):
     // every count is there, and each warp takes a pattern or more.
     let tally = tally_of(&stderr, "fake cuda: matcher: ");

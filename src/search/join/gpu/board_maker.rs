@@ -38,20 +38,69 @@ pub struct GpuBoardMaker<'a> {
     capacity: u32,
 }
 
+/// A board maker's GPU buffers, kept from one batch of tasks to the next
+/// ([`GpuBoardMaker::with_buffers`]): a buffer made and freed every batch
+/// costs an allocation and a free, and a free waits for the whole GPU.
+#[derive(Default)]
+pub(super) struct BoardBuffers {
+    placed: [Buffer; 3],
+    splits: Buffer,
+    after: Buffer,
+    out: Buffer,
+    counts: Buffer,
+    stage: Buffer,
+    stage_counts: Buffer,
+    cursors: Buffer,
+    capacity: u32,
+}
+
 impl<'a> GpuBoardMaker<'a> {
     /// A maker on `device`; its context must be current on this thread.
     pub fn new(device: &'a GpuDevice) -> GpuBoardMaker<'a> {
+        Self::with_buffers(device, BoardBuffers::default())
+    }
+
+    /// A maker on `device` that starts from `buffers` (from
+    /// [`GpuBoardMaker::into_buffers`]); what it holds when dropped is
+    /// freed.
+    pub(super) fn with_buffers(device: &'a GpuDevice, buffers: BoardBuffers) -> GpuBoardMaker<'a> {
+        let BoardBuffers {
+            placed,
+            splits,
+            after,
+            out,
+            counts,
+            stage,
+            stage_counts,
+            cursors,
+            capacity,
+        } = buffers;
         GpuBoardMaker {
             device,
-            placed: Default::default(),
-            splits: Buffer::default(),
-            after: Buffer::default(),
-            out: Buffer::default(),
-            counts: Buffer::default(),
-            stage: Buffer::default(),
-            stage_counts: Buffer::default(),
-            cursors: Buffer::default(),
-            capacity: 0,
+            placed,
+            splits,
+            after,
+            out,
+            counts,
+            stage,
+            stage_counts,
+            cursors,
+            capacity,
+        }
+    }
+
+    /// Its buffers, to keep for the next maker (this one then holds none).
+    pub(super) fn into_buffers(mut self) -> BoardBuffers {
+        BoardBuffers {
+            placed: std::mem::take(&mut self.placed),
+            splits: std::mem::take(&mut self.splits),
+            after: std::mem::take(&mut self.after),
+            out: std::mem::take(&mut self.out),
+            counts: std::mem::take(&mut self.counts),
+            stage: std::mem::take(&mut self.stage),
+            stage_counts: std::mem::take(&mut self.stage_counts),
+            cursors: std::mem::take(&mut self.cursors),
+            capacity: self.capacity,
         }
     }
 
@@ -63,11 +112,15 @@ impl<'a> GpuBoardMaker<'a> {
         self.append(job, 0)
     }
 
-    /// Empties the class lists, each to hold up to `capacity` keys.
+    /// Empties the class lists, each to hold at least `capacity` keys:
+    /// as many as the buffer has room for, so that a later task's larger
+    /// lists seldom have to be made again in a larger buffer (a round
+    /// trip more).
     pub(super) fn reset(&mut self, capacity: u32) -> Result<(), String> {
         let cuda = &self.device.cuda;
         self.out.reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
-        self.capacity = capacity;
+        let room = u32::try_from(self.out.bytes() / 24).unwrap_or(u32::MAX);
+        self.capacity = room.max(capacity);
         self.counts.zeroed(cuda, 3)
     }
 
@@ -425,6 +478,7 @@ impl<'a> GpuBoardMaker<'a> {
 
 impl Drop for GpuBoardMaker<'_> {
     fn drop(&mut self) {
+        // After `into_buffers` every pointer here is null: nothing freed.
         let cuda = &self.device.cuda;
         for buffer in self
             .placed

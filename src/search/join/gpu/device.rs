@@ -201,6 +201,11 @@ impl Buffer {
         })
     }
 
+    /// The bytes it holds.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Holds at least `bytes`.
     pub(super) fn reserve(&mut self, cuda: &Cuda, bytes: usize) -> Result<(), String> {
         if bytes > self.bytes {

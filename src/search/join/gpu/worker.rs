@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::cells::DeviceCells;
 use super::device::{GpuDevice, GpuPairCounter};
-use super::whole::GpuTaskCounter;
+use super::whole::{GpuTaskCounter, TaskBuffers};
 use crate::plan::Task;
 use crate::run::engine::TaskCount;
 use crate::run::workers::{BatchCount, BatchWorker};
@@ -27,9 +27,10 @@ pub struct GpuJoinWorker {
     device: Arc<GpuDevice>,
     /// Which of the GPU's feeders this is (from 0), and how many there are.
     feeder: (usize, usize),
-    /// The quadrant cells this feeder keeps on the GPU from batch to
-    /// batch (only this feeder's thread takes the lock).
-    cells: Mutex<DeviceCells>,
+    /// The quadrant cells and the task counter's buffers this feeder
+    /// keeps on the GPU from batch to batch (only this feeder's thread
+    /// takes the lock).
+    kept: Mutex<(DeviceCells, TaskBuffers)>,
     /// The most GPU memory in use after a task, shared by the GPU's
     /// feeders (bytes; 0 before the first task).
     peak_in_use: Arc<AtomicU64>,
@@ -51,7 +52,10 @@ impl GpuJoinWorker {
             .map(|feeder| GpuJoinWorker {
                 device: Arc::clone(&device),
                 feeder: (feeder, count),
-                cells: Mutex::new(DeviceCells::with_budget(device.settings.cells_budget)),
+                kept: Mutex::new((
+                    DeviceCells::with_budget(device.settings.cells_budget),
+                    TaskBuffers::default(),
+                )),
                 peak_in_use: Arc::clone(&peak_in_use),
             })
             .collect()
@@ -68,11 +72,12 @@ impl Drop for GpuJoinWorker {
         // The context is the GPU's primary one, kept while the process
         // lives: its memory goes back only when freed.
         if self.device.enter().is_ok() {
-            let cells = self
-                .cells
+            let (cells, buffers) = self
+                .kept
                 .get_mut()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             cells.free(&self.device.cuda);
+            buffers.free(&self.device);
         }
     }
 }
@@ -101,11 +106,14 @@ impl BatchWorker for GpuJoinWorker {
     ) -> Result<Vec<Option<BatchCount>>, String> {
         self.device.enter()?;
         let mut counter = GpuPairCounter::new(&self.device);
-        let mut cells = self
-            .cells
+        let mut kept = self
+            .kept
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut whole = GpuTaskCounter::new(&self.device, &mut cells);
+        let (cells, buffers) = &mut *kept;
+        // A failed batch drops the counter, and with it these buffers:
+        // the next batch starts afresh.
+        let mut whole = GpuTaskCounter::with_buffers(&self.device, cells, std::mem::take(buffers));
         let mut counts = Vec::with_capacity(tasks.len());
         for task in tasks {
             let Some(join_task) = JoinTask::of(task) else {
@@ -129,6 +137,7 @@ impl BatchWorker for GpuJoinWorker {
                 self.peak_in_use.fetch_max(in_use, Ordering::Relaxed);
             }
         }
+        *buffers = whole.into_buffers();
         Ok(counts)
     }
 

@@ -25,7 +25,7 @@ use super::super::geometry::{even_weights, Geometry};
 use super::super::grid::{task_grid, Grid};
 use super::super::specs::{even_specs, odd_join, quadrant_rows, HalfSpec};
 use super::super::{JoinTally, JoinTask, Parts};
-use super::board_maker::GpuBoardMaker;
+use super::board_maker::{BoardBuffers, GpuBoardMaker};
 use super::boards::{BoardsJob, Placements};
 use super::buckets::{cuts_for, keys_within, WALK_KEYS};
 use super::cells::DeviceCells;
@@ -83,27 +83,101 @@ pub(super) struct GpuTaskCounter<'a> {
     pub(super) host_seconds: f64,
 }
 
+/// A task counter's GPU buffers, kept from one batch of tasks to the next
+/// ([`GpuTaskCounter::with_buffers`]): made again every batch, they cost
+/// an allocation and a free each, and a free waits for the whole GPU,
+/// every feeder's launches too.
+#[derive(Default)]
+pub(super) struct TaskBuffers {
+    stored: BoardBuffers,
+    queries: BoardBuffers,
+    stored_laid: Laid,
+    query_laid: Laid,
+    sliced: SlicedBuffers,
+    sample: Buffer,
+    sums: Buffer,
+    stored_table: Buffer,
+    chunk_table: Buffer,
+    tile_table: Buffer,
+    query_chunks: Buffer,
+}
+
+impl TaskBuffers {
+    /// Frees them (the GPU's context current on this thread).
+    pub(super) fn free(&mut self, device: &GpuDevice) {
+        let mut no_cells = DeviceCells::with_budget(0);
+        drop(GpuTaskCounter::with_buffers(
+            device,
+            &mut no_cells,
+            std::mem::take(self),
+        ));
+    }
+}
+
 impl<'a> GpuTaskCounter<'a> {
     /// A counter on `device` building its cells into `cells`; the
     /// device's context must be current on this thread.
     pub(super) fn new(device: &'a GpuDevice, cells: &'a mut DeviceCells) -> GpuTaskCounter<'a> {
+        Self::with_buffers(device, cells, TaskBuffers::default())
+    }
+
+    /// A counter that starts from `buffers` (from
+    /// [`GpuTaskCounter::into_buffers`]); what it holds when dropped is
+    /// freed.
+    pub(super) fn with_buffers(
+        device: &'a GpuDevice,
+        cells: &'a mut DeviceCells,
+        buffers: TaskBuffers,
+    ) -> GpuTaskCounter<'a> {
+        let TaskBuffers {
+            stored,
+            queries,
+            stored_laid,
+            query_laid,
+            sliced,
+            sample,
+            sums,
+            stored_table,
+            chunk_table,
+            tile_table,
+            query_chunks,
+        } = buffers;
         GpuTaskCounter {
             device,
-            stored: GpuBoardMaker::new(device),
-            queries: GpuBoardMaker::new(device),
-            stored_laid: Laid::default(),
-            query_laid: Laid::default(),
-            sliced: SlicedBuffers::default(),
-            sample: Buffer::default(),
-            sums: Buffer::default(),
-            stored_table: Buffer::default(),
-            chunk_table: Buffer::default(),
-            tile_table: Buffer::default(),
-            query_chunks: Buffer::default(),
+            stored: GpuBoardMaker::with_buffers(device, stored),
+            queries: GpuBoardMaker::with_buffers(device, queries),
+            stored_laid,
+            query_laid,
+            sliced,
+            sample,
+            sums,
+            stored_table,
+            chunk_table,
+            tile_table,
+            query_chunks,
             cells,
             pairs_decided: 0,
             tasks: 0,
             host_seconds: 0.0,
+        }
+    }
+
+    /// Its buffers, to keep for the next counter (this one then holds
+    /// none).
+    pub(super) fn into_buffers(mut self) -> TaskBuffers {
+        let empty = || GpuBoardMaker::new(self.device);
+        TaskBuffers {
+            stored: std::mem::replace(&mut self.stored, empty()).into_buffers(),
+            queries: std::mem::replace(&mut self.queries, empty()).into_buffers(),
+            stored_laid: std::mem::take(&mut self.stored_laid),
+            query_laid: std::mem::take(&mut self.query_laid),
+            sliced: std::mem::take(&mut self.sliced),
+            sample: std::mem::take(&mut self.sample),
+            sums: std::mem::take(&mut self.sums),
+            stored_table: std::mem::take(&mut self.stored_table),
+            chunk_table: std::mem::take(&mut self.chunk_table),
+            tile_table: std::mem::take(&mut self.tile_table),
+            query_chunks: std::mem::take(&mut self.query_chunks),
         }
     }
 
