@@ -479,13 +479,17 @@ mod tests {
     #[test]
     fn the_sliced_kernel_on_the_host_counts_every_disjoint_pair() {
         let mut random = SplitMix64(41);
-        for round in 0..24u64 {
+        for round in 0..37u64 {
             // Up to a few hundred blocks a bucket, keys of a few densities
-            // and widths, 0 to 8 cuts.
-            let stored_len = (random.next() % 5000) as usize;
+            // and widths, 0 to 8 cuts; first every count of chunks (1 to
+            // 13, each its own loop in the kernel), uncut.
+            let stored_len = (random.next() % 5000) as usize + if round < 13 { 1000 } else { 0 };
             let query_len = 1 + (random.next() % 300) as usize;
             let density = 2 + (round % 5) as u32;
-            let width_mask = u64::MAX >> (random.next() % 40);
+            let width_mask = match round {
+                0..13 => u64::MAX >> 64u64.saturating_sub(5 * (round + 1)),
+                _ => u64::MAX >> (random.next() % 40),
+            };
             let stored: Vec<u64> = keys(round, stored_len, density)
                 .into_iter()
                 .map(|key| key & width_mask)
@@ -494,7 +498,11 @@ mod tests {
                 .into_iter()
                 .map(|key| key & width_mask)
                 .collect();
-            let cut_count = (random.next() % 9) as usize;
+            let cut_count = if round < 13 {
+                0
+            } else {
+                (random.next() % 9) as usize
+            };
             let cuts: Vec<u64> = (0..64u32)
                 .map(|bit| 1u64 << bit)
                 .filter(|bit| bit & width_mask != 0)

@@ -184,7 +184,7 @@ NQ_DEVICE nq_u64 nq_tile_query_pairs(const nq_u32 *tables, nq_u32 chunks,
     nq_u32 offsets[NQ_MAX_CHUNKS];
     const nq_u32 *words = query_chunks + (nq_u64)item * NQ_QUERY_CHUNK_WORDS;
     for (nq_u32 c = 0; c < NQ_MAX_CHUNKS; c++) {
-        offsets[c] = c * NQ_CHUNK_WORDS + ((words[c / 4u] >> (8u * (c % 4u))) & 0xffu);
+        offsets[c] = NQ_WORD_BYTES(c, (words[c / 4u] >> (8u * (c % 4u))) & 0xffu);
     }
     return nq_blocks_pairs(tables, chunks, offsets, first, end);
 }
@@ -323,7 +323,7 @@ extern "C" __global__ void nq_query_chunks(const nq_u64 *queries, nq_u32 range_c
 
 /* A warp a meeting: the launch's threads are 32 times the meetings,
  * rounded up to whole blocks; a warp past the last returns whole. */
-extern "C" __global__ void nq_tiled_grid(const nq_u32 *tables, const nq_u32 *block_starts,
+extern "C" __global__ void NQ_SLICED_BOUNDS nq_tiled_grid(const nq_u32 *tables, const nq_u32 *block_starts,
                                          const nq_u64 *group_keys, nq_u32 cuts, nq_u32 chunks,
                                          const nq_u64 *queries, const nq_u32 *query_chunks,
                                          nq_u32 range_count, const nq_u32 *west_patterns,
