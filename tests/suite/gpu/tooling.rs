@@ -193,3 +193,66 @@ fn the_profile_script_runs_through() {
         assert!(rows.iter().all(|&(_, ok)| ok), "{csv}");
     }
 }
+
+/// The matcher kernels' machine code for an H100 (sm_90), read with a
+/// real NVRTC and nvdisasm (`scripts/gpu-sass.py`; CI fetches both from
+/// PyPI): no spills to local memory, at most the 64 registers that four
+/// blocks an SM leave a thread, and for every count of chunks (1 to 13) a
+/// block loop of its own, unguarded, of at most three instructions a
+/// chunk and four more a block (the loop of one guarded shape for every
+/// count took 110 a block). `NQUEENS_TEST_NVDISASM` names nvdisasm; the
+/// test says SKIPPED without it, and fails where
+/// `NQUEENS_TEST_NVRTC_REQUIRED` is set.
+#[test]
+fn the_matcher_loops_take_few_instructions_a_block() {
+    let (Some(nvrtc), Some(nvdisasm)) = (
+        std::env::var_os("NQUEENS_TEST_NVRTC"),
+        std::env::var_os("NQUEENS_TEST_NVDISASM"),
+    ) else {
+        assert!(
+            std::env::var_os("NQUEENS_TEST_NVRTC_REQUIRED").is_none(),
+            "NQUEENS_TEST_NVRTC_REQUIRED is set but NQUEENS_TEST_NVRTC or NQUEENS_TEST_NVDISASM \
+             is not"
+        );
+        eprintln!(
+            "SKIPPED: NQUEENS_TEST_NVRTC and NQUEENS_TEST_NVDISASM name no NVRTC and nvdisasm \
+             (scripts/fetch-nvrtc.sh, scripts/fetch-nvdisasm.sh)"
+        );
+        return;
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new("python3")
+        .arg(root.join("scripts/gpu-sass.py"))
+        .arg("--json")
+        .arg("--nvrtc")
+        .arg(nvrtc)
+        .arg("--nvdisasm")
+        .arg(nvdisasm)
+        .output()
+        .unwrap();
+    let (code, stdout, stderr) = outcome(output);
+    assert_eq!(code, Some(0), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    for kernel in ["nq_sliced_grid", "nq_tiled_grid"] {
+        let seen = &report["kernels"][kernel];
+        assert_eq!(seen["local_accesses"], 0, "{kernel}: {stdout}");
+        assert!(
+            seen["registers"].as_u64().unwrap() <= 64,
+            "{kernel}: {stdout}"
+        );
+        let loops = seen["loops"].as_array().unwrap();
+        for chunks in 1..=13u32 {
+            let best = loops
+                .iter()
+                .filter(|block_loop| {
+                    block_loop["loads_a_block"].as_f64() == Some(f64::from(chunks))
+                })
+                .filter_map(|block_loop| block_loop["instructions_a_block"].as_f64())
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                best <= f64::from(3 * chunks + 4),
+                "{kernel}, {chunks} chunks: {best} instructions a block: {stdout}"
+            );
+        }
+    }
+}
