@@ -14,8 +14,9 @@
 # Each step runs under a time limit (PROFILE_STEP_SECONDS, default 120) and
 # the whole under PROFILE_SECONDS (default 460); the raw outputs and a
 # summary go into DIR. PROFILE_SETTINGS lists step 1's settings (each
-# "default" or VAR=VALUE[,VAR=VALUE...]), PROFILE_N and PROFILE_TASKS its
-# sample; PROFILE_NCU_SETTING is the setting steps 2 and 3 run under
+# "default" or VAR=VALUE[,VAR=VALUE...]; PROFILE_BINARY=PATH among them
+# runs that binary instead, to time two builds on the same tasks),
+# PROFILE_N and PROFILE_TASKS its sample; PROFILE_NCU_SETTING is the setting steps 2 and 3 run under
 # (default none), PROFILE_NCU=0 skips them; PROFILE_ALONE lists step 4's
 # ranges (counted with -m join), the last given whatever time is left,
 # fed by PROFILE_FEEDERS host threads (default 4).
@@ -47,8 +48,12 @@ say "== 1. the matcher's settings, $profile_tasks tasks of N = $profile_n (at $(
 for setting in ${PROFILE_SETTINGS:-default NQUEENS_GPU_MATCHER=tiles NQUEENS_GPU_MATCHER=tiles,NQUEENS_GPU_SLICED_KEYS=512 NQUEENS_GPU_MATCHER=tiles,NQUEENS_GPU_CUTS=16 NQUEENS_GPU_SLICED_WALK=thread}; do
     name=${setting//[^A-Za-z0-9]/_}
     words=${setting/#default/NQUEENS_PROFILE_SETTING=default}
+    # PROFILE_BINARY=PATH among a setting's words times another build on
+    # the same tasks (an earlier commit's, carried beside this one).
+    run_binary=$(tr ',' '\n' <<<"$words" | sed -n 's/^PROFILE_BINARY=//p' | tail -1)
+    run_binary=${run_binary:-$binary}
     # shellcheck disable=SC2086 # the setting's words are separate variables
-    limited env ${words//,/ } "$binary" gpu "$profile_n" --tasks "$profile_tasks" --cpu-tasks 0 --seed 1 --format json \
+    limited env ${words//,/ } "$run_binary" gpu "$profile_n" --tasks "$profile_tasks" --cpu-tasks 0 --seed 1 --format json \
         >"$dir/setting-$name.json" 2>>"$log"
     python3 - "$dir/setting-$name.json" "$setting" <<'PY' 2>&1 | tee -a "$log"
 import json, sys

@@ -158,7 +158,11 @@ fn the_profile_script_runs_through() {
         .env("PROFILE_TASKS", "2")
         .env(
             "PROFILE_SETTINGS",
-            "default NQUEENS_GPU_SLICED_WALK=thread,NQUEENS_GPU_SLICED_KEYS=64",
+            format!(
+                "default NQUEENS_GPU_SLICED_WALK=thread,NQUEENS_GPU_SLICED_KEYS=64 \
+                 PROFILE_BINARY={}",
+                env!("CARGO_BIN_EXE_nqueens")
+            ),
         )
         .env("PROFILE_NCU", "0")
         .env("PROFILE_ALONE", "4..9 10..12")
@@ -167,9 +171,14 @@ fn the_profile_script_runs_through() {
         .unwrap();
     let (code, stdout, stderr) = outcome(output);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let binary_setting = format!(
+        "setting-PROFILE_BINARY_{}.json",
+        env!("CARGO_BIN_EXE_nqueens").replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    );
     let solutions: Vec<u64> = [
         "setting-default.json",
         "setting-NQUEENS_GPU_SLICED_WALK_thread_NQUEENS_GPU_SLICED_KEYS_64.json",
+        binary_setting.as_str(),
     ]
     .iter()
     .map(|name| {
@@ -185,6 +194,7 @@ fn the_profile_script_runs_through() {
     .collect();
     assert!(solutions[0] > 0, "{solutions:?}");
     assert_eq!(solutions[0], solutions[1], "{stdout}");
+    assert_eq!(solutions[0], solutions[2], "{stdout}");
     assert!(stdout.contains("default: "), "{stdout}");
     for range in ["4..9", "10..12"] {
         let csv = std::fs::read_to_string(dir.path().join(format!("alone-{range}.csv"))).unwrap();
