@@ -9,7 +9,7 @@ prints for each matcher kernel its registers, its local-memory accesses
 32 keys (a POPC is one block). The instructions a block bound what a GPU can
 reach (docs/gpu.md, "The ceiling of this kernel's work").
 
-    scripts/fetch-nvrtc.sh; scripts/fetch-nvdisasm.sh
+    scripts/fetch-nvrtc.sh; scripts/fetch-nvrtc.sh target/nvrtc nvdisasm
     scripts/gpu-sass.py                     # sm_90, the default settings
     scripts/gpu-sass.py --arch sm_100 --define NQ_SLICED_UNROLL=4 --json
 
@@ -117,7 +117,7 @@ def main():
         "NQUEENS_NVDISASM", os.path.join(ROOT, "target/nvrtc/nvidia/cu13/bin/nvdisasm")))
     parser.add_argument("--json", action="store_true", help="print JSON, not a table")
     args = parser.parse_args()
-    for path, fetch in [(args.nvrtc, "fetch-nvrtc.sh"), (args.nvdisasm, "fetch-nvdisasm.sh")]:
+    for path, fetch in [(args.nvrtc, "fetch-nvrtc.sh"), (args.nvdisasm, "fetch-nvrtc.sh target/nvrtc nvdisasm")]:
         if not os.path.exists(path):
             sys.exit(f"error: {path} does not exist (scripts/{fetch} fetches it)")
     defines = args.define if args.define is not None else DEFAULT_DEFINES

@@ -226,7 +226,7 @@ fn the_matcher_loops_take_few_instructions_a_block() {
         );
         eprintln!(
             "SKIPPED: NQUEENS_TEST_NVRTC and NQUEENS_TEST_NVDISASM name no NVRTC and nvdisasm \
-             (scripts/fetch-nvrtc.sh, scripts/fetch-nvdisasm.sh)"
+             (scripts/fetch-nvrtc.sh, with `nvdisasm` for the second)"
         );
         return;
     };

@@ -5,7 +5,7 @@
 use super::boards::{BoardsJob, Placements};
 use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::starts_of;
-use crate::cuda::driver::DevicePtr;
+use crate::cuda::driver::{Cuda, DevicePtr};
 
 /// Words of a staged batch's table a job (`NQ_JOB_WORDS`).
 const JOB_WORDS: usize = 8;
@@ -19,6 +19,14 @@ const UNSTAGE_THREADS: u64 = 1 << 20;
 /// (`nq_boards`), the keys left on the GPU by class.
 pub struct GpuBoardMaker<'a> {
     device: &'a GpuDevice,
+    kept: BoardBuffers,
+}
+
+/// A board maker's GPU buffers, kept from one batch of tasks to the next
+/// ([`GpuBoardMaker::with_buffers`]): a buffer made and freed every batch
+/// costs an allocation and a free, and a free waits for the whole GPU.
+#[derive(Default)]
+pub(super) struct BoardBuffers {
     /// The host's placements (where a job has them), then every
     /// placement's check and key.
     placed: [Buffer; 3],
@@ -38,20 +46,20 @@ pub struct GpuBoardMaker<'a> {
     capacity: u32,
 }
 
-/// A board maker's GPU buffers, kept from one batch of tasks to the next
-/// ([`GpuBoardMaker::with_buffers`]): a buffer made and freed every batch
-/// costs an allocation and a free, and a free waits for the whole GPU.
-#[derive(Default)]
-pub(super) struct BoardBuffers {
-    placed: [Buffer; 3],
-    splits: Buffer,
-    after: Buffer,
-    out: Buffer,
-    counts: Buffer,
-    stage: Buffer,
-    stage_counts: Buffer,
-    cursors: Buffer,
-    capacity: u32,
+impl BoardBuffers {
+    /// Frees them (the GPU's context current on this thread); they are
+    /// then empty.
+    pub(super) fn free(&mut self, cuda: &Cuda) {
+        for buffer in self
+            .placed
+            .iter()
+            .chain([&self.splits, &self.after, &self.out, &self.counts])
+            .chain([&self.stage, &self.stage_counts, &self.cursors])
+        {
+            cuda.free(buffer.pointer);
+        }
+        *self = BoardBuffers::default();
+    }
 }
 
 impl<'a> GpuBoardMaker<'a> {
@@ -60,48 +68,16 @@ impl<'a> GpuBoardMaker<'a> {
         Self::with_buffers(device, BoardBuffers::default())
     }
 
-    /// A maker on `device` that starts from `buffers` (from
+    /// A maker on `device` that starts from `kept` (from
     /// [`GpuBoardMaker::into_buffers`]); what it holds when dropped is
     /// freed.
-    pub(super) fn with_buffers(device: &'a GpuDevice, buffers: BoardBuffers) -> GpuBoardMaker<'a> {
-        let BoardBuffers {
-            placed,
-            splits,
-            after,
-            out,
-            counts,
-            stage,
-            stage_counts,
-            cursors,
-            capacity,
-        } = buffers;
-        GpuBoardMaker {
-            device,
-            placed,
-            splits,
-            after,
-            out,
-            counts,
-            stage,
-            stage_counts,
-            cursors,
-            capacity,
-        }
+    pub(super) fn with_buffers(device: &'a GpuDevice, kept: BoardBuffers) -> GpuBoardMaker<'a> {
+        GpuBoardMaker { device, kept }
     }
 
     /// Its buffers, to keep for the next maker (this one then holds none).
     pub(super) fn into_buffers(mut self) -> BoardBuffers {
-        BoardBuffers {
-            placed: std::mem::take(&mut self.placed),
-            splits: std::mem::take(&mut self.splits),
-            after: std::mem::take(&mut self.after),
-            out: std::mem::take(&mut self.out),
-            counts: std::mem::take(&mut self.counts),
-            stage: std::mem::take(&mut self.stage),
-            stage_counts: std::mem::take(&mut self.stage_counts),
-            cursors: std::mem::take(&mut self.cursors),
-            capacity: self.capacity,
-        }
+        std::mem::take(&mut self.kept)
     }
 
     /// Makes `job`'s boards, keeping up to `capacity` keys a class on
@@ -118,10 +94,12 @@ impl<'a> GpuBoardMaker<'a> {
     /// trip more).
     pub(super) fn reset(&mut self, capacity: u32) -> Result<(), String> {
         let cuda = &self.device.cuda;
-        self.out.reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
-        let room = u32::try_from(self.out.bytes() / 24).unwrap_or(u32::MAX);
-        self.capacity = room.max(capacity);
-        self.counts.zeroed(cuda, 3)
+        self.kept
+            .out
+            .reserve(cuda, 3 * (capacity as usize).max(1) * 8)?;
+        let room = u32::try_from(self.kept.out.bytes() / 24).unwrap_or(u32::MAX);
+        self.kept.capacity = room.max(capacity);
+        self.kept.counts.zeroed(cuda, 3)
     }
 
     /// Appends `job`'s boards (each key with `extra` added) to the class
@@ -153,7 +131,7 @@ impl<'a> GpuBoardMaker<'a> {
     ) -> Result<Vec<[u32; 3]>, String> {
         // No turn taken: each feeder has its own buffers and stream.
         let cuda = &self.device.cuda;
-        self.after.reserve(cuda, jobs.len().max(1) * 12)?;
+        self.kept.after.reserve(cuda, jobs.len().max(1) * 12)?;
         let settings = self.device.settings;
         // A stage is indexed in 32 bits.
         let stage_limit = settings.staged_boards.min(u64::from(u32::MAX));
@@ -182,7 +160,7 @@ impl<'a> GpuBoardMaker<'a> {
             first = end;
         }
         let mut after = vec![0u32; jobs.len() * 3];
-        cuda.download(&mut after, self.after.pointer)?;
+        cuda.download(&mut after, self.kept.after.pointer)?;
         Ok(after
             .chunks(3)
             .map(|counts| [counts[0], counts[1], counts[2]])
@@ -210,7 +188,7 @@ impl<'a> GpuBoardMaker<'a> {
             })
             .copied()
             .collect();
-        self.placed[0].put(cuda, &host)?;
+        self.kept.placed[0].put(cuda, &host)?;
         // One table: each list's address, its move, where its items start
         // (and the total); then each job's splits and where each split's
         // threads start.
@@ -222,7 +200,7 @@ impl<'a> GpuBoardMaker<'a> {
             for (placements, how) in [(job.north, &job.moves[0]), (job.south, &job.moves[1])] {
                 let at = match placements {
                     Placements::Host(diags) => {
-                        let at = self.placed[0].pointer + host_at * 8;
+                        let at = self.kept.placed[0].pointer + host_at * 8;
                         host_at += diags.len() as u64;
                         at
                     }
@@ -269,10 +247,10 @@ impl<'a> GpuBoardMaker<'a> {
                 table.extend_from_slice(&word.to_le_bytes());
             }
         }
-        self.splits.put(cuda, &table)?;
-        let table_at = self.splits.pointer;
+        self.kept.splits.put(cuda, &table)?;
+        let table_at = self.kept.splits.pointer;
         let placed = placements as usize;
-        let [_, checks, keys, ..] = &mut self.placed;
+        let [_, checks, keys, ..] = &mut self.kept.placed;
         checks.reserve(cuda, placed.max(1) * 8)?;
         keys.reserve(cuda, placed.max(1) * 8)?;
         let (checks_at, keys_at) = (checks.pointer, keys.pointer);
@@ -332,9 +310,9 @@ impl<'a> GpuBoardMaker<'a> {
                 let (mut split_count, mut extra, mut out, mut capacity, mut counts) = (
                     job.split_count(),
                     *extra,
-                    self.out.pointer,
-                    self.capacity,
-                    self.counts.pointer,
+                    self.kept.out.pointer,
+                    self.kept.capacity,
+                    self.kept.counts.pointer,
                 );
                 let [p0, p1, p2, p3, p4, p5] = &mut pointers;
                 let mut params = [
@@ -354,8 +332,8 @@ impl<'a> GpuBoardMaker<'a> {
             }
             // The counts after this job (the next appends to them).
             cuda.copy_on_device(
-                self.after.pointer + ((first + index) * 12) as DevicePtr,
-                self.counts.pointer,
+                self.kept.after.pointer + ((first + index) * 12) as DevicePtr,
+                self.kept.counts.pointer,
                 12,
             )?;
         }
@@ -379,16 +357,16 @@ impl<'a> GpuBoardMaker<'a> {
     ) -> Result<(), String> {
         let cuda = &self.device.cuda;
         let job_count = jobs.len() as u32;
-        self.stage.reserve(cuda, (bound as usize).max(1) * 8)?;
-        self.stage_counts.zeroed(cuda, jobs.len() * 4)?;
-        self.cursors.reserve(cuda, (jobs.len() * 4 + 1) * 4)?;
+        self.kept.stage.reserve(cuda, (bound as usize).max(1) * 8)?;
+        self.kept.stage_counts.zeroed(cuda, jobs.len() * 4)?;
+        self.kept.cursors.reserve(cuda, (jobs.len() * 4 + 1) * 4)?;
         // Checked, as the table's job starts were (a wrapped sum would
         // launch too few threads and lose boards silently).
         let items = jobs
             .iter()
             .try_fold(0u32, |sum, (job, _)| sum.checked_add(job.items()))
             .ok_or("a staged batch's items overflow 32 bits")?;
-        let (stage_at, stage_counts_at) = (self.stage.pointer, self.stage_counts.pointer);
+        let (stage_at, stage_counts_at) = (self.kept.stage.pointer, self.kept.stage_counts.pointer);
         if items > 0 {
             let (mut checks, mut keys, mut table, mut jobs_arg, mut job_items, mut count) = (
                 checks_at,
@@ -411,14 +389,14 @@ impl<'a> GpuBoardMaker<'a> {
             ];
             launch_over(self.device, self.device.boards_staged, items, &mut params)?;
         }
-        let cursors_at = self.cursors.pointer;
+        let cursors_at = self.kept.cursors.pointer;
         let unstage_start_at = cursors_at + (jobs.len() * 12) as DevicePtr;
         {
             let (mut counts_arg, mut count, mut list_counts, mut after, mut cursors, mut starts) = (
                 stage_counts_at,
                 job_count,
-                self.counts.pointer,
-                self.after.pointer + (first * 12) as DevicePtr,
+                self.kept.counts.pointer,
+                self.kept.after.pointer + (first * 12) as DevicePtr,
                 cursors_at,
                 unstage_start_at,
             );
@@ -435,7 +413,7 @@ impl<'a> GpuBoardMaker<'a> {
         if bound > 0 {
             let (mut stage_arg, mut jobs_arg, mut starts, mut count, mut cursors) =
                 (stage_at, jobs_at, unstage_start_at, job_count, cursors_at);
-            let (mut out, mut capacity) = (self.out.pointer, self.capacity);
+            let (mut out, mut capacity) = (self.kept.out.pointer, self.kept.capacity);
             let mut params = [
                 arg(&mut stage_arg),
                 arg(&mut jobs_arg),
@@ -455,19 +433,19 @@ impl<'a> GpuBoardMaker<'a> {
 
     /// Keys a class holds at most.
     pub(super) fn capacity(&self) -> u32 {
-        self.capacity
+        self.kept.capacity
     }
 
     /// Where class `class`'s keys start on the GPU.
     pub(super) fn class_keys(&self, class: usize) -> DevicePtr {
-        self.out.pointer + (class * self.capacity as usize * 8) as DevicePtr
+        self.kept.out.pointer + (class * self.kept.capacity as usize * 8) as DevicePtr
     }
 
     /// The keys the last job kept, by class (`counts` as it returned).
     pub(super) fn keys(&self, counts: [u32; 3]) -> Result<[Vec<u64>; 3], String> {
         let mut keys: [Vec<u64>; 3] = Default::default();
         for (class, list) in keys.iter_mut().enumerate() {
-            list.resize(counts[class].min(self.capacity) as usize, 0);
+            list.resize(counts[class].min(self.kept.capacity) as usize, 0);
             if !list.is_empty() {
                 self.device.cuda.download(list, self.class_keys(class))?;
             }
@@ -478,16 +456,7 @@ impl<'a> GpuBoardMaker<'a> {
 
 impl Drop for GpuBoardMaker<'_> {
     fn drop(&mut self) {
-        // After `into_buffers` every pointer here is null: nothing freed.
-        let cuda = &self.device.cuda;
-        for buffer in self
-            .placed
-            .iter()
-            .chain([&self.splits, &self.after, &self.out, &self.counts])
-            .chain([&self.stage, &self.stage_counts, &self.cursors])
-        {
-            cuda.free(buffer.pointer);
-        }
+        self.kept.free(&self.device.cuda);
     }
 }
 

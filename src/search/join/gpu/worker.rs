@@ -77,7 +77,7 @@ impl Drop for GpuJoinWorker {
                 .get_mut()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             cells.free(&self.device.cuda);
-            buffers.free(&self.device);
+            buffers.free(&self.device.cuda);
         }
     }
 }

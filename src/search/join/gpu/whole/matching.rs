@@ -87,11 +87,11 @@ impl GpuTaskCounter<'_> {
         table.extend_from_slice(&meeting_start);
         let meetings_at = table.len();
         table.extend_from_slice(&meetings);
-        self.chunk_table.put(cuda, &table)?;
-        let word = |at: usize| self.chunk_table.pointer + (at * 4) as DevicePtr;
+        self.kept.chunk_table.put(cuda, &table)?;
+        let word = |at: usize| self.kept.chunk_table.pointer + (at * 4) as DevicePtr;
         let query_buckets = lay_out(
             self.device,
-            &mut self.query_laid,
+            &mut self.kept.query_laid,
             self.queries.class_keys(0),
             &query_ranges,
             word(ranges_at),
@@ -122,18 +122,18 @@ impl GpuTaskCounter<'_> {
                 .sum();
             tally.pairs += meeting_keys * u64::from(query_ranges[r].1);
         }
-        self.sums.zeroed(cuda, range_count * 2)?;
+        self.kept.sums.zeroed(cuda, range_count * 2)?;
         let items: u32 = query_ranges.iter().map(|&(_, count)| count).sum();
         let tables = MatchTables {
-            queries: self.query_laid.sorted.pointer,
-            query_patterns: self.query_laid.sorted_patterns.pointer,
+            queries: self.kept.query_laid.sorted.pointer,
+            query_patterns: self.kept.query_laid.sorted_patterns.pointer,
             range_count: range_count as u32,
             item_start: word(ranges_at),
             west_keys: word(0),
             west_patterns: word(patterns_at),
             meeting_start: word(meeting_start_at),
             meetings: word(meetings_at),
-            totals: self.sums.pointer,
+            totals: self.kept.sums.pointer,
         };
         match (self.device.settings.matcher, slices) {
             (GpuMatcher::Tiles, Some(slices)) => {
@@ -142,7 +142,7 @@ impl GpuTaskCounter<'_> {
             _ => self.launch_match(slices.as_ref(), cuts, items, tables)?,
         }
         let mut sums = vec![0u64; range_count];
-        cuda.download(&mut sums, self.sums.pointer)?;
+        cuda.download(&mut sums, self.kept.sums.pointer)?;
         for (&(k, class), sum) in matches.iter().zip(sums) {
             tally.solutions += grid.queries[live[k].0].2[class] * sum;
         }
@@ -163,16 +163,16 @@ impl GpuTaskCounter<'_> {
         let (kernel, mut stored_at, mut starts_at) = match slices {
             Some(slices) => (
                 self.device.sliced_grid,
-                self.sliced.words.pointer,
+                self.kept.sliced.words.pointer,
                 slices.block_starts_at,
             ),
             None => (
                 self.device.grid,
-                self.stored_laid.sorted.pointer,
-                self.stored_laid.starts.pointer,
+                self.kept.stored_laid.sorted.pointer,
+                self.kept.stored_laid.starts.pointer,
             ),
         };
-        let (mut group_keys_at, mut cuts_arg) = (self.stored_table.pointer, cuts);
+        let (mut group_keys_at, mut cuts_arg) = (self.kept.stored_table.pointer, cuts);
         let (mut masks_at, mut chunks) = slices.map_or((0, 0), |slices| {
             (slices.chunk_masks_at, slices.chunk_masks.len() as u32)
         });
@@ -238,12 +238,13 @@ impl GpuTaskCounter<'_> {
         table.extend(froms);
         let counts_at = table.len();
         table.extend(counts);
-        self.tile_table.put(cuda, &table)?;
-        let word = |at: usize| self.tile_table.pointer + (at * 4) as DevicePtr;
-        self.query_chunks
+        self.kept.tile_table.put(cuda, &table)?;
+        let word = |at: usize| self.kept.tile_table.pointer + (at * 4) as DevicePtr;
+        self.kept
+            .query_chunks
             .reserve(cuda, items.max(1) as usize * QUERY_CHUNK_BYTES)?;
         let (mut masks_at, mut chunks) = (slices.chunk_masks_at, slices.chunk_masks.len() as u32);
-        let mut chunks_out = self.query_chunks.pointer;
+        let mut chunks_out = self.kept.query_chunks.pointer;
         launch_over(
             device,
             device.query_chunks,
@@ -258,8 +259,9 @@ impl GpuTaskCounter<'_> {
                 arg(&mut chunks_out),
             ],
         )?;
-        let (mut words_at, mut starts_at) = (self.sliced.words.pointer, slices.block_starts_at);
-        let (mut group_keys_at, mut cuts_arg) = (self.stored_table.pointer, cuts);
+        let (mut words_at, mut starts_at) =
+            (self.kept.sliced.words.pointer, slices.block_starts_at);
+        let (mut group_keys_at, mut cuts_arg) = (self.kept.stored_table.pointer, cuts);
         let (mut lists_at, mut patterns_at, mut froms_at, mut counts_at) =
             (word(0), word(patterns_at), word(froms_at), word(counts_at));
         launch_over(

@@ -33,7 +33,7 @@ use super::device::{arg, launch_over, Buffer, GpuDevice};
 use super::laid::{lay_out, range_words, Laid};
 use super::settings::GpuMatcher;
 use super::sliced::{pairs_within, slice, SlicedBuffers, Slices};
-use crate::cuda::driver::DevicePtr;
+use crate::cuda::driver::{Cuda, DevicePtr};
 use crate::search::disjoint::choose_cuts;
 
 mod matching;
@@ -55,6 +55,23 @@ pub(super) struct GpuTaskCounter<'a> {
     device: &'a GpuDevice,
     stored: GpuBoardMaker<'a>,
     queries: GpuBoardMaker<'a>,
+    /// Its other GPU buffers.
+    kept: CounterBuffers,
+    /// The quadrant cells this counter's feeder keeps on the GPU.
+    cells: &'a mut DeviceCells,
+    /// Pairs the GPU decided (those its buckets let each query meet).
+    pub(super) pairs_decided: u64,
+    /// Tasks it counted wholly.
+    pub(super) tasks: u64,
+    /// Seconds this host thread spent on its own work for them: the
+    /// cells' prefixes and starts and the tables of splits (the rest is
+    /// the driver's).
+    pub(super) host_seconds: f64,
+}
+
+/// A task counter's GPU buffers beside its board makers'.
+#[derive(Default)]
+pub(super) struct CounterBuffers {
     stored_laid: Laid,
     query_laid: Laid,
     /// The stored keys bit-sliced (the sliced matcher's).
@@ -71,16 +88,31 @@ pub(super) struct GpuTaskCounter<'a> {
     /// query buckets, and each query's chunk patterns.
     tile_table: Buffer,
     query_chunks: Buffer,
-    /// The quadrant cells this counter's feeder keeps on the GPU.
-    cells: &'a mut DeviceCells,
-    /// Pairs the GPU decided (those its buckets let each query meet).
-    pub(super) pairs_decided: u64,
-    /// Tasks it counted wholly.
-    pub(super) tasks: u64,
-    /// Seconds this host thread spent on its own work for them: the
-    /// cells' prefixes and starts and the tables of splits (the rest is
-    /// the driver's).
-    pub(super) host_seconds: f64,
+}
+
+impl CounterBuffers {
+    /// Frees them (the GPU's context current on this thread); they are
+    /// then empty.
+    fn free(&mut self, cuda: &Cuda) {
+        for buffer in self
+            .stored_laid
+            .buffers()
+            .into_iter()
+            .chain(self.query_laid.buffers())
+            .chain(self.sliced.buffers())
+            .chain([
+                &self.sample,
+                &self.sums,
+                &self.stored_table,
+                &self.chunk_table,
+                &self.tile_table,
+                &self.query_chunks,
+            ])
+        {
+            cuda.free(buffer.pointer);
+        }
+        *self = CounterBuffers::default();
+    }
 }
 
 /// A task counter's GPU buffers, kept from one batch of tasks to the next
@@ -91,26 +123,15 @@ pub(super) struct GpuTaskCounter<'a> {
 pub(super) struct TaskBuffers {
     stored: BoardBuffers,
     queries: BoardBuffers,
-    stored_laid: Laid,
-    query_laid: Laid,
-    sliced: SlicedBuffers,
-    sample: Buffer,
-    sums: Buffer,
-    stored_table: Buffer,
-    chunk_table: Buffer,
-    tile_table: Buffer,
-    query_chunks: Buffer,
+    rest: CounterBuffers,
 }
 
 impl TaskBuffers {
     /// Frees them (the GPU's context current on this thread).
-    pub(super) fn free(&mut self, device: &GpuDevice) {
-        let mut no_cells = DeviceCells::with_budget(0);
-        drop(GpuTaskCounter::with_buffers(
-            device,
-            &mut no_cells,
-            std::mem::take(self),
-        ));
+    pub(super) fn free(&mut self, cuda: &Cuda) {
+        self.stored.free(cuda);
+        self.queries.free(cuda);
+        self.rest.free(cuda);
     }
 }
 
@@ -129,32 +150,11 @@ impl<'a> GpuTaskCounter<'a> {
         cells: &'a mut DeviceCells,
         buffers: TaskBuffers,
     ) -> GpuTaskCounter<'a> {
-        let TaskBuffers {
-            stored,
-            queries,
-            stored_laid,
-            query_laid,
-            sliced,
-            sample,
-            sums,
-            stored_table,
-            chunk_table,
-            tile_table,
-            query_chunks,
-        } = buffers;
         GpuTaskCounter {
             device,
-            stored: GpuBoardMaker::with_buffers(device, stored),
-            queries: GpuBoardMaker::with_buffers(device, queries),
-            stored_laid,
-            query_laid,
-            sliced,
-            sample,
-            sums,
-            stored_table,
-            chunk_table,
-            tile_table,
-            query_chunks,
+            stored: GpuBoardMaker::with_buffers(device, buffers.stored),
+            queries: GpuBoardMaker::with_buffers(device, buffers.queries),
+            kept: buffers.rest,
             cells,
             pairs_decided: 0,
             tasks: 0,
@@ -169,15 +169,7 @@ impl<'a> GpuTaskCounter<'a> {
         TaskBuffers {
             stored: std::mem::replace(&mut self.stored, empty()).into_buffers(),
             queries: std::mem::replace(&mut self.queries, empty()).into_buffers(),
-            stored_laid: std::mem::take(&mut self.stored_laid),
-            query_laid: std::mem::take(&mut self.query_laid),
-            sliced: std::mem::take(&mut self.sliced),
-            sample: std::mem::take(&mut self.sample),
-            sums: std::mem::take(&mut self.sums),
-            stored_table: std::mem::take(&mut self.stored_table),
-            chunk_table: std::mem::take(&mut self.chunk_table),
-            tile_table: std::mem::take(&mut self.tile_table),
-            query_chunks: std::mem::take(&mut self.query_chunks),
+            rest: std::mem::take(&mut self.kept),
         }
     }
 
@@ -361,7 +353,7 @@ impl<'a> GpuTaskCounter<'a> {
             .flat_map(|&key| [key as u32, (key >> 32) as u32])
             .collect();
         words.extend(range_words(&ranges));
-        self.stored_table.put(&self.device.cuda, &words)?;
+        self.kept.stored_table.put(&self.device.cuda, &words)?;
         // Chosen at the first chunk: the cut bits, and the stored groups'
         // keys a bucket.
         let mut layout: Option<GridCuts> = None;
@@ -449,10 +441,10 @@ impl<'a> GpuTaskCounter<'a> {
         let cut_mask = offered[..cuts_for(largest as usize, offered.len(), most, per_bucket)]
             .iter()
             .fold(0, |mask, cut| mask | cut);
-        let table = self.stored_table.pointer + (ranges.len() * 8) as DevicePtr;
+        let table = self.kept.stored_table.pointer + (ranges.len() * 8) as DevicePtr;
         let in_bucket = lay_out(
             self.device,
-            &mut self.stored_laid,
+            &mut self.kept.stored_laid,
             stored_keys,
             ranges,
             table,
@@ -464,8 +456,8 @@ impl<'a> GpuTaskCounter<'a> {
             let key_mask = (1u64 << (2 * geo.width)) - 1;
             let slices = slice(
                 self.device,
-                &mut self.sliced,
-                self.stored_laid.sorted.pointer,
+                &mut self.kept.sliced,
+                self.kept.stored_laid.sorted.pointer,
                 &in_bucket,
                 key_mask,
                 cut_mask,
@@ -492,9 +484,10 @@ impl<'a> GpuTaskCounter<'a> {
             (keys, step, count.div_ceil(step))
         });
         let total: u32 = plans.iter().map(|&(_, _, taken)| taken).sum();
-        self.sample
+        self.kept
+            .sample
             .reserve(&self.device.cuda, total.max(1) as usize * 8)?;
-        let mut out_at = self.sample.pointer;
+        let mut out_at = self.kept.sample.pointer;
         for &(keys, step, taken) in &plans {
             let (mut keys_at, mut step_arg, mut taken_arg, mut out) = (keys, step, taken, out_at);
             let mut params = [
@@ -507,7 +500,9 @@ impl<'a> GpuTaskCounter<'a> {
             out_at += u64::from(taken) * 8;
         }
         let mut both = vec![0u64; total as usize];
-        self.device.cuda.download(&mut both, self.sample.pointer)?;
+        self.device
+            .cuda
+            .download(&mut both, self.kept.sample.pointer)?;
         let query = both.split_off(plans[0].2 as usize);
         Ok([both, query])
     }
@@ -515,24 +510,7 @@ impl<'a> GpuTaskCounter<'a> {
 
 impl Drop for GpuTaskCounter<'_> {
     fn drop(&mut self) {
-        // A worker makes a counter a batch: what it took goes back.
-        let cuda = &self.device.cuda;
-        for buffer in self
-            .stored_laid
-            .buffers()
-            .into_iter()
-            .chain(self.query_laid.buffers())
-            .chain(self.sliced.buffers())
-            .chain([
-                &self.sample,
-                &self.sums,
-                &self.stored_table,
-                &self.chunk_table,
-                &self.tile_table,
-                &self.query_chunks,
-            ])
-        {
-            cuda.free(buffer.pointer);
-        }
+        // After `into_buffers` nothing is left here to free.
+        self.kept.free(&self.device.cuda);
     }
 }
