@@ -299,6 +299,30 @@ NQ_DEVICE nq_u64 nq_sliced_warp_pairs(const nq_u32 *tables, const nq_u32 *block_
     return pairs;
 }
 
+/* A query's pairs with the groups its range meets: the warp walking
+ * together where its lanes share the range, else each lane alone (see
+ * nq_sliced_grid_item). */
+NQ_DEVICE nq_u64 nq_sliced_walk(const nq_u32 *tables, const nq_u32 *block_starts,
+                                const nq_u64 *group_keys, nq_u32 cuts, nq_u32 chunks,
+                                const nq_u32 offsets[NQ_MAX_CHUNKS], int active, nq_u64 query,
+                                nq_u32 pattern, const nq_u32 *meeting_start,
+                                const nq_u32 *meetings, nq_u32 range, nq_u32 item)
+{
+#ifndef NQ_SLICED_THREAD_WALK
+    nq_u32 shared_range;
+    if (nq_warp_uniform(active, range, item, &shared_range)) {
+        return nq_sliced_warp_pairs(tables, block_starts, group_keys, cuts, chunks, offsets,
+                                    active, query, pattern, meeting_start, meetings,
+                                    shared_range, item);
+    }
+#endif
+    if (active) {
+        return nq_sliced_thread_pairs(tables, block_starts, group_keys, cuts, chunks, offsets,
+                                      query, pattern, meeting_start, meetings, range);
+    }
+    return 0;
+}
+
 /* nq_grid_item (layout.cuh) with each stored group's buckets bit-sliced:
  * group g's block starts at block_starts + g * (2^cuts + 1). Every lane
  * of a warp runs to the end (the warp walk's collectives need them all);
@@ -325,19 +349,33 @@ NQ_DEVICE void nq_sliced_grid_item(const nq_u32 *tables, const nq_u32 *block_sta
     if (active) {
         NQ_TALLY_QUERY(item, range, pattern);
     }
-    nq_u64 pairs = 0;
-#ifndef NQ_SLICED_THREAD_WALK
-    nq_u32 shared_range;
-    if (nq_warp_uniform(active, range, item, &shared_range)) {
-        pairs = nq_sliced_warp_pairs(tables, block_starts, group_keys, cuts, chunks, offsets,
-                                     active, query, pattern, meeting_start, meetings,
-                                     shared_range, item);
-    } else
-#endif
-        if (active) {
-        pairs = nq_sliced_thread_pairs(tables, block_starts, group_keys, cuts, chunks, offsets,
-                                       query, pattern, meeting_start, meetings, range);
+    nq_u64 pairs;
+    /* Each count of chunks its own walk, so that nq_blocks_pairs' switch
+     * folds away and a bucket pays no dispatch. */
+#define NQ_WALK_CASE(n)                                                                            \
+    case n:                                                                                        \
+        pairs = nq_sliced_walk(tables, block_starts, group_keys, cuts, n, offsets, active, query,   \
+                               pattern, meeting_start, meetings, range, item);                     \
+        break;
+    switch (chunks) {
+        NQ_WALK_CASE(1)
+        NQ_WALK_CASE(2)
+        NQ_WALK_CASE(3)
+        NQ_WALK_CASE(4)
+        NQ_WALK_CASE(5)
+        NQ_WALK_CASE(6)
+        NQ_WALK_CASE(7)
+        NQ_WALK_CASE(8)
+        NQ_WALK_CASE(9)
+        NQ_WALK_CASE(10)
+        NQ_WALK_CASE(11)
+        NQ_WALK_CASE(12)
+    default:
+        pairs = nq_sliced_walk(tables, block_starts, group_keys, cuts, NQ_MAX_CHUNKS, offsets,
+                               active, query, pattern, meeting_start, meetings, range, item);
+        break;
     }
+#undef NQ_WALK_CASE
     if (pairs != 0) {
         NQ_ADD(&totals[range], pairs);
     }
