@@ -66,17 +66,45 @@ fn the_gpu_alone_counts_every_n_exactly() {
     );
 }
 
-#[test]
-fn the_tiled_matcher_counts_as_the_tables_and_a_cpu_thread_do() {
-    let tiles = ("NQUEENS_GPU_MATCHER", "tiles");
+/// `count 10..16 --gpu-only` on the stand-in under matcher `matcher`,
+/// each N against the tables; then tasks of whole row sets and of grids,
+/// at no cut bits, the default and the kernel's most, with buckets of a
+/// key and more (`keys_at_24` at N = 24), each task against a CPU thread.
+/// The count's stderr, with the stand-in's tally.
+fn matcher_counts_alike(matcher: &str, keys_at_24: &str) -> String {
+    let setting = ("NQUEENS_GPU_MATCHER", matcher);
     let (code, stdout, stderr) = on_fake(
         &["count", "10..16", "--format", "csv", "--gpu", "--gpu-only"],
-        &[tiles, ("FAKE_CUDA_TALLY", "1")],
+        &[setting, ("FAKE_CUDA_TALLY", "1")],
     );
     assert_eq!(code, Some(0), "{stderr}");
     let rows = checked(&stdout);
     assert_eq!(rows.len(), 7, "{stdout}");
     assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+    for (n, cuts, keys) in [
+        ("18", "12", "32"),
+        ("21", "0", "32"),
+        ("22", "12", "1"),
+        ("24", "16", keys_at_24),
+        ("25", "12", "500"),
+    ] {
+        counted_alike_on_fake(
+            n,
+            "1",
+            "5",
+            &[
+                setting,
+                ("NQUEENS_GPU_CUTS", cuts),
+                ("NQUEENS_GPU_SLICED_KEYS", keys),
+            ],
+        );
+    }
+    stderr
+}
+
+#[test]
+fn the_tiled_matcher_counts_as_the_tables_and_a_cpu_thread_do() {
+    let stderr = matcher_counts_alike("tiles", "128");
     // Neither walk's kernel ran (the last of kernels 2 to 14 is the
     // sliced walk's): the tiled matcher counted every grid.
     let sliced_launches = stderr
@@ -85,40 +113,11 @@ fn the_tiled_matcher_counts_as_the_tables_and_a_cpu_thread_do() {
         .and_then(|(_, counts)| counts.split_whitespace().last())
         .unwrap_or_else(|| panic!("{stderr}"));
     assert_eq!(sliced_launches, "0", "{stderr}");
-    // Tasks of whole row sets and of grids, at no cut bits, the default
-    // and the kernel's most, with buckets of a key and more, each task
-    // against a CPU thread.
-    for (n, cuts, keys) in [
-        ("18", "12", "32"),
-        ("21", "0", "32"),
-        ("22", "12", "1"),
-        ("24", "16", "128"),
-        ("25", "12", "500"),
-    ] {
-        counted_alike_on_fake(
-            n,
-            "1",
-            "5",
-            &[
-                tiles,
-                ("NQUEENS_GPU_CUTS", cuts),
-                ("NQUEENS_GPU_SLICED_KEYS", keys),
-            ],
-        );
-    }
 }
 
 #[test]
 fn the_sliced_walk_counts_as_the_tables_and_a_cpu_thread_do() {
-    let sliced = ("NQUEENS_GPU_MATCHER", "sliced");
-    let (code, stdout, stderr) = on_fake(
-        &["count", "10..16", "--format", "csv", "--gpu", "--gpu-only"],
-        &[sliced, ("FAKE_CUDA_TALLY", "1")],
-    );
-    assert_eq!(code, Some(0), "{stderr}");
-    let rows = checked(&stdout);
-    assert_eq!(rows.len(), 7, "{stdout}");
-    assert!(rows.iter().all(|&(_, ok)| ok), "{stdout}");
+    let stderr = matcher_counts_alike("sliced", "32");
     // It walked buckets of blocks, and the bucket walk's kernel did not
     // run: blocks of up to 32 keys, words read a chunk (1 to 13) a block.
     let [buckets, blocks, words, built, most] = tally_of(&stderr, "fake cuda: sliced: ")[..] else {
@@ -130,27 +129,6 @@ fn the_sliced_walk_counts_as_the_tables_and_a_cpu_thread_do() {
     );
     assert!(words >= blocks && words <= 13 * blocks, "{stderr}");
     assert_eq!(tally_of(&stderr, "fake cuda: matcher: ")[1], 0, "{stderr}");
-    // Tasks of whole row sets and of grids, at no cut bits, the default
-    // and the kernel's most, with buckets of a key and more, each task
-    // against a CPU thread.
-    for (n, cuts, keys) in [
-        ("18", "12", "32"),
-        ("21", "0", "32"),
-        ("22", "12", "1"),
-        ("24", "16", "32"),
-        ("25", "12", "500"),
-    ] {
-        counted_alike_on_fake(
-            n,
-            "1",
-            "5",
-            &[
-                sliced,
-                ("NQUEENS_GPU_CUTS", cuts),
-                ("NQUEENS_GPU_SLICED_KEYS", keys),
-            ],
-        );
-    }
 }
 
 #[test]

@@ -4,6 +4,20 @@ use super::{checked, on_fake};
 use crate::common::fake_gpu::fake_driver;
 use crate::common::{outcome, scratch};
 
+/// `bash scripts/SCRIPT DIR BINARY` (the device scripts' arguments: where
+/// to write, the binary under test) with the stand-in driver and NVRTC.
+fn script_on_fake(script: &str, dir: &std::path::Path) -> std::process::Command {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut command = std::process::Command::new("bash");
+    command
+        .arg(root.join("scripts").join(script))
+        .arg(dir)
+        .arg(env!("CARGO_BIN_EXE_nqueens"))
+        .env("NQUEENS_CUDA_DRIVER", fake_driver())
+        .env("NQUEENS_NVRTC", fake_driver());
+    command
+}
+
 /// The device check (scripts/gpu-check.sh) run through on the stand-in
 /// driver at small sizes, so that its first run on a real GPU, in minutes
 /// a session rarely has, cannot fail on the script itself: every step's
@@ -11,13 +25,7 @@ use crate::common::{outcome, scratch};
 #[test]
 fn the_device_check_script_runs_through_and_writes_its_tables() {
     let dir = scratch("gpu-check");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = std::process::Command::new("bash")
-        .arg(root.join("scripts/gpu-check.sh"))
-        .arg(dir.path())
-        .arg(env!("CARGO_BIN_EXE_nqueens"))
-        .env("NQUEENS_CUDA_DRIVER", fake_driver())
-        .env("NQUEENS_NVRTC", fake_driver())
+    let output = script_on_fake("gpu-check.sh", dir.path())
         .env("GPU_CHECK_ALONE", "10..12")
         .env("GPU_CHECK_BESIDE", "13")
         .env("GPU_CHECK_FEEDERS", "1")
@@ -147,13 +155,7 @@ fn the_kernel_compiles_with_a_real_nvrtc() {
 #[test]
 fn the_profile_script_runs_through() {
     let dir = scratch("gpu-profile");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let output = std::process::Command::new("bash")
-        .arg(root.join("scripts/gpu-profile.sh"))
-        .arg(dir.path())
-        .arg(env!("CARGO_BIN_EXE_nqueens"))
-        .env("NQUEENS_CUDA_DRIVER", fake_driver())
-        .env("NQUEENS_NVRTC", fake_driver())
+    let output = script_on_fake("gpu-profile.sh", dir.path())
         .env("PROFILE_N", "18")
         .env("PROFILE_TASKS", "2")
         .env(
