@@ -2,7 +2,7 @@
 """The GPU kernels' machine code, read where no GPU is.
 
 Compiles the kernel source as the program does (the settings' defines,
-then src/search/join/gpu/*.cuh in the order device.rs joins them) with a
+then the .cuh files device.rs's KERNEL_SOURCE joins, in its order) with a
 real NVRTC for one architecture, disassembles the cubin with nvdisasm, and
 prints for each matcher kernel its registers, its local-memory accesses
 (spills), and each loop that counts bits: instructions and loads a block of
@@ -27,9 +27,19 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCES = ["pairs.cuh", "boards.cuh", "layout.cuh", "cells.cuh", "sliced.cuh", "tiles.cuh"]
+GPU_DIR = os.path.join(ROOT, "src/search/join/gpu")
 KERNELS = ["nq_sliced_grid", "nq_tiled_grid"]
 DEFAULT_DEFINES = ["NQ_SLICED_MIN_BLOCKS=4", "NQ_SLICED_UNROLL=2"]
+
+
+def kernel_files():
+    """The kernel's files in the order device.rs joins them (KERNEL_SOURCE)."""
+    device = open(os.path.join(GPU_DIR, "device.rs")).read()
+    start = device.index("KERNEL_SOURCE")
+    files = re.findall(r'include_str!\("([^"]+)"\)', device[start:device.index(");", start)])
+    if not files:
+        sys.exit("error: no include_str! files in device.rs's KERNEL_SOURCE")
+    return files
 
 
 def compile_cubin(nvrtc_path, source, arch):
@@ -122,7 +132,7 @@ def main():
             sys.exit(f"error: {path} does not exist (scripts/{fetch} fetches it)")
     defines = args.define if args.define is not None else DEFAULT_DEFINES
     source = "".join(f"#define {d.replace('=', ' ', 1)}\n" for d in defines)
-    source += "".join(open(os.path.join(ROOT, "src/search/join/gpu", name)).read() for name in SOURCES)
+    source += "".join(open(os.path.join(GPU_DIR, name)).read() for name in kernel_files())
     cubin, registers = compile_cubin(args.nvrtc, source, args.arch)
     with tempfile.NamedTemporaryFile(suffix=".cubin") as image:
         image.write(cubin)
