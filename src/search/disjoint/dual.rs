@@ -37,7 +37,8 @@ use super::matcher::{
 use super::split::{LEAF_MIN, ROUTE_BATCH};
 use super::squeeze::Squeeze;
 use super::vector::{
-    bits_taken, keep_disjoint, keep_disjoint_entries, partition_into, partition_words, Fold,
+    bits_taken, keep_disjoint, keep_disjoint_entries, partition_into, partition_words, Fold, Kept,
+    Parted,
 };
 
 /// Keys sampled per list to choose a node's cut: the best bit's shares are
@@ -146,26 +147,40 @@ trait NodeKey: Fold + PartialEq + std::ops::BitAnd<Output = Self> {
     /// The key with only bit `bit` set.
     fn bit(bit: u32) -> Self;
     /// [`partition_into`] for these keys.
-    fn partition(path: MatcherPath, from: &[Self], bit: Self, to: &mut [Self]) -> usize;
+    fn partition(path: MatcherPath, from: &[Self], bit: Self, to: &mut [Self]) -> Parted;
     /// [`keep_disjoint`] for these keys.
-    fn keep(path: MatcherPath, values: &[Self], test: Self, out: &mut [Self]) -> usize;
+    fn keep(path: MatcherPath, values: &[Self], test: Self, out: &mut [Self]) -> Kept;
     /// The keys as 64-bit ones, where they are.
     fn as_wide(keys: &[Self]) -> Option<&[u64]>;
     /// `keys` squeezed by `squeeze` into `out`, on the loops of `path`.
     fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[Self], out: &mut Vec<u64>);
     /// The sum of a node below a cut: a 64-bit one looks again whether
     /// its lists fit 32 bits.
-    fn descend(dual: &mut DualSplit, room: &mut [Self], a: &[Self], b: &[Self]) -> u64;
+    fn descend(dual: &mut DualSplit, room: &mut [Self], a: Listed<Self>, b: Listed<Self>) -> u64;
+}
+
+/// A node's list and the bits any of its keys takes (folded by the pass
+/// that wrote the list, so no node makes a pass of its own to learn them).
+#[derive(Clone, Copy)]
+struct Listed<'a, K> {
+    keys: &'a [K],
+    bits: u64,
+}
+
+impl<'a, K> Listed<'a, K> {
+    fn new(keys: &'a [K], bits: u64) -> Self {
+        Listed { keys, bits }
+    }
 }
 
 impl NodeKey for u64 {
     fn bit(bit: u32) -> u64 {
         1 << bit
     }
-    fn partition(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+    fn partition(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> Parted {
         partition_into(path, from, bit, to)
     }
-    fn keep(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> usize {
+    fn keep(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> Kept {
         keep_disjoint(path, values, test, out)
     }
     fn as_wide(keys: &[u64]) -> Option<&[u64]> {
@@ -174,7 +189,7 @@ impl NodeKey for u64 {
     fn squeeze_into(squeeze: &Squeeze, _: MatcherPath, keys: &[u64], out: &mut Vec<u64>) {
         squeeze.apply_into(keys, out);
     }
-    fn descend(dual: &mut DualSplit, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
+    fn descend(dual: &mut DualSplit, room: &mut [u64], a: Listed<u64>, b: Listed<u64>) -> u64 {
         dual.wide_node(room, a, b)
     }
 }
@@ -183,10 +198,10 @@ impl NodeKey for u32 {
     fn bit(bit: u32) -> u32 {
         1 << bit
     }
-    fn partition(path: MatcherPath, from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+    fn partition(path: MatcherPath, from: &[u32], bit: u32, to: &mut [u32]) -> Parted {
         partition_words(path, from, bit, to)
     }
-    fn keep(path: MatcherPath, values: &[u32], test: u32, out: &mut [u32]) -> usize {
+    fn keep(path: MatcherPath, values: &[u32], test: u32, out: &mut [u32]) -> Kept {
         keep_disjoint_entries(path, values, test, out)
     }
     fn as_wide(_: &[u32]) -> Option<&[u64]> {
@@ -195,7 +210,7 @@ impl NodeKey for u32 {
     fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[u32], out: &mut Vec<u64>) {
         squeeze.apply_words_into(path, keys, out);
     }
-    fn descend(dual: &mut DualSplit, room: &mut [u32], a: &[u32], b: &[u32]) -> u64 {
+    fn descend(dual: &mut DualSplit, room: &mut [u32], a: Listed<u32>, b: Listed<u32>) -> u64 {
         dual.node(room, a, b)
     }
 }
@@ -209,12 +224,35 @@ fn as_words(room: &mut [u64]) -> &mut [u32] {
 
 impl DualSplit {
     /// The pairs of `stored` and `queries` (either may be the longer)
-    /// whose keys share no bit.
-    pub(crate) fn sum_disjoint(&mut self, stored: &[u64], queries: &[u64]) -> u64 {
+    /// whose keys share no bit (the tests' entry: a count's lists come
+    /// with their bits, [`DualSplit::sum_disjoint_taking`]).
+    #[cfg(test)]
+    fn sum_disjoint(&mut self, stored: &[u64], queries: &[u64]) -> u64 {
+        let path = self.path();
+        let (stored_bits, query_bits) = (bits_taken(path, stored), bits_taken(path, queries));
+        self.sum_disjoint_taking(stored, stored_bits, queries, query_bits)
+    }
+
+    /// [`DualSplit::sum_disjoint`] of lists whose keys take the bits
+    /// `stored_bits` and `query_bits` (every bit some key takes, and only
+    /// those; a filter that wrote the lists folded them).
+    pub(crate) fn sum_disjoint_taking(
+        &mut self,
+        stored: &[u64],
+        stored_bits: u64,
+        queries: &[u64],
+        query_bits: u64,
+    ) -> u64 {
+        debug_assert_eq!(stored_bits, bits_taken(MatcherPath::Portable, stored));
+        debug_assert_eq!(query_bits, bits_taken(MatcherPath::Portable, queries));
         let mut stack = std::mem::take(&mut self.stack);
         let room = STACK_FACTOR * (stored.len() + queries.len());
         grow_to(&mut stack, room, 0);
-        let total = self.wide_node(&mut stack[..room], stored, queries);
+        let (a, b) = (
+            Listed::new(stored, stored_bits),
+            Listed::new(queries, query_bits),
+        );
+        let total = self.wide_node(&mut stack[..room], a, b);
         self.stack = stack;
         total
     }
@@ -257,14 +295,13 @@ impl DualSplit {
     /// The sum of a node of 64-bit lists `a` and `b`, its cuts' lists
     /// written to `room`: squeezed to 32-bit keys first where the bits
     /// both lists take fit and the room holds them.
-    fn wide_node(&mut self, room: &mut [u64], a: &[u64], b: &[u64]) -> u64 {
-        let path = self.path();
-        let live = bits_taken(path, a) & bits_taken(path, b);
+    fn wide_node(&mut self, room: &mut [u64], a: Listed<u64>, b: Listed<u64>) -> u64 {
+        let live = a.bits & b.bits;
         // No bit in common (an empty list among them): every pair counts.
         if live == 0 {
-            return (a.len() * b.len()) as u64;
+            return (a.keys.len() * b.keys.len()) as u64;
         }
-        let words_len = (a.len() + b.len()).div_ceil(2);
+        let words_len = (a.keys.len() + b.keys.len()).div_ceil(2);
         if live.count_ones() > 32 || room.len() < words_len {
             return self.node(room, a, b);
         }
@@ -275,36 +312,49 @@ impl DualSplit {
         self.squeeze.set_always(live);
         let (here, above) = room.split_at_mut(words_len);
         let words = as_words(here);
-        self.squeeze.apply_words(a, words);
-        self.squeeze.apply_words(b, &mut words[a.len()..]);
-        let (a_words, rest) = words.split_at(a.len());
-        self.node(as_words(above), a_words, &rest[..b.len()])
+        self.squeeze.apply_words(a.keys, words);
+        self.squeeze.apply_words(b.keys, &mut words[a.keys.len()..]);
+        let (a_words, rest) = words.split_at(a.keys.len());
+        // A squeezed list takes the squeeze of the bits it took.
+        let a = Listed::new(a_words, self.squeeze.packed(a.bits & live));
+        let b = Listed::new(&rest[..b.keys.len()], self.squeeze.packed(b.bits & live));
+        self.node(as_words(above), a, b)
     }
 
     /// The sum of a node of lists `a` and `b`, its cuts' lists written to
     /// `room`.
-    fn node<K: NodeKey>(&mut self, room: &mut [K], a: &[K], b: &[K]) -> u64 {
-        let (big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-        if small.is_empty() {
+    fn node<K: NodeKey>(&mut self, room: &mut [K], a: Listed<K>, b: Listed<K>) -> u64 {
+        let (big, small) = if a.keys.len() >= b.keys.len() {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        if small.keys.is_empty() {
             return 0;
         }
+        if big.bits & small.bits == 0 {
+            return (big.keys.len() * small.keys.len()) as u64;
+        }
         let costs = self.costs.unwrap_or(Costs::MEASURED);
-        if big.len() >= costs.cut_min && room.len() >= big.len() + small.len() {
-            if let Some(bit) = worth_cutting(&costs, big, small) {
+        let (big_len, small_len) = (big.keys.len(), small.keys.len());
+        if big_len >= costs.cut_min && room.len() >= big_len + small_len {
+            if let Some(bit) = worth_cutting(&costs, big.keys, small.keys) {
                 #[cfg(test)]
-                if K::as_wide(big).is_some() {
+                if K::as_wide(big.keys).is_some() {
                     self.wide_cuts += 1;
                 }
                 let path = self.path();
                 let bit = K::bit(bit);
-                let (here, above) = room.split_at_mut(big.len() + small.len());
-                let (sides, kept) = here.split_at_mut(big.len());
-                let free = K::partition(path, big, bit, sides);
-                let kept_len = K::keep(path, small, bit, kept);
+                let (here, above) = room.split_at_mut(big_len + small_len);
+                let (sides, kept) = here.split_at_mut(big_len);
+                let parted = K::partition(path, big.keys, bit, sides);
+                let Kept { len, bits } = K::keep(path, small.keys, bit, kept);
+                let kept = Listed::new(&kept[..len], bits);
+                let (free, taken) = sides.split_at(parted.free);
                 // The keys leaving the bit free meet all of `small`.
-                let mut total = K::descend(self, above, &sides[..free], small);
-                if kept_len > 0 && free < big.len() {
-                    total += K::descend(self, above, &sides[free..], &kept[..kept_len]);
+                let mut total = K::descend(self, above, Listed::new(free, parted.free_bits), small);
+                if !kept.keys.is_empty() && !taken.is_empty() {
+                    total += K::descend(self, above, Listed::new(taken, parted.taken_bits), kept);
                 }
                 return total;
             }
@@ -313,11 +363,13 @@ impl DualSplit {
     }
 
     /// The sum of a leaf: `big` in blocks, `small` summed over them.
-    fn leaf_sum<K: NodeKey>(&mut self, big: &[K], small: &[K]) -> u64 {
-        if big.len() > LEAF_KEYS_MAX {
+    fn leaf_sum<K: NodeKey>(&mut self, big: Listed<K>, small: Listed<K>) -> u64 {
+        if big.keys.len() > LEAF_KEYS_MAX {
+            let path = self.path();
             return big
+                .keys
                 .chunks(LEAF_KEYS_MAX)
-                .map(|piece| self.leaf_sum(piece, small))
+                .map(|piece| self.leaf_sum(Listed::new(piece, bits_taken(path, piece)), small))
                 .sum();
         }
         #[cfg(test)]
@@ -325,11 +377,9 @@ impl DualSplit {
             self.leaves += 1;
         }
         let path = self.path();
-        // Folded in the keys' own width (a widening fold took 8% of an
-        // N = 28 task).
-        let big_bits = bits_taken(path, big);
+        let (big_bits, live) = (big.bits, big.bits & small.bits);
+        let (big, small) = (big.keys, small.keys);
         // A bit one list never takes decides nothing here.
-        let live = big_bits & bits_taken(path, small);
         if live == 0 {
             return (big.len() * small.len()) as u64;
         }

@@ -37,7 +37,7 @@ pub(crate) use matcher::{
 pub use matcher::{take_leaf_work, LeafWork};
 pub(crate) use split::ROUTE_BATCH;
 pub use split::{SplitMatcher, UnexpectedBits, LEAF_MIN, MAX_CUTS};
-pub(crate) use vector::{bits_taken, keep_disjoint};
+pub(crate) use vector::{bits_taken, keep_disjoint, Kept};
 
 /// Makes `list` at least `len` long, filling only slots it never held
 /// with `zero`: the buffers here are written before they are read, so a

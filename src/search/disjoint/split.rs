@@ -217,7 +217,7 @@ impl SplitMatcher {
                 };
                 let range = start..start + len;
                 let free_len =
-                    partition_into(matcher_path(), &from[range.clone()], bit, &mut to[range]);
+                    partition_into(matcher_path(), &from[range.clone()], bit, &mut to[range]).free;
                 let free = self.build(input, parts, (start, free_len), cuts, depth + 1, leaf_min);
                 let taken_at = (start + free_len, len - free_len);
                 let taken = self.build(input, parts, taken_at, cuts, depth + 1, leaf_min);
@@ -418,7 +418,7 @@ fn sum_node(nodes: &[Node], leaves: &[Leaf], split: &mut Routes, node: usize, de
             let next = &mut below[0];
             grow_to(next, here.len(), 0);
             // The entries whose query leaves the bit free.
-            let len = keep_disjoint_entries(layout.path(), here, test, next);
+            let len = keep_disjoint_entries(layout.path(), here, test, next).len;
             lens[depth + 1] = len;
             if len > 0 {
                 total += sum_node(nodes, leaves, split, taken, depth + 1);

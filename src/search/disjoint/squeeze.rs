@@ -92,6 +92,15 @@ impl Squeeze {
         }
     }
 
+    /// `value` squeezed (unchanged where keys pass unchanged).
+    pub(crate) fn packed(&self, value: u64) -> u64 {
+        if self.mask == 0 {
+            value
+        } else {
+            self.packed_by_runs(value)
+        }
+    }
+
     /// Squeezes `values` where they are.
     pub(crate) fn apply_in_place(&self, values: &mut [u64]) {
         if self.mask == 0 {

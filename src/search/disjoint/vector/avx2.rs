@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::*;
 
-use super::LaneVector;
+use super::{Kept, LaneVector, Parted};
 use crate::search::pack::{pack4, pack8, partition4, partition_lanes};
 
 /// Four lanes of 64 bits.
@@ -168,11 +168,45 @@ impl LaneVector for Avx2 {
         // SAFETY: the caller's promise: 4 writable slots, and AVX2.
         unsafe { _mm256_storeu_si256(to.cast(), pack4(self.0, kept)) }
     }
+
+    #[inline(always)]
+    unsafe fn disjoint_folded(self, test: Self, fold: Self) -> (usize, Self) {
+        // SAFETY: AVX2 instructions on registers only; LaneVector's contract puts the caller on a
+        // CPU with AVX2 and builds it with it.
+        unsafe {
+            let zero = _mm256_setzero_si256();
+            let disjoint = _mm256_cmpeq_epi64(_mm256_and_si256(self.0, test.0), zero);
+            let kept = _mm256_movemask_pd(_mm256_castsi256_pd(disjoint)) as usize;
+            (
+                kept,
+                Avx2(_mm256_or_si256(fold.0, _mm256_and_si256(self.0, disjoint))),
+            )
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn fold_lanes(self) -> u64 {
+        // SAFETY: as above.
+        unsafe { fold_lanes(self.0) }
+    }
+}
+
+/// The four u64 lanes of `lanes` ORed together.
+#[inline(always)]
+unsafe fn fold_lanes(lanes: __m256i) -> u64 {
+    // SAFETY: AVX2 on registers only; the caller is built with it.
+    unsafe {
+        let half = _mm_or_si128(
+            _mm256_castsi256_si128(lanes),
+            _mm256_extracti128_si256::<1>(lanes),
+        );
+        (_mm_cvtsi128_si64(half) | _mm_extract_epi64::<1>(half)) as u64
+    }
 }
 
 /// [`keep_disjoint_in`](super::keep_disjoint_in) on AVX2.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> Kept {
     // SAFETY: built with AVX2 and POPCNT, which
     // `keep_disjoint_in::<Avx2>` needs of its caller.
     unsafe { super::keep_disjoint_in::<Avx2>(values, test, out) }
@@ -185,13 +219,14 @@ pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize
 /// yet placed, which a step keeps at least eight wide. The last keys one
 /// at a time.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
+pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64]) -> Parted {
     let len = from.len();
     assert_eq!(len, to.len(), "a slot for every key");
     let (mut free_end, mut taken_start) = (0, len);
     let mut start = 0;
     let bit_lanes = _mm256_set1_epi64x(bit as i64);
     let zero = _mm256_setzero_si256();
+    let (mut free_fold, mut taken_fold) = (zero, zero);
     while len - start >= 8 {
         // SAFETY: the load reads keys start..start + 4 of `from`. The
         // gap taken_start - free_end equals the keys not yet placed,
@@ -202,6 +237,8 @@ pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
         unsafe {
             let keys = _mm256_loadu_si256(from.as_ptr().add(start).cast());
             let free = _mm256_cmpeq_epi64(_mm256_and_si256(keys, bit_lanes), zero);
+            free_fold = _mm256_or_si256(free_fold, _mm256_and_si256(keys, free));
+            taken_fold = _mm256_or_si256(taken_fold, _mm256_andnot_si256(free, keys));
             let taken = !_mm256_movemask_pd(_mm256_castsi256_pd(free)) as usize & 0xf;
             let sides = partition4(keys, taken);
             _mm256_storeu_si256(to.as_mut_ptr().add(free_end).cast(), sides);
@@ -212,18 +249,27 @@ pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64]) -> usize {
         }
         start += 4;
     }
-    super::partition_from(from, start, (free_end, taken_start), bit, to)
+    // SAFETY: AVX2, which this function is built with.
+    let placed = unsafe {
+        Parted {
+            free: free_end,
+            free_bits: fold_lanes(free_fold),
+            taken_bits: fold_lanes(taken_fold),
+        }
+    };
+    super::partition_from(from, start, placed, bit, to)
 }
 
 /// [`keep_disjoint_entries`](super::keep_disjoint_entries) on AVX2: eight
 /// 32-bit entries a step, the kept ones packed by a shuffle from a table;
 /// the last few entries one at a time.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32]) -> usize {
+pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32]) -> Kept {
     let (steps, rest) = entries.as_chunks::<8>();
     let mut len = 0;
     let test_lanes = _mm256_set1_epi32(test as i32);
     let zero = _mm256_setzero_si256();
+    let mut fold = zero;
     for step in steps {
         // SAFETY: the step's 8 entries are read; the store writes 8 slots
         // from `len`, at most the entries before this step, so within
@@ -231,12 +277,27 @@ pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32])
         unsafe {
             let lanes = _mm256_loadu_si256(step.as_ptr().cast());
             let disjoint = _mm256_cmpeq_epi32(_mm256_and_si256(lanes, test_lanes), zero);
+            fold = _mm256_or_si256(fold, _mm256_and_si256(lanes, disjoint));
             let kept = _mm256_movemask_ps(_mm256_castsi256_ps(disjoint)) as usize;
             _mm256_storeu_si256(out.as_mut_ptr().add(len).cast(), pack8(lanes, kept));
             len += kept.count_ones() as usize;
         }
     }
-    len + super::keep_disjoint_portable(rest, test, &mut out[len..])
+    let tail = super::keep_disjoint_portable(rest, test, &mut out[len..]);
+    // SAFETY: AVX2, which this function is built with.
+    let folded = unsafe { fold_words(fold) };
+    Kept {
+        len: len + tail.len,
+        bits: folded | tail.bits,
+    }
+}
+
+/// The eight u32 lanes of `lanes` ORed together.
+#[inline(always)]
+unsafe fn fold_words(lanes: __m256i) -> u64 {
+    // SAFETY: AVX2 on registers only; the caller is built with it.
+    let both = unsafe { fold_lanes(lanes) };
+    (both | both >> 32) & u64::from(u32::MAX)
 }
 
 /// Eight 32-bit lanes, free ones first, as `vpermd` indices (one byte
@@ -247,13 +308,14 @@ static PARTITION8: [[u8; 8]; 256] = partition_lanes::<8, 256>();
 /// [`partition_into`], eight 32-bit keys a step, their order looked up by
 /// the mask of the taken ones.
 #[target_feature(enable = "avx2,popcnt")]
-pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> Parted {
     let len = from.len();
     assert_eq!(len, to.len(), "a slot for every key");
     let (mut free_end, mut taken_start) = (0, len);
     let mut start = 0;
     let bit_lanes = _mm256_set1_epi32(bit as i32);
     let zero = _mm256_setzero_si256();
+    let (mut free_fold, mut taken_fold) = (zero, zero);
     while len - start >= 16 {
         // SAFETY: the load reads keys start..start + 8 of `from`, and the
         // table row its 8 bytes. The gap taken_start - free_end equals
@@ -264,6 +326,8 @@ pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
         unsafe {
             let keys = _mm256_loadu_si256(from.as_ptr().add(start).cast());
             let free = _mm256_cmpeq_epi32(_mm256_and_si256(keys, bit_lanes), zero);
+            free_fold = _mm256_or_si256(free_fold, _mm256_and_si256(keys, free));
+            taken_fold = _mm256_or_si256(taken_fold, _mm256_andnot_si256(free, keys));
             let taken = !_mm256_movemask_ps(_mm256_castsi256_ps(free)) as usize & 0xff;
             let order = _mm256_cvtepu8_epi32(_mm_loadl_epi64(PARTITION8[taken].as_ptr().cast()));
             let sides = _mm256_permutevar8x32_epi32(keys, order);
@@ -275,7 +339,15 @@ pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
         }
         start += 8;
     }
-    super::partition_from(from, start, (free_end, taken_start), bit, to)
+    // SAFETY: AVX2, which this function is built with.
+    let placed = unsafe {
+        Parted {
+            free: free_end,
+            free_bits: fold_words(free_fold),
+            taken_bits: fold_words(taken_fold),
+        }
+    };
+    super::partition_from(from, start, placed, bit, to)
 }
 
 /// [`super::bits_taken`] compiled for this path's vectors.

@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::*;
 
-use super::LaneVector;
+use super::{Kept, LaneVector, Parted};
 
 /// Eight lanes of 64 bits.
 #[derive(Clone, Copy)]
@@ -145,11 +145,30 @@ impl LaneVector for Avx512 {
         // SAFETY: the caller's promise: 8 writable slots.
         unsafe { _mm512_storeu_epi64(to.cast(), _mm512_maskz_compress_epi64(kept, self.0)) }
     }
+
+    #[inline(always)]
+    unsafe fn disjoint_folded(self, test: Self, fold: Self) -> (__mmask8, Self) {
+        // SAFETY: AVX-512F instructions on registers only; LaneVector's contract puts the caller
+        // on a CPU with AVX-512F and builds it with it.
+        unsafe {
+            let kept = _mm512_testn_epi64_mask(self.0, test.0);
+            (
+                kept,
+                Avx512(_mm512_mask_or_epi64(fold.0, kept, fold.0, self.0)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn fold_lanes(self) -> u64 {
+        // SAFETY: as above.
+        unsafe { _mm512_reduce_or_epi64(self.0) as u64 }
+    }
 }
 
 /// [`keep_disjoint_in`](super::keep_disjoint_in) on AVX-512F.
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> usize {
+pub(super) fn keep_disjoint(values: &[u64], test: u64, out: &mut [u64]) -> Kept {
     // SAFETY: built with AVX-512F and POPCNT, which
     // `keep_disjoint_in::<Avx512>` needs of its caller.
     unsafe { super::keep_disjoint_in::<Avx512>(values, test, out) }
@@ -170,12 +189,13 @@ static PARTITION8: [[u8; 8]; 256] = crate::search::pack::partition_lanes::<8, 25
 /// the first-level cache (Emerald Rapids, `plan 28 --sample 3`: the
 /// partitions' profile samples 16% fewer, the whole 2% fewer).
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64], masked: bool) -> usize {
+pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64], masked: bool) -> Parted {
     let len = from.len();
     assert_eq!(len, to.len(), "a slot for every key");
     let (mut free_end, mut taken_start) = (0, len);
     let mut start = 0;
     let bit_lanes = _mm512_set1_epi64(bit as i64);
+    let (mut free_fold, mut taken_fold) = (_mm512_setzero_si512(), _mm512_setzero_si512());
     while len - start >= 16 {
         // SAFETY: the load reads keys start..start + 8 of `from`, and the
         // table row its 8 bytes. The gap taken_start - free_end equals
@@ -186,6 +206,8 @@ pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64], masked: boo
         unsafe {
             let keys = _mm512_loadu_epi64(from.as_ptr().add(start).cast());
             let taken = _mm512_test_epi64_mask(keys, bit_lanes);
+            free_fold = _mm512_mask_or_epi64(free_fold, !taken, free_fold, keys);
+            taken_fold = _mm512_mask_or_epi64(taken_fold, taken, taken_fold, keys);
             let order = _mm512_cvtepu8_epi64(_mm_loadl_epi64(
                 PARTITION8[usize::from(taken)].as_ptr().cast(),
             ));
@@ -208,7 +230,12 @@ pub(super) fn partition_into(from: &[u64], bit: u64, to: &mut [u64], masked: boo
         }
         start += 8;
     }
-    super::partition_from(from, start, (free_end, taken_start), bit, to)
+    let placed = Parted {
+        free: free_end,
+        free_bits: _mm512_reduce_or_epi64(free_fold) as u64,
+        taken_bits: _mm512_reduce_or_epi64(taken_fold) as u64,
+    };
+    super::partition_from(from, start, placed, bit, to)
 }
 
 /// Sixteen 32-bit lanes in reverse order, as `vpermd` indices.
@@ -221,12 +248,13 @@ const REVERSE16: [i32; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
 /// in the gap of keys not yet placed, which a step keeps at least 32
 /// wide. The last keys one at a time.
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
+pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> Parted {
     let len = from.len();
     assert_eq!(len, to.len(), "a slot for every key");
     let (mut free_end, mut taken_start) = (0, len);
     let mut start = 0;
     let bit_lanes = _mm512_set1_epi32(bit as i32);
+    let (mut free_fold, mut taken_fold) = (_mm512_setzero_si512(), _mm512_setzero_si512());
     // SAFETY: reads the 16 values of the array.
     let reverse = unsafe { _mm512_loadu_si512(REVERSE16.as_ptr().cast()) };
     while len - start >= 32 {
@@ -239,6 +267,8 @@ pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
         unsafe {
             let keys = _mm512_loadu_si512(from.as_ptr().add(start).cast());
             let taken = _mm512_test_epi32_mask(keys, bit_lanes);
+            free_fold = _mm512_mask_or_epi32(free_fold, !taken, free_fold, keys);
+            taken_fold = _mm512_mask_or_epi32(taken_fold, taken, taken_fold, keys);
             let free_keys = _mm512_maskz_compress_epi32(!taken, keys);
             let taken_keys =
                 _mm512_permutexvar_epi32(reverse, _mm512_maskz_compress_epi32(taken, keys));
@@ -250,17 +280,23 @@ pub(super) fn partition_words(from: &[u32], bit: u32, to: &mut [u32]) -> usize {
         }
         start += 16;
     }
-    super::partition_from(from, start, (free_end, taken_start), bit, to)
+    let placed = Parted {
+        free: free_end,
+        free_bits: u64::from(_mm512_reduce_or_epi32(free_fold) as u32),
+        taken_bits: u64::from(_mm512_reduce_or_epi32(taken_fold) as u32),
+    };
+    super::partition_from(from, start, placed, bit, to)
 }
 
 /// [`keep_disjoint_entries`](super::keep_disjoint_entries) on AVX-512F:
 /// sixteen values a step, the kept ones compressed to the front and
 /// stored whole; the last few one at a time.
 #[target_feature(enable = "avx512f,popcnt")]
-pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32]) -> usize {
+pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32]) -> Kept {
     let (steps, rest) = entries.as_chunks::<16>();
     let mut len = 0;
     let test_lanes = _mm512_set1_epi32(test as i32);
+    let mut fold = _mm512_setzero_si512();
     for step in steps {
         // SAFETY: the step's 16 values are read; the store writes 16 slots
         // from `len`, at most the values before this step, so within
@@ -268,6 +304,7 @@ pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32])
         unsafe {
             let lanes = _mm512_loadu_si512(step.as_ptr().cast());
             let kept = _mm512_testn_epi32_mask(lanes, test_lanes);
+            fold = _mm512_mask_or_epi32(fold, kept, fold, lanes);
             _mm512_storeu_si512(
                 out.as_mut_ptr().add(len).cast(),
                 _mm512_maskz_compress_epi32(kept, lanes),
@@ -275,7 +312,11 @@ pub(super) fn keep_disjoint_entries(entries: &[u32], test: u32, out: &mut [u32])
             len += kept.count_ones() as usize;
         }
     }
-    len + super::keep_disjoint_portable(rest, test, &mut out[len..])
+    let tail = super::keep_disjoint_portable(rest, test, &mut out[len..]);
+    Kept {
+        len: len + tail.len,
+        bits: u64::from(_mm512_reduce_or_epi32(fold) as u32) | tail.bits,
+    }
 }
 
 /// [`super::bits_taken`] compiled for this path's vectors.

@@ -4,7 +4,9 @@
 use std::sync::atomic::Ordering;
 
 use super::{taken_bits, Buffers, Join, Matcher};
-use crate::search::disjoint::{choose_cuts, keep_disjoint, matcher_path, MatcherPath, MAX_CUTS};
+use crate::search::disjoint::{
+    choose_cuts, keep_disjoint, matcher_path, Kept, MatcherPath, MAX_CUTS,
+};
 use crate::search::join::glue::Glue;
 use crate::search::join::grid::{Grid, QueryGroup};
 use crate::search::join::scratch::Held;
@@ -115,10 +117,10 @@ impl<G: Glue> Join<'_, G> {
                     let most = self.parts.stored_keys;
                     let part = &mut buffers.stored[0];
                     let kept = fill_leaving(path, east, &mut east_from, west_key, most, part);
-                    if kept == 0 {
+                    if kept.len == 0 {
                         break;
                     }
-                    let part = &part[..kept];
+                    let (part, part_bits) = (&part[..kept.len], kept.bits);
                     let mut loaded = false;
                     for (class, weight) in held.west.iter().zip(weights) {
                         if *weight == 0 {
@@ -130,14 +132,17 @@ impl<G: Glue> Join<'_, G> {
                             let batch = &mut buffers.queries[0];
                             let kept =
                                 fill_leaving(path, class, &mut class_from, east_key, most, batch);
-                            if kept == 0 {
+                            if kept.len == 0 {
                                 break;
                             }
-                            let batch = &batch[..kept];
+                            let batch = &batch[..kept.len];
                             tally.pairs += (part.len() * batch.len()) as u64;
                             let sum = match &mut buffers.matcher {
-                                // Both sides cut, whichever is larger.
-                                Matcher::Split(_, dual) => Ok(Some(dual.sum_disjoint(part, batch))),
+                                // Both sides cut, whichever is larger; the
+                                // fills folded both lists' bits.
+                                Matcher::Split(_, dual) => Ok(Some(
+                                    dual.sum_disjoint_taking(part, part_bits, batch, kept.bits),
+                                )),
                                 other => {
                                     if !loaded {
                                         let cuts = choose_cuts(part, batch, MAX_CUTS);
@@ -165,8 +170,8 @@ impl<G: Glue> Join<'_, G> {
 
 /// Writes to the front of `out` the next keys of `keys`, from `*from` on,
 /// that leave the diagonals of `taken` alone, until it holds `most` of
-/// them or the keys end: how many (`out[..kept]`; what lies past them is
-/// stale). `*from` moves past the keys looked at. A vector filter on
+/// them or the keys end: how many (`out[..kept.len]`; what lies past them
+/// is stale) and the bits they take. `*from` moves past the keys looked at. A vector filter on
 /// `path`: a grid filters every group's keys once per group it meets.
 /// `out` only grows, so its slots are zeroed once, not on every fill (a
 /// fill that zeroed them took 2.5% of an N = 26 task in `memset`).
@@ -177,16 +182,21 @@ fn fill_leaving(
     taken: u64,
     most: usize,
     out: &mut Vec<u64>,
-) -> usize {
+) -> Kept {
     let wanted = most.min(keys.len().saturating_sub(*from));
     if out.len() < wanted {
         out.resize(wanted, 0);
     }
-    let mut len = 0;
-    while len < most && *from < keys.len() {
-        let chunk = &keys[*from..keys.len().min(*from + (most - len))];
-        len += keep_disjoint(path, chunk, taken, &mut out[len..len + chunk.len()]);
+    let mut kept = Kept::default();
+    while kept.len < most && *from < keys.len() {
+        let chunk = &keys[*from..keys.len().min(*from + (most - kept.len))];
+        let len = kept.len;
+        let more = keep_disjoint(path, chunk, taken, &mut out[len..len + chunk.len()]);
+        kept = Kept {
+            len: len + more.len,
+            bits: kept.bits | more.bits,
+        };
         *from += chunk.len();
     }
-    len
+    kept
 }
