@@ -1,6 +1,10 @@
 //! How a row set's cells are built: a search of every row in turn (the
 //! naive twin), or a meeting in the middle of its upper and lower rows.
 
+#[cfg(target_arch = "x86_64")]
+use crate::search::disjoint::vector::{Avx2, Avx512, LaneVector};
+use crate::search::disjoint::{matcher_path, MatcherPath};
+
 /// Calls `visit(cols, diagonals)` for every non-attacking placement on a
 /// `side` square with one queen on each row of `rows` and none elsewhere,
 /// in a fixed order.
@@ -98,40 +102,39 @@ pub(super) fn build_cells(
     starts: &mut Vec<u32>,
     diagonals: &mut Vec<u64>,
 ) -> bool {
-    let Some(lower) = Lower::build(side, rows, open, lower_most) else {
+    let path = matcher_path();
+    build_cells_on(path, side, rows, open, most, lower_most, starts, diagonals)
+}
+
+/// [`build_cells`] with the meetings on the loops of `path` (which this
+/// CPU must run).
+#[allow(clippy::too_many_arguments)]
+fn build_cells_on(
+    path: MatcherPath,
+    side: u32,
+    rows: u32,
+    open: u32,
+    most: u64,
+    lower_most: u64,
+    starts: &mut Vec<u32>,
+    diagonals: &mut Vec<u64>,
+) -> bool {
+    let Some(lower) = Lower::build(path, side, rows, open, lower_most) else {
         return search_cells(side, rows, open, most, starts, diagonals);
     };
+    // The upper rows' placements, listed once: the meetings then run as
+    // flat loops, compiled for the path's vectors.
+    let mut uppers = Vec::new();
+    each_placement_within(side, lower.upper_rows, open, &mut |cols, upper| {
+        uppers.push((cols, upper));
+    });
     sort_cells(
         side,
         most,
         starts,
         diagonals,
-        |counts| {
-            lower.each_meeting(side, open, &mut |cols, upper, group| {
-                counts[cols as usize] +=
-                    group.iter().filter(|&&lower| lower & upper == 0).count() as u32;
-            })
-        },
-        |cursors, diagonals| {
-            // Branch-free into a small buffer (about half the pairs
-            // meet), then copied to the cell; zeroed once, not per group
-            // (a memset per group took 3% of a sampled N = 28 task's
-            // profile).
-            let mut met = [0u64; 64];
-            lower.each_meeting(side, open, &mut |cols, upper, group| {
-                let cursor = &mut cursors[cols as usize];
-                for chunk in group.chunks(64) {
-                    let mut count = 0;
-                    for &lower in chunk {
-                        met[count & 63] = lower | upper;
-                        count += usize::from(lower & upper == 0);
-                    }
-                    let at = *cursor as usize;
-                    diagonals[at..at + count].copy_from_slice(&met[..count]);
-                    *cursor += count as u32;
-                }
-            })
-        },
+        |counts| lower.meet(path, &uppers, Meeting::Count(counts)),
+        |cursors, diagonals| lower.meet(path, &uppers, Meeting::Write(cursors, diagonals)),
     )
 }
 
@@ -214,7 +217,7 @@ impl Lower {
     /// at least one: fewer placements to meet the groups, each group
     /// larger), or `None` below [`MEET_MIN_ROWS`] rows or past `most`
     /// lower placements.
-    fn build(side: u32, rows: u32, open: u32, most: u64) -> Option<Lower> {
+    fn build(path: MatcherPath, side: u32, rows: u32, open: u32, most: u64) -> Option<Lower> {
         let count = rows.count_ones();
         if count < MEET_MIN_ROWS {
             return None;
@@ -226,7 +229,16 @@ impl Lower {
             left &= left - 1;
         }
         let (mut starts, mut diagonals) = (Vec::new(), Vec::new());
-        if !build_cells(side, left, open, most, most, &mut starts, &mut diagonals) {
+        if !build_cells_on(
+            path,
+            side,
+            left,
+            open,
+            most,
+            most,
+            &mut starts,
+            &mut diagonals,
+        ) {
             return None;
         }
         let groups = (0..1u32 << side)
@@ -240,22 +252,209 @@ impl Lower {
         })
     }
 
-    /// Calls `visit(cols, upper, group)` for each placement of the upper
-    /// rows (its diagonals `upper`) and each group whose columns it leaves
-    /// free (`cols` the union), in the search's order of the upper
-    /// placements and the groups' order of columns.
-    fn each_meeting(&self, side: u32, open: u32, visit: &mut impl FnMut(u32, u64, &[u64])) {
-        each_placement_within(side, self.upper_rows, open, &mut |cols, upper| {
-            for &group in &self.groups {
-                if group & cols == 0 {
-                    let (from, to) = (self.starts[group as usize], self.starts[group as usize + 1]);
-                    visit(
-                        cols | group,
-                        upper,
-                        &self.diagonals[from as usize..to as usize],
-                    );
+    /// Meets each upper placement of `uppers` (its columns and diagonals,
+    /// in the search's order) with each group whose columns it leaves
+    /// free, in the groups' order of columns: counts each cell's pairs
+    /// that meet (their diagonals disjoint) or writes them, at the cells'
+    /// cursors, on the loops of `path`.
+    fn meet(&self, path: MatcherPath, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
+        match path {
+            // SAFETY: a path is chosen only if the CPU runs it.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx512 => unsafe { meet_avx512(self, uppers, meeting) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            MatcherPath::Avx2 => unsafe { meet_avx2(self, uppers, meeting) },
+            _ => self.meet_portable(uppers, meeting),
+        }
+    }
+
+    /// The group of lower placements on the columns `cols`.
+    fn group(&self, cols: u32) -> &[u64] {
+        let (from, to) = (self.starts[cols as usize], self.starts[cols as usize + 1]);
+        &self.diagonals[from as usize..to as usize]
+    }
+
+    /// [`Lower::meet`] a pair at a time: the naive twin of the vector
+    /// loops, and the portable path.
+    fn meet_portable(&self, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
+        match meeting {
+            Meeting::Count(counts) => {
+                for &(cols, upper) in uppers {
+                    for &group in self.groups.iter().filter(|&&group| group & cols == 0) {
+                        let met = self
+                            .group(group)
+                            .iter()
+                            .filter(|&&lower| lower & upper == 0);
+                        counts[(cols | group) as usize] += met.count() as u32;
+                    }
                 }
             }
-        });
+            Meeting::Write(cursors, diagonals) => {
+                // Branch-free into a small buffer (about half the pairs
+                // meet), then copied to the cell; zeroed once, not per
+                // group (a memset per group took 3% of a sampled N = 28
+                // task's profile).
+                let mut met = [0u64; 64];
+                for &(cols, upper) in uppers {
+                    for &group in self.groups.iter().filter(|&&group| group & cols == 0) {
+                        let cursor = &mut cursors[(cols | group) as usize];
+                        for chunk in self.group(group).chunks(64) {
+                            let mut count = 0;
+                            for &lower in chunk {
+                                met[count & 63] = lower | upper;
+                                count += usize::from(lower & upper == 0);
+                            }
+                            let at = *cursor as usize;
+                            diagonals[at..at + count].copy_from_slice(&met[..count]);
+                            *cursor += count as u32;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What [`Lower::meet`] does with the pairs that meet: counts them per
+/// cell, or writes each (its diagonals) at its cell's cursor.
+enum Meeting<'a> {
+    Count(&'a mut [u32]),
+    Write(&'a mut [u32], &'a mut [u64]),
+}
+
+/// [`Lower::meet`] with `V`'s vectors: a group's placements `V::WIDTH` a
+/// step (the last step's lanes masked), the pairs that meet counted from
+/// the lanes' flags or packed to the front of a vector stored at the
+/// cell's cursor. At N = 28 the meetings' scalar loops took 7 to 12% of a
+/// task (Zen 5); groups hold tens of placements, so the loops run flat
+/// over the listed upper placements, inlined into each path's entry.
+///
+/// # Safety
+/// As [`LaneVector`].
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn meet_in<V: LaneVector>(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
+    let (mut counts, mut written) = (None, None);
+    match meeting {
+        Meeting::Count(slots) => counts = Some(slots),
+        Meeting::Write(cursors, diagonals) => {
+            // Where each cell ends: a step's whole-vector store goes
+            // straight to the cell while its lanes fit before that end
+            // (past it lie the next cell's placements, maybe written).
+            let ends = cursors[1..].to_vec();
+            written = Some((cursors, diagonals, ends));
+        }
+    }
+    for &(cols, upper) in uppers {
+        // SAFETY: the caller's promise (the width's features).
+        let test = unsafe { V::splat(upper) };
+        for &group in lower.groups.iter().filter(|&&group| group & cols == 0) {
+            let placements = lower.group(group);
+            let cell = (cols | group) as usize;
+            if let Some(counts) = counts.as_deref_mut() {
+                let mut count = 0;
+                for step in placements.chunks(V::WIDTH) {
+                    // SAFETY: the load reads only the step's lanes.
+                    count += unsafe {
+                        let lanes = V::first_lanes(step.len());
+                        let keys = V::load_within(step.as_ptr(), lanes);
+                        V::count(keys.disjoint_within(test, lanes))
+                    };
+                }
+                counts[cell] += count as u32;
+                continue;
+            }
+            let Some((cursors, diagonals, ends)) = written.as_mut() else {
+                continue;
+            };
+            let (mut at, end) = (cursors[cell] as usize, ends[cell] as usize);
+            for step in placements.chunks(V::WIDTH) {
+                // SAFETY: the load reads only the step's lanes; the store
+                // writes V::WIDTH slots from `at`, which lie within the
+                // cell (so within `diagonals`) where it goes straight
+                // there, else within `met`.
+                unsafe {
+                    let lanes = V::first_lanes(step.len());
+                    let keys = V::load_within(step.as_ptr(), lanes);
+                    let kept = keys.disjoint_within(test, lanes);
+                    let count = V::count(kept);
+                    if at + V::WIDTH <= end {
+                        keys.or(test)
+                            .store_packed(diagonals.as_mut_ptr().add(at), kept);
+                    } else {
+                        let mut met = [0u64; 16];
+                        keys.or(test).store_packed(met.as_mut_ptr(), kept);
+                        diagonals[at..at + count].copy_from_slice(&met[..count]);
+                    }
+                    at += count;
+                }
+            }
+            cursors[cell] = at as u32;
+        }
+    }
+}
+
+/// [`meet_in`] on AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,popcnt")]
+fn meet_avx512(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
+    // SAFETY: built with AVX-512F and POPCNT, which `meet_in::<Avx512>`
+    // needs of its caller.
+    unsafe { meet_in::<Avx512>(lower, uppers, meeting) }
+}
+
+/// [`meet_in`] on AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+fn meet_avx2(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
+    // SAFETY: built with AVX2 and POPCNT, which `meet_in::<Avx2>` needs
+    // of its caller.
+    unsafe { meet_in::<Avx2>(lower, uppers, meeting) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_meets_the_cells_the_search_finds() {
+        // Row sets of 4 to 10 rows on boards of 10 to 14, some columns
+        // closed: each path's meeting against the search of every row.
+        let cases = [
+            (10, 0b11_1100_0011, 0b11_1111_1111),
+            (12, 0b1111_0000_1111, 0b1111_1011_1111),
+            (13, 0b1_0101_0101_0111, 0b1_1111_1111_1111),
+            (14, 0b11_1111_0000_1111, 0b11_1101_1111_1110),
+            (14, 0b10_1101_1011_0110, 0b11_1111_1111_1111),
+        ];
+        for (side, rows, open) in cases {
+            let (mut starts, mut diagonals) = (Vec::new(), Vec::new());
+            assert!(search_cells(
+                side,
+                rows,
+                open,
+                u64::MAX,
+                &mut starts,
+                &mut diagonals
+            ));
+            assert!(!diagonals.is_empty(), "{rows:b} on {side} has placements");
+            for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
+                let (mut met_starts, mut met) = (Vec::new(), Vec::new());
+                let whole = build_cells_on(
+                    path,
+                    side,
+                    rows,
+                    open,
+                    u64::MAX,
+                    u64::MAX,
+                    &mut met_starts,
+                    &mut met,
+                );
+                assert!(whole);
+                assert_eq!(met_starts, starts, "{path:?}, {rows:b} on {side}");
+                assert_eq!(met, diagonals, "{path:?}, {rows:b} on {side}");
+            }
+        }
     }
 }
