@@ -2,7 +2,7 @@
 //! naive twin), or a meeting in the middle of its upper and lower rows.
 
 #[cfg(target_arch = "x86_64")]
-use crate::search::disjoint::vector::{Avx2, Avx512, LaneVector};
+use crate::search::disjoint::vector::{keep_disjoint_entries, Avx2, Avx512, LaneVector};
 use crate::search::disjoint::{matcher_path, MatcherPath};
 
 /// Calls `visit(cols, diagonals)` for every non-attacking placement on a
@@ -334,7 +334,12 @@ enum Meeting<'a> {
 /// As [`LaneVector`].
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn meet_in<V: LaneVector>(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
+unsafe fn meet_in<V: LaneVector>(
+    path: MatcherPath,
+    lower: &Lower,
+    uppers: &[(u32, u64)],
+    meeting: Meeting<'_>,
+) {
     let (mut counts, mut written) = (None, None);
     match meeting {
         Meeting::Count(slots) => counts = Some(slots),
@@ -346,10 +351,15 @@ unsafe fn meet_in<V: LaneVector>(lower: &Lower, uppers: &[(u32, u64)], meeting: 
             written = Some((cursors, diagonals, ends));
         }
     }
+    // The groups an upper placement leaves free, found by a vector filter:
+    // with a sixth of them free, a test and a branch a group cost about
+    // what the pairs' vector steps did.
+    let mut open_groups = vec![0u32; lower.groups.len()];
     for &(cols, upper) in uppers {
         // SAFETY: the caller's promise (the width's features).
         let test = unsafe { V::splat(upper) };
-        for &group in lower.groups.iter().filter(|&&group| group & cols == 0) {
+        let open = keep_disjoint_entries(path, &lower.groups, cols, &mut open_groups).len;
+        for &group in &open_groups[..open] {
             let placements = lower.group(group);
             let cell = (cols | group) as usize;
             if let Some(counts) = counts.as_deref_mut() {
@@ -401,7 +411,7 @@ unsafe fn meet_in<V: LaneVector>(lower: &Lower, uppers: &[(u32, u64)], meeting: 
 fn meet_avx512(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
     // SAFETY: built with AVX-512F and POPCNT, which `meet_in::<Avx512>`
     // needs of its caller.
-    unsafe { meet_in::<Avx512>(lower, uppers, meeting) }
+    unsafe { meet_in::<Avx512>(MatcherPath::Avx512, lower, uppers, meeting) }
 }
 
 /// [`meet_in`] on AVX2.
@@ -410,7 +420,7 @@ fn meet_avx512(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
 fn meet_avx2(lower: &Lower, uppers: &[(u32, u64)], meeting: Meeting<'_>) {
     // SAFETY: built with AVX2 and POPCNT, which `meet_in::<Avx2>` needs
     // of its caller.
-    unsafe { meet_in::<Avx2>(lower, uppers, meeting) }
+    unsafe { meet_in::<Avx2>(MatcherPath::Avx2, lower, uppers, meeting) }
 }
 
 #[cfg(test)]
