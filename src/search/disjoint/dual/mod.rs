@@ -29,23 +29,18 @@
 //! lists would not fit stops, so the memory is bounded by the buffer's
 //! size, a fixed multiple of the two lists' lengths.
 
-use super::cuts::bit_counts;
 use super::grow_to;
-use super::matcher::{
-    matcher_path, sum_whole_batch, FillScratch, Layout, Leaf, MatcherPath, BLOCK_KEYS,
-};
-use super::split::{LEAF_MIN, ROUTE_BATCH};
+use super::matcher::{matcher_path, sum_whole_batch, FillScratch, Layout, Leaf, MatcherPath};
+use super::split::ROUTE_BATCH;
 use super::squeeze::Squeeze;
-use super::vector::{
-    bits_taken, keep_disjoint, keep_disjoint_entries, partition_into, partition_words, Fold, Kept,
-    Parted,
-};
+use super::vector::{bits_taken, Kept};
 
-/// Keys sampled per list to choose a node's cut: the best bit's shares are
-/// usually far apart from the rest's, and a sample of 256 per node cost
-/// 9% of an N = 28 task against 3.6% for 64 (Zen 4, `plan 28 -j1
-/// --estimate`, perf).
-const NODE_SAMPLE: usize = 64;
+mod cut;
+mod keys;
+
+use cut::worth_cutting;
+pub(crate) use cut::Costs;
+use keys::{as_words, Listed, NodeKey};
 
 /// The stack of cut lists holds at most this many times the two lists'
 /// keys together. Each level of a path holds both sides of its larger list
@@ -60,53 +55,6 @@ pub(crate) const STACK_FACTOR: usize = 4;
 /// (896 KB) and the plan's memory bound need not count tables for the
 /// whole of a meeting's larger list (50 MiB at N = 28 on 2 threads).
 pub(crate) const LEAF_KEYS_MAX: usize = 1 << 14;
-
-/// What a node's ways cost, in visits (a query's visit to one block of
-/// 512 keys, the leaves' unit of work), to choose between stopping and
-/// cutting; fitted by timing `plan 28 -j1 --estimate` (Zen 4, AVX-512).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Costs {
-    /// Filling one block's tables (the transpose and the chunks' lines).
-    pub fill: f64,
-    /// A query's share of a leaf beside its visits: its squeeze and its
-    /// line offsets.
-    pub query: f64,
-    /// A leaf's own cost: the bits both lists take, the layout, the call.
-    pub leaf: f64,
-    /// Each 64-bit key of a cut's two lists: the partition or the filter
-    /// (a 32-bit key costs half).
-    pub key: f64,
-    /// Choosing a cut: the bit counts of both samples.
-    pub choose: f64,
-    /// The fewest keys of the larger list a node cuts.
-    pub cut_min: usize,
-}
-
-impl Costs {
-    /// The costs a count runs with.
-    pub(crate) const MEASURED: Costs = Costs {
-        fill: 90.0,
-        query: 0.35,
-        leaf: 100.0,
-        key: 0.2,
-        choose: 60.0,
-        // Four blocks: below them a cut the model prices as paying did
-        // not (Zen 5, N = 28: 0.97 of two blocks' time, three and six
-        // blocks 1.03 and 1.05 of four's, eight 1.13).
-        cut_min: 4 * LEAF_MIN,
-    };
-
-    /// Visits of a leaf whose larger list holds `big` keys and whose
-    /// smaller `small`.
-    fn leaf(&self, big: f64, small: f64) -> f64 {
-        small * (blocks(big) + self.query) + self.fill * blocks(big) + self.leaf
-    }
-}
-
-/// Blocks of 512 keys that `keys` keys fill.
-fn blocks(keys: f64) -> f64 {
-    (keys / BLOCK_KEYS as f64).ceil()
-}
 
 /// Counts disjoint pairs by cutting both lists (see the module); reused
 /// across counts so a worker keeps its buffers.
@@ -139,87 +87,6 @@ pub(crate) struct DualSplit {
     wide_cuts: usize,
     #[cfg(test)]
     narrowings: usize,
-}
-
-/// The keys a node cuts: 64-bit as they come, or squeezed to 32 bits where
-/// the node's lists take no more in common.
-trait NodeKey: Fold + PartialEq + std::ops::BitAnd<Output = Self> {
-    /// The key with only bit `bit` set.
-    fn bit(bit: u32) -> Self;
-    /// [`partition_into`] for these keys.
-    fn partition(path: MatcherPath, from: &[Self], bit: Self, to: &mut [Self]) -> Parted;
-    /// [`keep_disjoint`] for these keys.
-    fn keep(path: MatcherPath, values: &[Self], test: Self, out: &mut [Self]) -> Kept;
-    /// The keys as 64-bit ones, where they are.
-    fn as_wide(keys: &[Self]) -> Option<&[u64]>;
-    /// `keys` squeezed by `squeeze` into `out`, on the loops of `path`.
-    fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[Self], out: &mut Vec<u64>);
-    /// The sum of a node below a cut: a 64-bit one looks again whether
-    /// its lists fit 32 bits.
-    fn descend(dual: &mut DualSplit, room: &mut [Self], a: Listed<Self>, b: Listed<Self>) -> u64;
-}
-
-/// A node's list and the bits any of its keys takes (folded by the pass
-/// that wrote the list, so no node makes a pass of its own to learn them).
-#[derive(Clone, Copy)]
-struct Listed<'a, K> {
-    keys: &'a [K],
-    bits: u64,
-}
-
-impl<'a, K> Listed<'a, K> {
-    fn new(keys: &'a [K], bits: u64) -> Self {
-        Listed { keys, bits }
-    }
-}
-
-impl NodeKey for u64 {
-    fn bit(bit: u32) -> u64 {
-        1 << bit
-    }
-    fn partition(path: MatcherPath, from: &[u64], bit: u64, to: &mut [u64]) -> Parted {
-        partition_into(path, from, bit, to)
-    }
-    fn keep(path: MatcherPath, values: &[u64], test: u64, out: &mut [u64]) -> Kept {
-        keep_disjoint(path, values, test, out)
-    }
-    fn as_wide(keys: &[u64]) -> Option<&[u64]> {
-        Some(keys)
-    }
-    fn squeeze_into(squeeze: &Squeeze, _: MatcherPath, keys: &[u64], out: &mut Vec<u64>) {
-        squeeze.apply_into(keys, out);
-    }
-    fn descend(dual: &mut DualSplit, room: &mut [u64], a: Listed<u64>, b: Listed<u64>) -> u64 {
-        dual.wide_node(room, a, b)
-    }
-}
-
-impl NodeKey for u32 {
-    fn bit(bit: u32) -> u32 {
-        1 << bit
-    }
-    fn partition(path: MatcherPath, from: &[u32], bit: u32, to: &mut [u32]) -> Parted {
-        partition_words(path, from, bit, to)
-    }
-    fn keep(path: MatcherPath, values: &[u32], test: u32, out: &mut [u32]) -> Kept {
-        keep_disjoint_entries(path, values, test, out)
-    }
-    fn as_wide(_: &[u32]) -> Option<&[u64]> {
-        None
-    }
-    fn squeeze_into(squeeze: &Squeeze, path: MatcherPath, keys: &[u32], out: &mut Vec<u64>) {
-        squeeze.apply_words_into(path, keys, out);
-    }
-    fn descend(dual: &mut DualSplit, room: &mut [u32], a: Listed<u32>, b: Listed<u32>) -> u64 {
-        dual.node(room, a, b)
-    }
-}
-
-/// `room` as twice as many 32-bit slots.
-fn as_words(room: &mut [u64]) -> &mut [u32] {
-    // SAFETY: the same bytes, borrowed as long; a u32's alignment divides
-    // a u64's, and every bit pattern is a u32.
-    unsafe { std::slice::from_raw_parts_mut(room.as_mut_ptr().cast::<u32>(), 2 * room.len()) }
 }
 
 impl DualSplit {
@@ -413,72 +280,12 @@ impl DualSplit {
     }
 }
 
-/// The bit counts of up to [`NODE_SAMPLE`] keys of `keys`, evenly
-/// spaced, and how many keys were sampled.
-fn sampled_counts<K: NodeKey>(keys: &[K]) -> ([u32; 64], usize) {
-    let mut sample = [0u64; NODE_SAMPLE];
-    let step = keys.len().div_ceil(NODE_SAMPLE).max(1);
-    let mut taken: usize = 0;
-    if std::mem::size_of::<K>() == 4 {
-        // Two 32-bit keys a word, so half the words are counted; each
-        // bit's count is then its two halves' sum.
-        for (at, &key) in keys.iter().step_by(step).take(NODE_SAMPLE).enumerate() {
-            sample[at / 2] |= key.into() << (32 * (at % 2));
-            taken += 1;
-        }
-        let (halves, _) = bit_counts(&sample[..taken.div_ceil(2)], NODE_SAMPLE);
-        let counts = std::array::from_fn(|bit| {
-            if bit < 32 {
-                halves[bit] + halves[bit + 32]
-            } else {
-                0
-            }
-        });
-        return (counts, taken);
-    }
-    for (slot, &key) in sample.iter_mut().zip(keys.iter().step_by(step)) {
-        *slot = key.into();
-        taken += 1;
-    }
-    bit_counts(&sample[..taken], NODE_SAMPLE)
-}
-
-/// The bit to cut `big` on, where cutting is estimated to cost less than
-/// a leaf: the bit of largest p x q in samples of both lists.
-fn worth_cutting<K: NodeKey>(costs: &Costs, big: &[K], small: &[K]) -> Option<u32> {
-    let (big_counts, big_sampled) = sampled_counts(big);
-    let (small_counts, small_sampled) = sampled_counts(small);
-    // The samples' sizes are the same for every bit: the largest product
-    // of counts is the largest p x q.
-    let (mut best, mut best_product) = (0, 0);
-    for (bit, (&in_big, &in_small)) in big_counts.iter().zip(&small_counts).enumerate() {
-        let product = u64::from(in_big) * u64::from(in_small);
-        if product > best_product {
-            (best, best_product) = (bit, product);
-        }
-    }
-    if best_product == 0 {
-        return None;
-    }
-    let p = f64::from(big_counts[best]) / big_sampled as f64;
-    let q = f64::from(small_counts[best]) / small_sampled as f64;
-    let (big_len, small_len) = (big.len() as f64, small.len() as f64);
-    let taken = (big_len * p).round();
-    let free = big_len - taken;
-    // The free side meets every key of `small`, the taken side a share
-    // 1 - q of them.
-    let cut = costs.leaf(free, small_len)
-        + costs.leaf(taken, small_len * (1.0 - q))
-        + costs.key * (big_len + small_len) * std::mem::size_of::<K>() as f64 / 8.0
-        + costs.choose;
-    (cut < costs.leaf(big_len, small_len)).then_some(best as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::count_disjoint_naive;
     use super::*;
     use crate::random::SplitMix64;
+    use crate::search::disjoint::matcher::BLOCK_KEYS;
 
     /// Keys of `bits` low bits, each bit set with probability about
     /// `density` / 8.
