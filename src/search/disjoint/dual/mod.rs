@@ -100,7 +100,8 @@ impl DualSplit {
         self.sum_disjoint_taking(stored, stored_bits, queries, query_bits)
     }
 
-    /// [`DualSplit::sum_disjoint`] of lists whose keys take the bits
+    /// The pairs of `stored` and `queries` (either may be the longer)
+    /// whose keys share no bit, the lists' keys taking the bits
     /// `stored_bits` and `query_bits` (every bit some key takes, and only
     /// those; a filter that wrote the lists folded them).
     pub(crate) fn sum_disjoint_taking(

@@ -3,7 +3,7 @@
 
 #[cfg(target_arch = "x86_64")]
 use crate::search::disjoint::vector::{keep_disjoint_entries, Avx2, Avx512, LaneVector};
-use crate::search::disjoint::{matcher_path, MatcherPath};
+use crate::search::disjoint::MatcherPath;
 
 /// Calls `visit(cols, diagonals)` for every non-attacking placement on a
 /// `side` square with one queen on each row of `rows` and none elsewhere,
@@ -92,24 +92,10 @@ pub(in crate::search::join) const MEET_LOWER_MOST: u64 = 1 << 18;
 /// diagonals: 3.3 to 3.6x faster on the 8- to 10-row sets of N = 28 (1.1
 /// to 1.6x on 6 rows). Within a cell the placements come out in
 /// the search's order: the upper rows' in their order, each followed by
-/// its lower rows' in theirs.
-pub(super) fn build_cells(
-    side: u32,
-    rows: u32,
-    open: u32,
-    most: u64,
-    lower_most: u64,
-    starts: &mut Vec<u32>,
-    diagonals: &mut Vec<u64>,
-) -> bool {
-    let path = matcher_path();
-    build_cells_on(path, side, rows, open, most, lower_most, starts, diagonals)
-}
-
-/// [`build_cells`] with the meetings on the loops of `path` (which this
-/// CPU must run).
+/// its lower rows' in theirs. The meetings run on the loops of `path`
+/// (which this CPU must run).
 #[allow(clippy::too_many_arguments)]
-fn build_cells_on(
+pub(super) fn build_cells(
     path: MatcherPath,
     side: u32,
     rows: u32,
@@ -229,7 +215,7 @@ impl Lower {
             left &= left - 1;
         }
         let (mut starts, mut diagonals) = (Vec::new(), Vec::new());
-        if !build_cells_on(
+        if !build_cells(
             path,
             side,
             left,
@@ -451,7 +437,7 @@ mod tests {
             assert!(!diagonals.is_empty(), "{rows:b} on {side} has placements");
             for path in MatcherPath::ALL.into_iter().filter(|path| path.runs_here()) {
                 let (mut met_starts, mut met) = (Vec::new(), Vec::new());
-                let whole = build_cells_on(
+                let whole = build_cells(
                     path,
                     side,
                     rows,

@@ -20,6 +20,7 @@ mod cache;
 mod made;
 mod shared;
 
+use crate::search::disjoint::matcher_path;
 pub(in crate::search::join) use build::MEET_LOWER_MOST;
 use build::{build_cells, each_placement_on, each_placement_within, search_cells};
 pub use cache::CellCache;
@@ -102,6 +103,7 @@ impl RowCells {
     ) {
         self.rebuild_with(side, rows, open, |starts, diagonals| {
             build_cells(
+                matcher_path(),
                 side,
                 rows,
                 open,
