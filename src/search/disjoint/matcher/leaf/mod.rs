@@ -141,7 +141,7 @@ impl Leaf {
                     fill_blocks_avx2::<false>(layout, keys, tables, free)
                 }
             },
-            _ => fill_blocks::<false, false>(layout, keys, tables, free),
+            _ => fill_blocks::<false, false, false>(layout, keys, tables, free),
         }
     }
 
