@@ -336,6 +336,31 @@ fn joins_cut_into_grids_count_alike() {
                         );
                         let by_pairs = count_task_in_parts(n, task, pairwise);
                         assert_eq!(by_pairs.solutions, counted.solutions, "n={n} {task:?}");
+                        // Query groups met one at a time, and three held
+                        // together whatever their size (in small parts
+                        // too): the same solutions and pairs.
+                        for groups in [
+                            Parts {
+                                groups_a_pass: 1,
+                                ..grid
+                            },
+                            Parts {
+                                groups_a_pass: 3,
+                                groups_share: 0,
+                                ..grid
+                            },
+                            Parts {
+                                groups_a_pass: 3,
+                                groups_share: 0,
+                                ..tiny
+                            },
+                        ] {
+                            assert_eq!(
+                                count_task_in_parts(n, task, groups),
+                                counted,
+                                "n={n} {task:?} {groups:?}"
+                            );
+                        }
                         // Query groups cut by one more west column: every
                         // group, and those past a few keys.
                         for deepen_pairs in [0, 5] {

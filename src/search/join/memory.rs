@@ -173,7 +173,10 @@ pub fn thread_bound(n: u32) -> ScratchBytes {
     // touched.
     let (held, dual) = if grid_levels(n) > 0 {
         (
-            ((parts.held_share() as u64).min(2 * capped(parts.held_keys)) + 2 * cell) * 8,
+            ((parts.held_share() as u64).min(2 * capped(parts.held_keys))
+                + 2 * cell
+                + parts.groups_a_pass as u64 * capped(parts.stored_keys))
+                * 8,
             // A grid's meetings fill their lists to the parts' sizes
             // exactly (no north placement past them), so the cuts' stack
             // is sized by the parts alone.

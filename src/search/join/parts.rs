@@ -41,6 +41,14 @@ pub struct Parts {
     /// rare (none of 2,366 in 16 random tasks reached 2^20 keys), so it
     /// is worth a few percent of Q(28) at most (`docs/performance.md`).
     pub deepen_pairs: u64,
+    /// Most query groups a grid holds together, so that each stored
+    /// group is read from memory once for all of them
+    /// ([`GROUPS_A_PASS`]; tests take others). Each has its own part of
+    /// `stored_keys`.
+    pub groups_a_pass: usize,
+    /// Stored keys a grid's held query groups' keys are at most a share
+    /// of ([`GROUPS_SHARE`]; tests take 0: groups always held together).
+    pub groups_share: usize,
 }
 
 impl Parts {
@@ -66,6 +74,8 @@ impl Parts {
         held_keys: GRID_HELD_KEYS,
         swap_min_keys: SWAP_MIN_KEYS,
         deepen_pairs: u64::MAX,
+        groups_a_pass: GROUPS_A_PASS,
+        groups_share: GROUPS_SHARE,
     };
 
     /// The sizes a count of an `n` board uses: [`Parts::DEFAULT`], less
@@ -179,6 +189,24 @@ pub(crate) fn grid_query_keys(n: u32) -> usize {
 /// longer than ~0.8 million. A key takes up to ~90 bytes with its copies
 /// and its matcher (measured at N = 25, where most pairs become keys).
 pub(crate) const STORED_KEYS: usize = 3 << 19;
+
+/// Query groups a grid holds together (within one group's room): a stored
+/// group is filtered for each from the same slice in cache, not read from
+/// memory once per group. Every query group (about 150 a task at N = 28)
+/// read all the stored groups' keys again (0.3 to 7 million), evicted by
+/// the meetings between: 0.9 ns a key on an Intel Xeon (family 6 model
+/// 167, AVX-512), 5 to 12% of a task. `scripts/ab-pinned.sh` there, N =
+/// 28 `--sample 4`: 0.975 (seeds 53 61), 0.987 (41 11 7), AVX2 forced
+/// 0.978 (7 41); N = 27 0.934, N = 24 to 26 0.990 to 0.992. Eight read
+/// the same as four (0.991, noise), at twice the parts' memory.
+pub(crate) const GROUPS_A_PASS: usize = 4;
+
+/// Query groups are held together only while their keys stay under an
+/// eighth of the stored groups': where the stored side is not the larger
+/// by far, four groups' meetings (their parts and query classes evicting
+/// each other from the cache) cost more than the stored reads they save
+/// (held together whatever their size, 1.027 at seeds 41 and 11).
+pub(crate) const GROUPS_SHARE: usize = 8;
 
 /// Query keys made in one batch: the queries are never all held at once.
 pub(crate) const QUERY_KEYS: usize = 1 << 17;

@@ -146,12 +146,15 @@ pub(super) struct Scratch {
 }
 
 /// The boards a grid's count holds whole: every stored group's keys (and
-/// where each group ends), and one query group's by class.
+/// where each group ends), and a few query groups' by class, one after
+/// another.
 #[derive(Default)]
 pub(super) struct Held {
     pub(super) east: [Vec<u64>; 3],
     pub(super) ends: Vec<usize>,
     pub(super) west: [Vec<u64>; 3],
+    /// The stored keys each query group held meets, a part at a time.
+    pub(super) parts: Vec<Vec<u64>>,
     /// The most keys each list of `east` then `west` has held since it
     /// was made: its pages that are resident (a list cleared keeps them),
     /// which the grid's limits keep within its share.
@@ -162,7 +165,8 @@ impl Held {
     /// Resident bytes: the keys' pages the lists have touched, and the
     /// group ends.
     fn bytes(&self) -> u64 {
-        (self.touched_keys() * 8 + self.ends.capacity() * 8) as u64
+        let parts: usize = self.parts.iter().map(Vec::capacity).sum();
+        ((self.touched_keys() + parts) * 8 + self.ends.capacity() * 8) as u64
     }
 
     /// Starts a grid's holds: the stored lists and the group ends
