@@ -4,8 +4,12 @@
 # swapped, so both see the same machine and neither core's speed favours
 # one: the way docs/performance.md compares builds on a 2-core VM. Each
 # run is `plan N -j1 --estimate --sample S --seed SEED` (the same sampled
-# tasks for both builds at a seed). Prints every pair's ratio NEW/BASE and
-# the ratio of the summed times. Needs taskset (util-linux).
+# tasks for both builds at a seed). Prints every pair's ratio NEW/BASE,
+# the ratio of the summed times, and each seed's ratio with the cores'
+# difference taken out (the geometric mean of its two pairs) with their
+# geometric mean and its 95% interval over the seeds (Student's t): an
+# interval that holds 1.000 is not a difference this sitting can tell
+# from noise. Needs taskset (util-linux).
 #
 #   scripts/ab-pinned.sh BASE NEW [--n N] [--sample S] SEED...
 #
@@ -40,7 +44,9 @@ timed() {
     awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >"$4"
 }
 sum_base=0 sum_new=0
+: >"$tmp/seeds"
 for seed in "${seeds[@]}"; do
+    logs=0
     for cores in "0 1" "1 0"; do
         set -- $cores
         timed "$1" "$base" "$seed" "$tmp/base" & pid=$!
@@ -51,7 +57,24 @@ for seed in "${seeds[@]}"; do
         sum_new=$(awk -v a="$sum_new" -v b="$tn" 'BEGIN { print a + b }')
         printf 'seed %s  base on core %s %8.3f s  new on core %s %8.3f s  ratio %.3f\n' \
             "$seed" "$1" "$tb" "$2" "$tn" "$(awk -v a="$tb" -v b="$tn" 'BEGIN { print b / a }')"
+        logs=$(awk -v l="$logs" -v a="$tb" -v b="$tn" 'BEGIN { print l + log(b / a) }')
     done
+    echo "$seed $logs" >>"$tmp/seeds"
 done
 printf 'summed: base %.3f s  new %.3f s  ratio %.3f  (plan %s -j1 --estimate --sample %s)\n' \
     "$sum_base" "$sum_new" "$(awk -v a="$sum_base" -v b="$sum_new" 'BEGIN { print b / a }')" "$n" "$sample"
+awk -v n="$n" '
+    # Two-sided 95% quantiles of Student t for 1 to 10 degrees of freedom.
+    BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228", t, " ") }
+    { seed[NR] = $1; mean_log[NR] = $2 / 2; sum += $2 / 2 }
+    END {
+        k = NR; m = sum / k
+        line = "per seed (both core orders):"
+        for (i = 1; i <= k; i++) line = line sprintf(" %s:%.3f", seed[i], exp(mean_log[i]))
+        print line
+        if (k < 2) { printf "geometric mean %.3f (one seed: no interval)\n", exp(m); exit }
+        for (i = 1; i <= k; i++) ss += (mean_log[i] - m) ^ 2
+        half = (k - 1 <= 10 ? t[k - 1] : 2.0) * sqrt(ss / (k - 1) / k)
+        verdict = (exp(m - half) <= 1 && exp(m + half) >= 1) ? "holds 1: noise at this sitting" : "excludes 1"
+        printf "geometric mean %.3f, 95%% interval %.3f to %.3f over %d seeds (%s)\n", exp(m), exp(m - half), exp(m + half), k, verdict
+    }' "$tmp/seeds"
