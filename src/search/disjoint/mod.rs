@@ -24,8 +24,7 @@ pub(crate) mod vector;
 
 pub use cuts::choose_cuts;
 pub(crate) use dual::{
-    DualSplit, LEAF_KEYS_MAX as DUAL_LEAF_KEYS_MAX, SQUEEZED_SLICE as DUAL_SQUEEZED_SLICE,
-    STACK_FACTOR as DUAL_STACK_FACTOR,
+    DualSplit, LEAF_KEYS_MAX as DUAL_LEAF_KEYS_MAX, STACK_FACTOR as DUAL_STACK_FACTOR,
 };
 pub use matcher::matcher_path;
 pub use matcher::{

@@ -14,8 +14,8 @@ use super::glue::{StepBase, PAD};
 use super::halves::{placed_rows_held, PLACED_ROWS_MOST};
 use super::{grid_levels, Parts, ScratchBytes};
 use crate::search::disjoint::{
-    BLOCK_KEYS, BLOCK_TABLE_BYTES, DUAL_LEAF_KEYS_MAX, DUAL_SQUEEZED_SLICE, DUAL_STACK_FACTOR,
-    FILL_SCRATCH_BYTES, MAX_CUTS, ROUTE_BATCH,
+    BLOCK_KEYS, BLOCK_TABLE_BYTES, DUAL_LEAF_KEYS_MAX, DUAL_STACK_FACTOR, FILL_SCRATCH_BYTES,
+    MAX_CUTS, ROUTE_BATCH,
 };
 
 /// Placements of 0..=side queens on a `side` square, by side: the size of
@@ -79,8 +79,7 @@ const ROUTE_BYTES: u64 = ROUTE_BATCH as u64 * (8 + 2 * 16 + 4 * (MAX_CUTS as u64
 /// `stored` and `queries` keys at most: its stack of cut lists, both lists
 /// squeezed at a leaf, a leaf's tables (the larger list's, at most
 /// [`DUAL_LEAF_KEYS_MAX`] keys at once, within 28 KB a block of 512 keys,
-/// and its fill's 4 KB of scratch), a batch's offsets and entries, and
-/// the slice a squeezing cut holds.
+/// and its fill's 4 KB of scratch) and a batch's offsets and entries.
 ///
 /// [`DualSplit`]: crate::search::disjoint::DualSplit
 fn dual_bytes(stored: u64, queries: u64) -> u64 {
@@ -93,7 +92,6 @@ fn dual_bytes(stored: u64, queries: u64) -> u64 {
         + blocks * BLOCK_TABLE_BYTES as u64
         + FILL_SCRATCH_BYTES
         + ROUTE_BATCH as u64 * (2 * 16 + 4)
-        + DUAL_SQUEEZED_SLICE as u64 * 8
 }
 
 /// Bytes one worker thread takes at most for an `n` board (4 <= n <=

@@ -24,16 +24,6 @@ pub(super) trait NodeKey: Fold + PartialEq + std::ops::BitAnd<Output = Self> {
     /// The sum of a node below a cut: a 64-bit one looks again whether
     /// its lists fit 32 bits.
     fn descend(dual: &mut DualSplit, room: &mut [Self], a: Listed<Self>, b: Listed<Self>) -> u64;
-    /// The sum of a node cut on `bit` whose children's lists are written
-    /// squeezed to 32-bit keys, where these keys are 64-bit ones and the
-    /// children's bits fit ([`DualSplit::cut_squeezed`]).
-    fn cut_squeezed(
-        dual: &mut DualSplit,
-        room: &mut [Self],
-        big: Listed<Self>,
-        small: Listed<Self>,
-        bit: u32,
-    ) -> Option<u64>;
 }
 
 /// A node's list and the bits any of its keys takes (folded by the pass
@@ -69,15 +59,6 @@ impl NodeKey for u64 {
     fn descend(dual: &mut DualSplit, room: &mut [u64], a: Listed<u64>, b: Listed<u64>) -> u64 {
         dual.wide_node(room, a, b)
     }
-    fn cut_squeezed(
-        dual: &mut DualSplit,
-        room: &mut [u64],
-        big: Listed<u64>,
-        small: Listed<u64>,
-        bit: u32,
-    ) -> Option<u64> {
-        dual.cut_squeezed(room, big, small, bit)
-    }
 }
 
 impl NodeKey for u32 {
@@ -98,15 +79,6 @@ impl NodeKey for u32 {
     }
     fn descend(dual: &mut DualSplit, room: &mut [u32], a: Listed<u32>, b: Listed<u32>) -> u64 {
         dual.node(room, a, b)
-    }
-    fn cut_squeezed(
-        _: &mut DualSplit,
-        _: &mut [u32],
-        _: Listed<u32>,
-        _: Listed<u32>,
-        _: u32,
-    ) -> Option<u64> {
-        None
     }
 }
 

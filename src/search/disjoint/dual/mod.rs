@@ -33,7 +33,7 @@ use super::grow_to;
 use super::matcher::{matcher_path, sum_whole_batch, FillScratch, Layout, Leaf, MatcherPath};
 use super::split::ROUTE_BATCH;
 use super::squeeze::Squeeze;
-use super::vector::{bits_taken, keep_disjoint, partition_into, Kept};
+use super::vector::{bits_taken, Kept};
 
 mod cut;
 mod keys;
@@ -56,11 +56,6 @@ pub(crate) const STACK_FACTOR: usize = 4;
 /// whole of a meeting's larger list (50 MiB at N = 28 on 2 threads).
 pub(crate) const LEAF_KEYS_MAX: usize = 1 << 14;
 
-/// Keys a squeezing cut ([`DualSplit::cut_squeezed`]) partitions or
-/// filters at a time before squeezing them: 16 KiB of 64-bit keys, so
-/// they are squeezed from the first-level cache.
-pub(crate) const SQUEEZED_SLICE: usize = 1 << 11;
-
 /// Counts disjoint pairs by cutting both lists (see the module); reused
 /// across counts so a worker keeps its buffers.
 #[derive(Default)]
@@ -75,8 +70,6 @@ pub(crate) struct DualSplit {
     /// A leaf's lists squeezed.
     big: Vec<u64>,
     small: Vec<u64>,
-    /// A slice of a squeezing cut's keys, cut but not yet squeezed.
-    slice: Vec<u64>,
     /// A batch of a leaf's smaller list: its line offsets and entries.
     offsets: Vec<u16>,
     entries: Vec<u32>,
@@ -94,9 +87,6 @@ pub(crate) struct DualSplit {
     wide_cuts: usize,
     #[cfg(test)]
     narrowings: usize,
-    /// Cuts of 64-bit lists that wrote their children squeezed.
-    #[cfg(test)]
-    squeezed_cuts: usize,
 }
 
 impl DualSplit {
@@ -158,11 +148,7 @@ impl DualSplit {
 
     /// Bytes the buffers hold (their capacity).
     pub(crate) fn bytes(&self) -> u64 {
-        ((self.stack.capacity()
-            + self.big.capacity()
-            + self.small.capacity()
-            + self.slice.capacity())
-            * 8
+        ((self.stack.capacity() + self.big.capacity() + self.small.capacity()) * 8
             + self.offsets.capacity() * 2
             + self.entries.capacity() * 4) as u64
             + self.leaf.bytes()
@@ -225,9 +211,6 @@ impl DualSplit {
                 if K::as_wide(big.keys).is_some() {
                     self.wide_cuts += 1;
                 }
-                if let Some(total) = K::cut_squeezed(self, room, big, small, bit) {
-                    return total;
-                }
                 let path = self.path();
                 let bit = K::bit(bit);
                 let (here, above) = room.split_at_mut(big_len + small_len);
@@ -245,85 +228,6 @@ impl DualSplit {
             }
         }
         self.leaf_sum(big, small)
-    }
-
-    /// A cut of 64-bit lists on `bit` that writes its children's lists
-    /// squeezed to 32-bit keys, where the bits both lists take besides
-    /// `bit` are at most 32 (they hold every bit the children's lists
-    /// share): most squeezes below the root squeezed lists a cut had just
-    /// written, read back from memory (63% of the nodes' squeezed bytes
-    /// at N = 28). `None` where the bits do not fit.
-    fn cut_squeezed(
-        &mut self,
-        room: &mut [u64],
-        big: Listed<u64>,
-        small: Listed<u64>,
-        bit: u32,
-    ) -> Option<u64> {
-        let bit = 1u64 << bit;
-        let common = big.bits & small.bits & !bit;
-        if common == 0 || common.count_ones() > 32 {
-            return None;
-        }
-        let (big_len, small_len) = (big.keys.len(), small.keys.len());
-        // The big list's sides, the small list's kept keys and the small
-        // list itself, all squeezed.
-        let (here, above) = room.split_at_mut((big_len + 2 * small_len).div_ceil(2));
-        let (sides, rest) = as_words(here).split_at_mut(big_len);
-        let (kept, rest) = rest.split_at_mut(small_len);
-        // The room's last slot may be half a word past the lists.
-        let squeezed_small = &mut rest[..small_len];
-        #[cfg(test)]
-        {
-            self.squeezed_cuts += 1;
-        }
-        let path = self.path();
-        let mut slice = std::mem::take(&mut self.slice);
-        grow_to(&mut slice, SQUEEZED_SLICE, 0);
-        self.squeeze.set_always(common);
-        let (mut free, mut taken_from) = (0, big_len);
-        let (mut free_bits, mut taken_bits) = (0, 0);
-        for keys in big.keys.chunks(SQUEEZED_SLICE) {
-            let cut = &mut slice[..keys.len()];
-            let parted = partition_into(path, keys, bit, cut);
-            let (free_keys, taken_keys) = cut.split_at(parted.free);
-            self.squeeze.apply_words(free_keys, &mut sides[free..]);
-            free += free_keys.len();
-            taken_from -= taken_keys.len();
-            self.squeeze
-                .apply_words(taken_keys, &mut sides[taken_from..]);
-            free_bits |= parted.free_bits;
-            taken_bits |= parted.taken_bits;
-        }
-        let (mut kept_len, mut kept_bits) = (0, 0);
-        for keys in small.keys.chunks(SQUEEZED_SLICE) {
-            let Kept { len, bits } = keep_disjoint(path, keys, bit, &mut slice[..keys.len()]);
-            self.squeeze
-                .apply_words(&slice[..len], &mut kept[kept_len..]);
-            kept_len += len;
-            kept_bits |= bits;
-        }
-        self.squeeze.apply_words(small.keys, squeezed_small);
-        self.slice = slice;
-        // Each list takes the squeeze of the bits it took.
-        let packed = |bits: u64| self.squeeze.packed(bits & common);
-        let (free_bits, taken_bits) = (packed(free_bits), packed(taken_bits));
-        let (kept_bits, small_bits) = (packed(kept_bits), packed(small.bits));
-        let above = as_words(above);
-        let (free_keys, taken_keys) = sides.split_at(free);
-        let mut total = self.node(
-            above,
-            Listed::new(free_keys, free_bits),
-            Listed::new(squeezed_small, small_bits),
-        );
-        if kept_len > 0 && !taken_keys.is_empty() {
-            total += self.node(
-                above,
-                Listed::new(taken_keys, taken_bits),
-                Listed::new(&kept[..kept_len], kept_bits),
-            );
-        }
-        Some(total)
     }
 
     /// The sum of a leaf: `big` in blocks, `small` summed over them.
@@ -445,7 +349,6 @@ mod tests {
                     dual.leaves = 0;
                     dual.wide_cuts = 0;
                     dual.narrowings = 0;
-                    dual.squeezed_cuts = 0;
                     if let Some(sum) = dual.sum_disjoint_with(path, costs, &stored, &queries) {
                         assert_eq!(sum, expected, "round {round}, {path:?}, {costs:?}");
                         // Forced, every shape of 128 keys or more cuts.
@@ -454,11 +357,10 @@ mod tests {
                         }
                         // Lists of more than 32 bits in common cut as 64-bit
                         // keys, then (squeezed below the root, as the root
-                        // cut wide: by the cut that leaves them 32 bits in
-                        // common) as 32-bit ones.
+                        // cut wide) as 32-bit ones.
                         if costs.key < 0.0 && bits >= 34 && density >= 3 {
                             assert!(dual.wide_cuts > 0, "round {round}: no wide cut");
-                            assert!(dual.squeezed_cuts > 0, "round {round}: never narrowed");
+                            assert!(dual.narrowings > 0, "round {round}: never narrowed");
                         }
                     }
                 }
