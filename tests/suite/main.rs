@@ -16,6 +16,7 @@ mod failpoints;
 mod faults;
 mod gpu;
 mod join;
+mod join_grids;
 mod join_parts;
 mod kernel;
 mod keys;
