@@ -36,6 +36,7 @@
 pub(crate) mod board;
 pub(crate) mod d4;
 pub(crate) mod disjoint;
+mod frame;
 pub(crate) mod join;
 pub(crate) mod kernel;
 pub(crate) mod lanes;

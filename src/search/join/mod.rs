@@ -288,6 +288,7 @@ fn count_in_avx2(
     scratch: &mut Scratch,
     other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
+    crate::search::frame::align_frame();
     count_in(glue, n, task, parts, stop, scratch, other)
 }
 
@@ -303,6 +304,7 @@ fn count_in_avx512(
     scratch: &mut Scratch,
     other: Option<&mut dyn PairCounter>,
 ) -> Option<JoinTally> {
+    crate::search::frame::align_frame();
     count_in(glue, n, task, parts, stop, scratch, other)
 }
 

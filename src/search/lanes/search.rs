@@ -152,6 +152,7 @@ pub(super) unsafe fn search<V: LaneVector>(
     bounds: &RowBounds,
     rows: &mut [Row; MAX_N as usize],
 ) -> Tally {
+    crate::search::frame::align_frame();
     // SAFETY: every `V` method runs `V`'s instructions; this function's
     // contract is theirs (the caller is built with `V`'s target features,
     // on a CPU that has them), and it is inlined into that caller.

@@ -30,6 +30,7 @@ macro_rules! width_glue {
             #[target_feature(enable = $features)]
             #[inline]
             fn place_rows_built(how: &Move, placements: &[u64], out: &mut PlacedRows) {
+                crate::search::frame::align_frame();
                 // SAFETY: as above.
                 unsafe { vector::place_rows::<$lanes>(how, placements, out) }
             }
