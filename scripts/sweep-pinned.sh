@@ -9,9 +9,9 @@
 # the geometric mean of NEW/BASE over them (each round both core orders).
 # Needs taskset and python3.
 #
-#   scripts/sweep-pinned.sh BASE NEW [ROUNDS] [N...]
+#   [METHOD=M] scripts/sweep-pinned.sh BASE NEW [ROUNDS] [N...]
 #
-# ROUNDS defaults to 2; N defaults to 10 to 27.
+# ROUNDS defaults to 2; N defaults to 10 to 27; METHOD (`-m`) to auto.
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 BASE NEW [ROUNDS] [N...]" >&2; exit 2; }
 base=$1 new=$2; shift 2
@@ -22,6 +22,7 @@ ns=("$@")
 for bin in "$base" "$new"; do
     [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
 done
+method=${METHOD:-auto}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -43,13 +44,14 @@ measure() {
     local core=$1 bin=$2 n=$3 out=$4 kind arg
     read -r kind arg value <<<"$(work_of "$n")"
     if [ "$kind" = bench ]; then
-        taskset -c "$core" "$bin" bench --n "$n" -j1 "$arg" "$value" --format json 2>/dev/null >"$out.json"
+        taskset -c "$core" "$bin" bench --n "$n" -m "$method" -j1 "$arg" "$value" --format json 2>/dev/null >"$out.json"
         python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][0]["median_seconds"])' "$out.json" >"$out"
     else
-        taskset -c "$core" "$bin" plan "$n" -j1 --estimate "$arg" "$value" --seed 2 --format json 2>/dev/null >"$out.json"
+        taskset -c "$core" "$bin" plan "$n" -m "$method" -j1 --estimate "$arg" "$value" --seed 2 --format json 2>/dev/null >"$out.json"
         python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["estimated_core_seconds"])' "$out.json" >"$out"
     fi
 }
+echo "method $method"
 echo "| N | measured by | rounds | NEW / BASE (each round) | geometric mean |"
 echo "| --- | --- | --- | --- | --- |"
 for n in "${ns[@]}"; do
