@@ -43,29 +43,20 @@ timed() {
     end=$(date +%s.%N)
     awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }' >"$4"
 }
+run_base() { timed "$1" "$base" "$seed" "$tmp/base"; }
+run_new() { timed "$1" "$new" "$seed" "$tmp/new"; }
+. "$(dirname "$0")/pinned-pair.sh"
 sum_base=0 sum_new=0
 : >"$tmp/seeds"
 for seed in "${seeds[@]}"; do
     logs=0
-    for cores in "0 1" "1 0"; do
-        set -- $cores
-        # The build started first swaps with the cores: the one started
-        # second read about 2% slower against itself on Zen 4 (3 seeds,
-        # 1.017 to 1.022), so the order cancels in a seed's mean as the
-        # cores do.
-        if [ "$1" = 0 ]; then
-            timed "$1" "$base" "$seed" "$tmp/base" & pid=$!
-            timed "$2" "$new" "$seed" "$tmp/new" || { wait "$pid" || true; exit 1; }
-        else
-            timed "$2" "$new" "$seed" "$tmp/new" & pid=$!
-            timed "$1" "$base" "$seed" "$tmp/base" || { wait "$pid" || true; exit 1; }
-        fi
-        wait "$pid"
+    for base_core in 0 1; do
+        pinned_pair "$base_core" run_base run_new || exit 1
         tb=$(cat "$tmp/base") tn=$(cat "$tmp/new")
         sum_base=$(awk -v a="$sum_base" -v b="$tb" 'BEGIN { print a + b }')
         sum_new=$(awk -v a="$sum_new" -v b="$tn" 'BEGIN { print a + b }')
         printf 'seed %s  base on core %s %8.3f s  new on core %s %8.3f s  ratio %.3f\n' \
-            "$seed" "$1" "$tb" "$2" "$tn" "$(awk -v a="$tb" -v b="$tn" 'BEGIN { print b / a }')"
+            "$seed" "$base_core" "$tb" "$((1 - base_core))" "$tn" "$(awk -v a="$tb" -v b="$tn" 'BEGIN { print b / a }')"
         logs=$(awk -v l="$logs" -v a="$tb" -v b="$tn" 'BEGIN { print l + log(b / a) }')
     done
     echo "$seed $logs" >>"$tmp/seeds"

@@ -7,7 +7,7 @@
 # `plan N -j1 --estimate --sample K --seed 2` predicts from the same
 # sampled tasks. Prints a Markdown row per N: the measure, the rounds and
 # the geometric mean of NEW/BASE over them (each round both core orders).
-# Needs taskset and python3.
+# Needs taskset and python3; the pair's runs are scripts/pinned-pair.sh's.
 #
 #   [METHOD=M] scripts/sweep-pinned.sh BASE NEW [ROUNDS] [N...]
 #
@@ -51,6 +51,9 @@ measure() {
         python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["estimated_core_seconds"])' "$out.json" >"$out"
     fi
 }
+run_base() { measure "$1" "$base" "$n" "$tmp/base"; }
+run_new() { measure "$1" "$new" "$n" "$tmp/new"; }
+. "$(dirname "$0")/pinned-pair.sh"
 echo "method $method"
 echo "| N | measured by | rounds | NEW / BASE (each round) | geometric mean |"
 echo "| --- | --- | --- | --- | --- |"
@@ -58,16 +61,8 @@ for n in "${ns[@]}"; do
     logs=() shown=""
     for round in $(seq 1 "$rounds"); do
         sum=0
-        for cores in "0 1" "1 0"; do
-            set -- $cores
-            if [ "$1" = 0 ]; then
-                measure "$1" "$base" "$n" "$tmp/base" & pid=$!
-                measure "$2" "$new" "$n" "$tmp/new"
-            else
-                measure "$2" "$new" "$n" "$tmp/new" & pid=$!
-                measure "$1" "$base" "$n" "$tmp/base"
-            fi
-            wait "$pid"
+        for base_core in 0 1; do
+            pinned_pair "$base_core" run_base run_new || exit 1
             sum=$(awk -v s="$sum" -v a="$(cat "$tmp/base")" -v b="$(cat "$tmp/new")" 'BEGIN { print s + log(b / a) }')
         done
         logs+=("$sum")

@@ -19,6 +19,8 @@
 //!   method's code counts each method and kind of task, and a plan's
 //!   building through it.
 //! - [`naive`]: slow, obviously correct twins for the tests.
+//! - `frame`: the vector searches' stack frames aligned to a cache line,
+//!   so their register spills do not straddle lines whatever calls them.
 
 // Without the `testing` feature nothing outside the crate reaches the
 // items that the tests take through `nqueens::testing`, so they read as
