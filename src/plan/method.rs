@@ -195,8 +195,10 @@ impl TaskKind {
 /// How deep the first rows are expanded into tasks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SplitDepth {
-    /// Deepen until the plan has [`AUTO_MIN_TASKS`](super::AUTO_MIN_TASKS) tasks or fewer than
-    /// [`AUTO_MIN_ROWS_LEFT`](super::AUTO_MIN_ROWS_LEFT) rows would be left for the kernel.
+    /// Deepen until the plan has [`AUTO_MIN_TASKS`](super::AUTO_MIN_TASKS) tasks, or
+    /// [`AUTO_FEW_TASKS`](super::AUTO_FEW_TASKS) where a row more would leave
+    /// tasks fewer than [`AUTO_TASK_ROWS`](super::AUTO_TASK_ROWS) rows, or
+    /// fewer than [`AUTO_MIN_ROWS_LEFT`](super::AUTO_MIN_ROWS_LEFT) rows would be left.
     #[default]
     Auto,
     /// Expand every task to at least this row.

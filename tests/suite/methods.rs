@@ -111,16 +111,59 @@ fn plans_are_deterministic_and_ordered() {
 
 #[test]
 fn auto_split_gives_enough_tasks_for_large_boards() {
-    for n in [14u32, 16, 18] {
+    for n in [18u32, 20] {
         for method in Method::DEPTH_FIRST {
             let plan = Plan::build(n, method, SplitDepth::Auto).unwrap();
             assert!(
                 plan.tasks.len() >= nqueens::plan::AUTO_MIN_TASKS,
                 "n={n} {method}"
             );
-            assert!(plan.split_depth + nqueens::plan::AUTO_MIN_ROWS_LEFT <= n);
+            assert!(plan.split_depth + nqueens::plan::AUTO_TASK_ROWS <= n);
         }
     }
+}
+
+/// Below N = 18 the automatic split stops where deeper tasks would be too
+/// small to pay for themselves, but only once the plan has enough tasks to
+/// spread over threads: the rule of `SplitDepth::Auto`, checked against
+/// the plans one row shallower and deeper.
+#[test]
+fn auto_split_stops_where_tasks_would_get_small() {
+    use nqueens::plan::{AUTO_FEW_TASKS, AUTO_MIN_ROWS_LEFT, AUTO_MIN_TASKS, AUTO_TASK_ROWS};
+    let mut stopped_early = 0;
+    for n in 6u32..=17 {
+        for method in Method::DEPTH_FIRST {
+            let plan = Plan::build(n, method, SplitDepth::Auto).unwrap();
+            let depth = plan.split_depth;
+            let tasks = plan.tasks.len();
+            let floor = depth + AUTO_MIN_ROWS_LEFT >= n;
+            assert!(depth + AUTO_MIN_ROWS_LEFT <= n, "n={n} {method}");
+            // It went no deeper than it had to.
+            let shallower = depth
+                .checked_sub(1)
+                .map(|rows| Plan::build(n, method, SplitDepth::Rows(rows)).unwrap());
+            if let Some(had) = shallower
+                .map(|plan| plan.tasks.len())
+                .filter(|&had| had < tasks)
+            {
+                assert!(
+                    had < AUTO_MIN_TASKS && (had < AUTO_FEW_TASKS || n - depth >= AUTO_TASK_ROWS),
+                    "n={n} {method}: depth {depth} where {} gave {had} tasks",
+                    depth - 1
+                );
+            }
+            // And it stopped for a reason.
+            let small_tasks_next = n - depth <= AUTO_TASK_ROWS && tasks >= AUTO_FEW_TASKS;
+            assert!(
+                tasks >= AUTO_MIN_TASKS || small_tasks_next || floor,
+                "n={n} {method}: stopped at depth {depth} with {tasks} tasks"
+            );
+            if small_tasks_next && tasks < AUTO_MIN_TASKS {
+                stopped_early += 1;
+            }
+        }
+    }
+    assert!(stopped_early > 0, "no plan stopped for small tasks");
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub struct CountArgs {
     pub threads: Option<usize>,
 
     /// Rows expanded into independent tasks before the parallel search
-    /// [default: the shallowest depth giving 10,000 tasks].
+    /// [default: the shallowest depth giving 10,000 tasks, or 256 where
+    /// deeper tasks would keep fewer than 13 rows].
     #[arg(long, value_name = "ROWS", value_parser = parse_split_depth)]
     pub split_depth: Option<u32>,
 
