@@ -25,11 +25,13 @@ use super::{Fnv1a, MIN_N};
 pub const AUTO_D4_FROM: u32 = 10;
 
 /// `auto` counts with `join` from this N to the end of its range
-/// ([`Method::own_range`]) when it fits in memory: faster than `d4` from N = 10 on one thread (`bench --runs
-/// 201` medians, one Zen 5 core, AVX-512: 0.26 vs 0.38 ms at 10, 0.93 vs
-/// 1.51 at 11, 10.9 vs 24.7 at 14, 85 vs 270 at 16); at 9 slower (0.23
-/// vs 0.16).
-pub const AUTO_JOIN_FROM: u32 = 10;
+/// ([`Method::own_range`]) when it fits in memory: faster than `d4` from
+/// N = 14 on one thread, slower below since `d4`'s plans stopped cutting
+/// tasks of microseconds (`bench --runs 501` medians, one Zen 4 core,
+/// AVX-512: `join` 0.45, 2.24 and 7.34 ms at 10, 12 and 13 against `d4`'s
+/// 0.30, 1.11 and 2.44; at 14 9.8 against 10.1, at 16 78 against 346; the
+/// portable and AVX2 paths alike, though `d4` won at 15 by 7% on AVX-512).
+pub const AUTO_JOIN_FROM: u32 = 14;
 
 /// How the search tree is cut into tasks and which part of it is searched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -22,7 +22,7 @@ fn a_tiny_bench_reports_every_thread_count() {
     assert_eq!(steps.len(), 6, "2 runs and a warm-up at 2 thread counts");
     assert_eq!(steps.last(), Some(&(6, 6, 2)));
     assert_eq!(report.solutions, 724);
-    assert_eq!(report.method, "join", "auto resolves to the method it ran");
+    assert_eq!(report.method, "d4", "auto resolves to the method it ran");
     assert!(report.nodes > 0);
     assert_eq!(report.results.len(), 2);
     for (result, threads) in report.results.iter().zip([1, 2]) {

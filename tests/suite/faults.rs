@@ -254,14 +254,14 @@ fn auto_says_when_join_does_not_fit_and_refuses_a_fallback_of_days() {
     assert!(stderr.contains("--allow-slow"), "{stderr}");
     // A fallback of seconds goes ahead, saying so on one line.
     let output = nqueens()
-        .args(["count", "12", "--max-memory", "1K", "--format", "csv"])
+        .args(["count", "14", "--max-memory", "1K", "--format", "csv"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(stderr.starts_with("note: join needs "), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(String::from_utf8_lossy(&output.stdout).contains("\n12,14200,1787,"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\n14,365596,45752,"));
     // A method asked for by name is not second-guessed.
     let output = nqueens()
         .args(["count", "12", "-m", "d4", "--max-memory", "1K"])

@@ -47,7 +47,7 @@ fn shards_merge_to_the_published_total() {
             .args(&files)
             .assert()
             .success()
-            .stdout(predicates::str::contains("\n13,73712,9233,136,8,join,"));
+            .stdout(predicates::str::contains("\n13,73712,9233,136,8,d4,"));
     }
     let mirror = shard_files(dir, "12", 3, &["-m", "mirror"]);
     // The text report says what its threads and seconds are, and the core

@@ -69,8 +69,8 @@ fn bench_csv_and_markdown_have_a_row_per_thread_count() {
     assert_eq!(lines.len(), 3);
     let columns = lines[0].split(',').count();
     assert_eq!(columns, 17);
-    assert!(lines[1].starts_with("10,join,1,2,"), "{}", lines[1]);
-    assert!(lines[2].starts_with("10,join,2,2,"), "{}", lines[2]);
+    assert!(lines[1].starts_with("10,d4,1,2,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("10,d4,2,2,"), "{}", lines[2]);
     let markdown = nqueens()
         .args([
             "bench",
@@ -164,9 +164,9 @@ fn every_board_size_has_a_plan_under_the_default_method() {
         let memory = plan["peak_memory_bytes"].as_u64().unwrap();
         assert!(memory > 0, "n={n}");
         let method = plan["method"].as_str().unwrap();
-        // join from 10 through 28 (in bounded memory), d4 beyond.
+        // join from 14 through 28 (in bounded memory), d4 beyond.
         match n {
-            10..=28 => {
+            14..=28 => {
                 assert_eq!(method, "join", "n={n}");
                 assert!(memory < 1 << 30, "n={n}: {memory} bytes");
             }

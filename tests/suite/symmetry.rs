@@ -190,10 +190,12 @@ fn d4_searches_at_most_a_quarter_of_the_full_tree() {
 
 #[test]
 fn auto_picks_join_d4_or_mirror_by_size() {
-    let large = count(12, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
+    let large = count(14, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(large.method, Method::Join);
+    let thirteen = count(13, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
+    assert_eq!(thirteen.method, Method::D4);
     let ten = count(10, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
-    assert_eq!(ten.method, Method::Join);
+    assert_eq!(ten.method, Method::D4);
     let nine = count(9, &options(Method::Auto, 1, SplitDepth::Auto)).unwrap();
     assert_eq!(nine.method, Method::Mirror);
     assert_eq!(

@@ -22,7 +22,7 @@ pub struct CountArgs {
     /// How to count: none (the full tree), mirror (left half of the first
     /// row, doubled), d4 (all 8 symmetries, orbits weighted at the leaves),
     /// join (half boards paired on their diagonals; needs memory), auto
-    /// (join from N = 10 to 28 while it fits in memory, else d4; mirror
+    /// (join from N = 14 to 28 while it fits in memory, else d4; mirror
     /// below 10).
     #[arg(short, long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,

@@ -43,7 +43,8 @@ pub fn run(args: &CountArgs) -> anyhow::Result<ExitCode> {
     }
     let setup = CountSetup::of(args, shard)?;
     for &n in &sizes {
-        check_fallback(n, &setup.options, setup.threads, args.allow_slow)?;
+        let options = setup.devices.options_for(n, &setup.options);
+        check_fallback(n, &options, setup.threads, args.allow_slow)?;
     }
     super::say_paths(args.progress);
     let stdout = io::stdout();
@@ -105,7 +106,7 @@ fn run_mpi(args: &CountArgs, sizes: &[u32]) -> anyhow::Result<ExitCode> {
         let tracked = nqueens::run::mpi::prepare(
             &world,
             n,
-            &options,
+            &devices.options_for(n, &options),
             devices.workers().len(),
             checkpoint,
             key.as_ref(),

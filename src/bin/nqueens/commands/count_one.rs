@@ -109,6 +109,7 @@ pub fn count_one<W: Write>(
         ref devices,
         shard,
     } = *setup;
+    let options = &devices.options_for(n, options);
     // A count that keeps nothing beyond its report says which N stopped.
     let keeps_files = keeps_files(args, shard);
     // The bar's phase line runs while the plan is built (seconds at N = 27).

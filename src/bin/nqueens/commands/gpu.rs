@@ -3,7 +3,7 @@
 //! memory, a build without the `gpu` feature).
 
 use nqueens::run::workers::{BatchWorker, WorkerFailure};
-use nqueens::Plan;
+use nqueens::{CountOptions, Plan};
 
 use super::usage;
 use crate::args::CountArgs;
@@ -75,15 +75,32 @@ impl Devices {
             .collect()
     }
 
+    /// The options of a count of `n` with these workers: `auto` takes the
+    /// GPU's method wherever that method's range holds N, though on the
+    /// CPU alone it would take another (`d4` below N = 14, faster there on
+    /// a core); where it falls back for memory, [`Devices::check_plan`]
+    /// says so.
+    pub fn options_for(&self, n: u32, options: &CountOptions) -> CountOptions {
+        let gpu = nqueens::Method::on_gpu();
+        let takes_gpu = !self.workers.is_empty()
+            && options.method == nqueens::Method::Auto
+            && gpu.own_range().contains(&n);
+        let method = if takes_gpu { gpu } else { options.method };
+        options.clone().with_method(method)
+    }
+
     /// Refuses a plan the GPU cannot take: it counts the tasks of one
     /// method only ([`nqueens::Method::on_gpu`]).
     pub fn check_plan(&self, plan: &Plan) -> anyhow::Result<()> {
         if !self.workers.is_empty() && !plan.method.counts_on_gpu() {
             let gpu = nqueens::Method::on_gpu();
-            let from = gpu.auto_takes_from().unwrap_or(nqueens::plan::MIN_N);
+            let range = gpu.own_range();
             return Err(usage(format!(
-                "--gpu counts {gpu} tasks, and the plan of N = {} is {}: use -m {gpu} (or auto, which takes {gpu} from N = {from} while it fits)",
-                plan.n, plan.method
+                "--gpu counts {gpu} tasks, and the plan of N = {} is {}: use -m {gpu} (or auto, which takes {gpu} from N = {} to {} while it fits)",
+                plan.n,
+                plan.method,
+                range.start(),
+                range.end()
             )));
         }
         Ok(())
@@ -132,10 +149,7 @@ pub fn time(args: &crate::args::GpuArgs) -> anyhow::Result<crate::exit_codes::Ex
 
     args.format.check_offers(Kind::GpuTiming, "gpu")?;
     let gpu = Method::on_gpu();
-    let (from, to) = (
-        gpu.auto_takes_from().unwrap_or(nqueens::plan::MIN_N),
-        *gpu.own_range().end(),
-    );
+    let (from, to) = (*gpu.own_range().start(), *gpu.own_range().end());
     if !(from..=to).contains(&args.n) {
         return Err(usage(format!(
             "the GPU times {gpu} plans, N from {from} to {to} (got {})",
