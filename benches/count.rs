@@ -28,11 +28,13 @@ fn plan_building(c: &mut Criterion) {
                 b.iter(|| {
                     let plan = Plan::build(n, method, SplitDepth::Auto).unwrap();
                     // A join plan has one task per row set, whatever the
-                    // split; the others deepen until they have enough.
-                    let least = if method == Method::Join {
-                        nqueens::testing::join::tasks(n).len()
-                    } else {
-                        nqueens::plan::AUTO_MIN_TASKS
+                    // split; the others deepen until they have enough, or
+                    // at N = 16, where deeper tasks would be too small,
+                    // until they have a few hundred.
+                    let least = match (method, n) {
+                        (Method::Join, _) => nqueens::testing::join::tasks(n).len(),
+                        (_, 18) => nqueens::plan::AUTO_MIN_TASKS,
+                        _ => nqueens::plan::AUTO_FEW_TASKS,
                     };
                     assert!(plan.tasks.len() >= least, "{method} N = {n}");
                 })

@@ -36,8 +36,8 @@ pub const AUTO_MIN_TASKS: usize = 10_000;
 pub const AUTO_MIN_ROWS_LEFT: u32 = 5;
 
 /// Rows a task keeps below its prefix once the plan has
-/// [`AUTO_FEW_TASKS`]: every task pays about 2 µs whatever its size (two
-/// reads of the thread's CPU clock, its digest, a split of the scheduler),
+/// [`AUTO_FEW_TASKS`]: every task pays 1 to 2 µs whatever its size (a
+/// read of the thread's CPU clock, its digest, a split of the scheduler),
 /// and with 12 rows left a depth-first task searches only tens of µs (Zen
 /// 4, one thread: `count 16 -m mirror` 0.81 s at split depth 5, 0.64 s at
 /// 3; `count 17 -m d4` 2.44 s at 5, 2.08 s at 4).
@@ -367,8 +367,8 @@ fn auto_depth(n: u32, roots: &[Root]) -> u32 {
     let mut depth = roots.iter().map(|root| root.board.row).min().unwrap_or(0);
     while depth < deepest {
         let tasks = count_tasks(n, roots, depth);
-        let tasks_stay_large = n - depth > AUTO_TASK_ROWS;
-        if tasks >= AUTO_MIN_TASKS || (tasks >= AUTO_FEW_TASKS && !tasks_stay_large) {
+        let deeper_tasks_stay_large = n - depth > AUTO_TASK_ROWS;
+        if tasks >= AUTO_MIN_TASKS || (tasks >= AUTO_FEW_TASKS && !deeper_tasks_stay_large) {
             break;
         }
         depth += 1;
