@@ -126,7 +126,7 @@ fn auto_split_gives_enough_tasks_for_large_boards() {
 /// Below N = 18 the automatic split stops where deeper tasks would be too
 /// small to pay for themselves, but only once the plan has enough tasks to
 /// spread over threads: the rule of `SplitDepth::Auto`, checked against
-/// the plans one row shallower and deeper.
+/// the plan one row shallower and against the plan's own tasks and rows.
 #[test]
 fn auto_split_stops_where_tasks_would_get_small() {
     use nqueens::plan::{AUTO_FEW_TASKS, AUTO_MIN_ROWS_LEFT, AUTO_MIN_TASKS, AUTO_TASK_ROWS};

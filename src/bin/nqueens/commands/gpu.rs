@@ -77,9 +77,10 @@ impl Devices {
 
     /// The options of a count of `n` with these workers: `auto` takes the
     /// GPU's method wherever that method's range holds N, though on the
-    /// CPU alone it would take another (`d4` below N = 14, faster there on
-    /// a core); where it falls back for memory, [`Devices::check_plan`]
-    /// says so.
+    /// CPU alone it would take another (`d4` below
+    /// [`AUTO_JOIN_FROM`](nqueens::plan::method::AUTO_JOIN_FROM), faster
+    /// there on a core); where it falls back for memory,
+    /// [`Devices::check_plan`] says so.
     pub fn options_for(&self, n: u32, options: &CountOptions) -> CountOptions {
         let gpu = nqueens::Method::on_gpu();
         let takes_gpu = !self.workers.is_empty()
